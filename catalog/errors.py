@@ -1,0 +1,25 @@
+"""Errors of every stage. The CLI turns a CatalogError into one line on stderr."""
+
+
+class CatalogError(Exception):
+    """Base of every error the catalog raises on purpose."""
+
+
+class ArtifactError(CatalogError):
+    """A dbt artifact is missing, unreadable or of an unsupported shape."""
+
+
+class AnalysisError(CatalogError):
+    """A model's SQL could not be analyzed."""
+
+
+class StoreError(CatalogError):
+    """Neo4j could not be reached or refused a write."""
+
+
+class NotFound(CatalogError):
+    """A model, column or build named by the user does not exist."""
+
+
+class ServerError(CatalogError):
+    """The local Neo4j server could not be installed, started or stopped."""
