@@ -1,0 +1,8 @@
+select
+    id as payment_id,
+    order_id,
+    lower(payment_method) as payment_method,
+    amount_cents::decimal(10, 2) / 100 as amount,
+    created_at as paid_at
+from {{ source('shop', 'payments') }}
+where status = 'success'
