@@ -1,0 +1,751 @@
+"""Column lineage of one model's SQL: parse once, walk sqlglot's scopes bottom-up, once.
+
+Every output column gets its upstream columns (as dbt unique ids), its kind and whether it
+was resolved. Columns used only to filter, join, group or order rows become conditions.
+
+The walk does not call sqlglot's ``qualify``: it resolves each column reference itself
+against the scope's sources (dbt relations with their catalog columns, CTEs, subqueries,
+table functions), which is what makes one pass per model enough.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Iterator
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+from sqlglot.optimizer.scope import Scope, ScopeType, build_scope
+
+from catalog.analyze.records import (
+    ColumnKind,
+    ColumnLineage,
+    ColumnRef,
+    Condition,
+    ConditionClause,
+    ModelLineage,
+    ModelStatus,
+)
+from catalog.analyze.relations import EPHEMERAL_PREFIX, RelationIndex
+
+PASS = ColumnKind.PASSTHROUGH
+RENAMED = ColumnKind.RENAMED
+DERIVED = ColumnKind.DERIVED
+SOURCE = ColumnKind.SOURCE
+UNKNOWN = ColumnKind.UNKNOWN
+
+SNAPSHOT_META_COLUMNS = ("dbt_scd_id", "dbt_updated_at", "dbt_valid_from", "dbt_valid_to", "dbt_is_deleted")
+
+# Columns known for a relation: ordered lower-case names, or None when unknown.
+ColumnsOf = Callable[[str], "list[str] | None"]
+
+Ref = tuple[str, str]  # (unique_id, lower-case column)
+
+
+@dataclass(frozen=True)
+class Lin:
+    """Lineage of one column inside the model: its input columns and its kind so far."""
+
+    sources: frozenset[Ref]
+    kind: ColumnKind
+    resolved: bool = True
+    reason: str | None = None
+    window_refs: frozenset[Ref] = frozenset()  # PARTITION BY / ORDER BY columns of its windows
+
+    @property
+    def influences(self) -> frozenset[Ref]:
+        """Every input column a filter on this column depends on."""
+        return self.sources | self.window_refs if self.window_refs else self.sources
+
+
+@dataclass
+class Output:
+    """What a scope produces: ordered column names and their lineage."""
+
+    names: list[str]
+    cols: dict[str, Lin]
+    exprs: dict[str, exp.Expression] = field(default_factory=dict)
+    opaque_reason: str | None = None  # set when the column list itself is unknown
+
+
+class _Source:
+    """Something a scope selects from."""
+
+    names: list[str] | None = None  # known columns, in order
+
+    def get(self, name: str) -> Lin | None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class _Relation(_Source):
+    def __init__(self, unique_id: str, names: list[str] | None, self_ref: bool = False):
+        self.unique_id = unique_id
+        self.names = names
+        self._known = set(names) if names is not None else None
+        self.self_ref = self_ref
+
+    def has(self, name: str) -> bool:
+        return self._known is not None and name in self._known
+
+    def get(self, name: str) -> Lin:
+        return Lin(frozenset({(self.unique_id, name)}), PASS)
+
+
+class _Unknown(_Source):
+    def __init__(self, reason: str):
+        self.reason = reason
+
+    def get(self, name: str) -> Lin:
+        return Lin(frozenset(), UNKNOWN, False, self.reason)
+
+
+class _Derived(_Source):
+    """A CTE, subquery in FROM, VALUES list or table function, already analyzed."""
+
+    def __init__(self, output: Output, names: list[str] | None = None, any_name: Lin | None = None):
+        self.output = output
+        self.names = names if names is not None else (None if output.opaque_reason else output.names)
+        self._any = any_name
+
+    def get(self, name: str) -> Lin | None:
+        lin = self.output.cols.get(name)
+        if lin is None and self._any is not None:
+            return self._any
+        if lin is None and self.output.opaque_reason:
+            return Lin(frozenset(), UNKNOWN, False, self.output.opaque_reason)
+        return lin
+
+
+def _lower(name: str) -> str:
+    return name.lower()
+
+
+def inherit(kind: ColumnKind, same_name: bool) -> ColumnKind:
+    """Kind of a bare reference to a column of kind ``kind`` (seed 000's inheritance)."""
+    if same_name or kind != PASS:
+        return kind
+    return RENAMED
+
+
+def merge(lins: Iterable[Lin]) -> tuple[frozenset[Ref], bool, str | None]:
+    sources: set[Ref] = set()
+    resolved = True
+    reason = None
+    for lin in lins:
+        sources |= lin.sources
+        if not lin.resolved:
+            resolved = False
+            reason = reason or lin.reason
+    return frozenset(sources), resolved, reason
+
+
+def merge_window_refs(lins: Iterable[Lin]) -> frozenset[Ref]:
+    refs: set[Ref] = set()
+    for lin in lins:
+        refs |= lin.window_refs
+    return frozenset(refs)
+
+
+class ModelAnalyzer:
+    """Analyzes one model. Build one per model; call :meth:`run`."""
+
+    def __init__(
+        self,
+        unique_id: str,
+        sql: str,
+        dialect: str,
+        relations: RelationIndex,
+        columns_of: ColumnsOf,
+        output_names: list[str] | None = None,
+    ):
+        self.unique_id = unique_id
+        self.sql = sql
+        self.dialect = dialect
+        self.relations = relations
+        self.columns_of = columns_of
+        self.output_names = output_names  # the model's real columns (catalog.json), to name unnamed expressions
+        self.conditions: set[tuple[Ref, ConditionClause]] = set()
+        self._memo: dict[int, Output] = {}
+        self._in_progress: dict[int, Output | None] = {}
+        self._problems: list[str] = []
+
+    # ----------------------------------------------------------------- entry point
+    def run(self) -> ModelLineage:
+        try:
+            statements = [s for s in sqlglot.parse(self.sql, read=self.dialect) if s is not None]
+        except SqlglotError as e:
+            return self._fail(ModelStatus.FAILED, f"cannot parse SQL: {_short(e)}")
+        query = next((s for s in reversed(statements) if isinstance(s, exp.Query)), None)
+        if query is None:
+            return self._fail(ModelStatus.UNRESOLVED, "no SELECT statement in the compiled SQL")
+        query = self._drop_ephemeral_ctes(query)
+        root = build_scope(query)
+        if root is None:
+            return self._fail(ModelStatus.UNRESOLVED, "no query scope in the compiled SQL")
+        out = self.scope_output(root)
+        return self._lineage(out)
+
+    def _fail(self, status: ModelStatus, reason: str) -> ModelLineage:
+        cols = tuple(
+            ColumnLineage(name=n, kind=UNKNOWN, resolved=False, expr="", reason=reason) for n in (self.output_names or [])
+        )
+        return ModelLineage(unique_id=self.unique_id, status=status, reason=reason, columns=cols)
+
+    def _drop_ephemeral_ctes(self, query: exp.Query) -> exp.Query:
+        """``__dbt__cte__x`` CTEs stand for ephemeral model x: read them as that model's relation."""
+        with_ = query.args.get("with_")
+        if not with_:
+            return query
+        keep = [cte for cte in with_.expressions if not self._is_known_ephemeral(cte.alias_or_name)]
+        if len(keep) == len(with_.expressions):
+            return query
+        if keep:
+            with_.set("expressions", keep)
+        else:
+            query.set("with_", None)
+        return query
+
+    def _is_known_ephemeral(self, name: str) -> bool:
+        return name.lower().startswith(EPHEMERAL_PREFIX) and self.relations.ephemeral(name) is not None
+
+    # ----------------------------------------------------------------- results
+    def _lineage(self, out: Output) -> ModelLineage:
+        columns: list[ColumnLineage] = []
+        names = out.names
+        if self.output_names and len(self.output_names) == len(names):
+            # unnamed expressions get the name the warehouse gave them
+            rename = {old: new for old, new in zip(names, self.output_names) if old != new and old.startswith("_col_")}
+        else:
+            rename = {}
+        for name in names:
+            lin = out.cols[name]
+            sources = lin.sources
+            if any(uid == self.unique_id for uid, _ in sources):  # {{ this }}: no self loop
+                for ref in sources:
+                    if ref[0] == self.unique_id:
+                        self.conditions.add((ref, ConditionClause.WHERE))
+                sources = frozenset(r for r in sources if r[0] != self.unique_id)
+            node = out.exprs.get(name)
+            columns.append(
+                ColumnLineage(
+                    name=rename.get(name, name),
+                    kind=lin.kind,
+                    resolved=lin.resolved,
+                    expr=self._expr_sql(node),
+                    sources=tuple(ColumnRef(unique_id=u, column=c) for u, c in sorted(sources)),
+                    reason=None if lin.resolved else (lin.reason or "could not be resolved"),
+                )
+            )
+        conditions = tuple(
+            Condition(column=ColumnRef(unique_id=u, column=c), clause=clause)
+            for (u, c), clause in sorted(self.conditions, key=lambda x: (x[0], x[1].value))
+        )
+        unresolved = [c for c in columns if not c.resolved]
+        if out.opaque_reason:
+            status, reason = ModelStatus.UNRESOLVED if not columns else ModelStatus.PARTIAL, out.opaque_reason
+        elif not unresolved:
+            status, reason = ModelStatus.RESOLVED, None
+        elif len(unresolved) == len(columns):
+            status, reason = ModelStatus.UNRESOLVED, unresolved[0].reason
+        else:
+            status = ModelStatus.PARTIAL
+            reason = f"{len(unresolved)} of {len(columns)} columns unresolved: {unresolved[0].reason}"
+        return ModelLineage(
+            unique_id=self.unique_id, status=status, reason=reason, columns=tuple(columns), conditions=conditions
+        )
+
+    def _expr_sql(self, node: exp.Expression | None) -> str:
+        if node is None:
+            return ""
+        if isinstance(node, exp.Alias):
+            node = node.this
+        if isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
+            return ".".join(p.name for p in node.parts)
+        try:
+            return node.sql(dialect=self.dialect)
+        except SqlglotError:
+            return node.sql()
+
+    # ----------------------------------------------------------------- scopes
+    def scope_output(self, scope: Scope, parent: "_Context | None" = None) -> Output:
+        key = id(scope)
+        done = self._memo.get(key)
+        if done is not None:
+            return done
+        if key in self._in_progress:  # a recursive CTE reading itself
+            partial = self._in_progress[key]
+            if partial is None:
+                return Output([], {}, opaque_reason="recursive CTE read before its base case")
+            return partial
+        self._in_progress[key] = None
+        try:
+            if isinstance(scope.expression, exp.SetOperation):
+                out = self._set_operation(scope, parent)
+            elif isinstance(scope.expression, exp.Select):
+                out = self._select(scope, parent)
+            elif isinstance(scope.expression, exp.Values):
+                out = self._values(scope)
+            else:
+                out = Output([], {}, opaque_reason=f"unsupported scope {type(scope.expression).__name__}")
+        finally:
+            self._in_progress.pop(key, None)
+        self._memo[key] = out
+        return out
+
+    def _set_operation(self, scope: Scope, parent: "_Context | None") -> Output:
+        branches = scope.set_operation_scopes
+        left = self.scope_output(branches[0], parent)
+        if scope.scope_type == ScopeType.CTE or scope.is_cte:
+            self._in_progress[id(scope)] = left  # recursive CTEs see their base case
+        rest = [self.scope_output(b, parent) for b in branches[1:]]
+        outputs = [left, *rest]
+        by_name = bool(scope.expression.args.get("by_name"))
+        names = list(left.names)
+        if by_name:
+            for o in rest:
+                names.extend(n for n in o.names if n not in names)
+        cols: dict[str, Lin] = {}
+        exprs: dict[str, exp.Expression] = {}
+        for i, name in enumerate(names):
+            parts: list[Lin] = []
+            for o in outputs:
+                other = name if by_name else (o.names[i] if i < len(o.names) else None)
+                if other is not None and other in o.cols:
+                    parts.append(o.cols[other])
+            sources, resolved, reason = merge(parts)
+            kinds = {p.kind for p in parts}
+            if UNKNOWN in kinds:
+                kind = UNKNOWN
+            elif kinds <= {PASS}:
+                kind = PASS
+            elif kinds <= {PASS, RENAMED}:
+                kind = RENAMED
+            elif kinds == {SOURCE}:
+                kind = SOURCE
+            else:
+                kind = DERIVED
+            cols[name] = Lin(sources, kind, resolved, reason, merge_window_refs(parts))
+            if name in left.exprs:
+                exprs[name] = left.exprs[name]
+        opaque = next((o.opaque_reason for o in outputs if o.opaque_reason), None)
+        out = Output(names, cols, exprs, opaque)
+        # ORDER BY on the whole set operation refers to output names
+        order = scope.expression.args.get("order")
+        if order:
+            for col in order.find_all(exp.Column):
+                lin = cols.get(_lower(col.name))
+                if lin:
+                    self._add_conditions(lin, ConditionClause.ORDER_BY)
+        return out
+
+    def _values(self, scope: Scope) -> Output:
+        values: exp.Values = scope.expression
+        alias = values.args.get("alias")
+        names = [_lower(c.name) for c in alias.columns] if alias and alias.columns else []
+        if not names and values.expressions:
+            first = values.expressions[0]
+            width = len(first.expressions) if isinstance(first, exp.Tuple) else 1
+            names = [f"column{i + 1}" for i in range(width)]
+        return Output(names, {n: Lin(frozenset(), SOURCE) for n in names})
+
+    def _select(self, scope: Scope, parent: "_Context | None") -> Output:
+        select: exp.Select = scope.expression
+        ctx = _Context(self, scope, parent)
+        ctx.collect_sources()
+        out = ctx.projections()
+        ctx.collect_conditions(out)
+        return out
+
+    # ----------------------------------------------------------------- helpers
+    def relation_source(self, table: exp.Table) -> _Source:
+        parts = tuple(_lower(p.name) for p in table.parts)
+        if isinstance(table.this, exp.Func) or not parts:
+            return _Unknown(f"table function {table.this.sql(dialect=self.dialect)[:60]}")
+        uid = self.relations.lookup(parts)
+        if uid is None:
+            return _Unknown(f"relation {'.'.join(parts)} is not a node of the dbt project")
+        if uid == self.unique_id:
+            return _Relation(uid, self.columns_of(uid), self_ref=True)
+        return _Relation(uid, self.columns_of(uid))
+
+    def _add_conditions(self, lin: Lin, clause: ConditionClause) -> None:
+        for ref in lin.influences:
+            self.conditions.add((ref, clause))
+
+
+_CONDITION_ARGS = (
+    ("where", ConditionClause.WHERE),
+    ("group", ConditionClause.GROUP_BY),
+    ("having", ConditionClause.HAVING),
+    ("qualify", ConditionClause.QUALIFY),
+    ("order", ConditionClause.ORDER_BY),
+)
+
+
+class _Context:
+    """Name resolution inside one SELECT scope."""
+
+    def __init__(self, analyzer: ModelAnalyzer, scope: Scope, parent: "_Context | None"):
+        self.a = analyzer
+        self.scope = scope
+        self.select: exp.Select = scope.expression
+        self.parent = parent
+        self.sources: dict[str, _Source] = {}  # alias (lower) -> source, in FROM/JOIN order
+        self.star_sources: list[str] = []  # aliases that contribute to SELECT *
+        self.using: dict[str, Lin] = {}  # merged USING / NATURAL keys
+        self.aliases: dict[str, Lin] = {}  # projection aliases seen so far
+        self.subquery_scopes = {id(s.expression): s for s in scope.subquery_scopes}
+        self.outputs: Output | None = None
+
+    # --------------------------------------------------------------- sources
+    def collect_sources(self) -> None:
+        child_scopes: dict[str, Scope] = {}
+        for name, src in self.scope.sources.items():
+            if isinstance(src, Scope):
+                child_scopes[_lower(name)] = src
+        from_ = self.select.args.get("from_")
+        items: list[tuple[exp.Expression, exp.Join | None]] = []
+        if from_ is not None:
+            items.append((from_.this, None))
+        for join in self.select.args.get("joins") or []:
+            items.append((join.this, join))
+        for lateral in self.select.args.get("laterals") or []:
+            items.append((lateral, None))
+        for node, join in items:
+            self._add_source(node, join, child_scopes)
+
+    def _add_source(self, node: exp.Expression, join: exp.Join | None, child_scopes: dict[str, Scope]) -> None:
+        alias = _lower(node.alias_or_name)
+        if isinstance(node, (exp.Unnest, exp.Lateral)) or (isinstance(node, exp.Table) and isinstance(node.this, exp.Func)):
+            source: _Source = self._function_source(node)
+            alias = alias or f"__udtf_{len(self.sources)}"
+        elif alias in child_scopes:  # CTE, subquery in FROM, VALUES list
+            source = _Derived(self.a.scope_output(child_scopes[alias], self))
+        elif isinstance(node, exp.Table):
+            source = self.a.relation_source(node)
+        else:
+            source = _Unknown(f"unsupported FROM item {node.sql(dialect=self.a.dialect)[:60]}")
+        if node.args.get("pivots"):
+            source = _Unknown("PIVOT/UNPIVOT output columns are not resolved")
+        self.sources[alias] = source
+        kind = (join.args.get("kind") or "").upper() if join is not None else ""
+        if kind not in ("SEMI", "ANTI"):
+            self.star_sources.append(alias)
+        if join is not None:
+            self._join_keys(join, alias)
+
+    def _function_source(self, node: exp.Expression) -> _Source:
+        """UNNEST, LATERAL FLATTEN, table functions: their columns derive from the arguments."""
+        args = node
+        if isinstance(node, exp.Lateral):
+            args = node.this
+        elif isinstance(node, exp.Table) and isinstance(node.this, exp.Func):
+            args = node.this
+        refs = [self.resolve(c) for c in _columns_in(args)]
+        sources, resolved, reason = merge(refs)
+        lin = Lin(sources, DERIVED, resolved, reason)
+        alias = node.args.get("alias")
+        names = [_lower(c.name) for c in alias.columns] if isinstance(alias, exp.TableAlias) and alias.columns else None
+        if names is None and isinstance(node, exp.Unnest) and isinstance(alias, exp.TableAlias) and alias.name:
+            names = [_lower(alias.name)]  # BigQuery: UNNEST(arr) AS x names the element column
+        out = Output(names or [], {n: lin for n in (names or [])})
+        return _Derived(out, names=names, any_name=lin)
+
+    def _join_keys(self, join: exp.Join, alias: str) -> None:
+        using = join.args.get("using")
+        keys: list[str] = []
+        if using:
+            keys = [_lower(u.name) for u in using]
+        elif (join.args.get("method") or "").upper() == "NATURAL" or join.args.get("natural"):
+            right = self.sources[alias]
+            right_names = set(right.names or [])
+            for other_alias in self.star_sources[:-1]:
+                for n in self.sources[other_alias].names or []:
+                    if n in right_names and n not in keys:
+                        keys.append(n)
+        for key in keys:
+            parts = [src.get(key) for a, src in self.sources.items() if _has(src, key)]
+            if not parts:
+                parts = [self.sources[a].get(key) for a in self.star_sources[-2:]]
+            lins = [p for p in parts if p is not None]
+            sources, resolved, reason = merge(lins)
+            merged = Lin(sources, PASS, resolved, reason)
+            self.using[key] = merged
+            self.a._add_conditions(merged, ConditionClause.JOIN)
+
+    # --------------------------------------------------------------- resolution
+    def resolve(self, col: exp.Column, allow_alias: bool = True) -> Lin:
+        name = _lower(col.name)
+        table = _lower(col.table) if col.table else ""
+        db = _lower(col.args["db"].name) if col.args.get("db") else ""
+        if table:
+            if db and db in self.sources and not col.args.get("catalog"):
+                # t.struct_col.field
+                base = self._from_source(self.sources[db], _lower(col.table), col)
+                return _field_access(base)
+            if table in self.sources:
+                return self._from_source(self.sources[table], name, col)
+            found = self._find_unqualified(table)
+            if found is not None:  # struct_col.field
+                return _field_access(found)
+            if self.parent is not None:
+                return self.parent.resolve(col, allow_alias=False)
+            return Lin(frozenset(), UNKNOWN, False, f"unknown table alias {col.table!r} for column {col.name!r}")
+        if name in self.using:
+            return self.using[name]
+        found = self._find_unqualified(name)
+        if found is not None:
+            return found
+        if allow_alias and name in self.aliases:
+            return self.aliases[name]
+        if self.parent is not None:
+            outer = self.parent.resolve(col, allow_alias=False)
+            if outer.resolved or self._all_unknown_sources():
+                return outer
+        return self._unresolved_unqualified(name)
+
+    def _all_unknown_sources(self) -> bool:
+        return all(isinstance(s, _Unknown) for s in self.sources.values())
+
+    def _from_source(self, source: _Source, name: str, col: exp.Column) -> Lin:
+        lin = source.get(name)
+        if lin is None:
+            return Lin(frozenset(), UNKNOWN, False, f"column {col.sql()} not found in its relation")
+        return lin
+
+    def _find_unqualified(self, name: str) -> Lin | None:
+        holders = [src for src in self.sources.values() if _has(src, name)]
+        if len(holders) == 1:
+            return holders[0].get(name)
+        if len(holders) > 1:
+            return Lin(frozenset(), UNKNOWN, False, f"column {name!r} is ambiguous: several relations have it")
+        unknown = [s for s in self.sources.values() if s.names is None or isinstance(s, _Unknown)]
+        if len(self.sources) == 1 and unknown:
+            # one relation and its columns unknown: the column can only come from it
+            return unknown[0].get(name)
+        return None
+
+    def _unresolved_unqualified(self, name: str) -> Lin:
+        unknown = [s for s in self.sources.values() if s.names is None or isinstance(s, _Unknown)]
+        if unknown:
+            return Lin(frozenset(), UNKNOWN, False, f"column {name!r}: its relation's columns are unknown")
+        return Lin(frozenset(), UNKNOWN, False, f"column {name!r} not found in any relation of the query")
+
+    # --------------------------------------------------------------- projections
+    def projections(self) -> Output:
+        names: list[str] = []
+        cols: dict[str, Lin] = {}
+        exprs: dict[str, exp.Expression] = {}
+        opaque: str | None = None
+        for i, proj in enumerate(self.select.expressions):
+            star = _star_of(proj)
+            if star is not None:
+                reason = self._expand_star(proj, star, names, cols, exprs)
+                opaque = opaque or reason
+                continue
+            name = _lower(proj.alias_or_name) or f"_col_{i}"
+            lin = self.classify(proj, name)
+            if name not in cols:
+                names.append(name)
+            cols[name] = lin
+            exprs[name] = proj
+            if isinstance(proj, exp.Alias):
+                self.aliases[name] = lin
+        self.outputs = Output(names, cols, exprs, opaque)
+        return self.outputs
+
+    def _expand_star(
+        self,
+        proj: exp.Expression,
+        star: exp.Star,
+        names: list[str],
+        cols: dict[str, Lin],
+        exprs: dict[str, exp.Expression],
+    ) -> str | None:
+        table = _lower(proj.table) if isinstance(proj, exp.Column) and proj.table else ""
+        if table and table not in self.sources:
+            return f"{proj.sql()} refers to an unknown relation"
+        aliases = [table] if table else list(self.star_sources)
+        excluded = {_lower(c.name) for c in star.args.get("except_") or []}
+        replaced = {_lower(r.alias_or_name): r for r in star.args.get("replace") or []}
+        renamed = {_lower(r.this.name): _lower(r.alias) for r in star.args.get("rename") or [] if isinstance(r, exp.Alias)}
+        seen_using: set[str] = set()
+        for alias in aliases:
+            source = self.sources[alias]
+            if source.names is None:
+                reason = getattr(source, "reason", None) or f"columns of {alias!r} are unknown"
+                return f"select * over {alias!r} cannot be expanded: {reason}"
+            for n in source.names:
+                if n in excluded:
+                    continue
+                if not table and n in self.using:
+                    if n in seen_using:
+                        continue
+                    seen_using.add(n)
+                    lin = self.using[n]
+                elif n in replaced:
+                    lin = self.classify(replaced[n], n)
+                    exprs[n] = replaced[n]
+                else:
+                    lin = source.get(n) or Lin(frozenset(), UNKNOWN, False, f"column {n!r} missing")
+                out_name = renamed.get(n, n)
+                if out_name != n:
+                    lin = Lin(lin.sources, inherit(lin.kind, False), lin.resolved, lin.reason, lin.window_refs)
+                if out_name not in cols:
+                    names.append(out_name)
+                cols[out_name] = lin
+                exprs.setdefault(out_name, exp.column(n, table=alias if table else None))
+        return None
+
+    def classify(self, proj: exp.Expression, name: str) -> Lin:
+        inner = proj.this if isinstance(proj, exp.Alias) else proj
+        while isinstance(inner, exp.Paren):
+            inner = inner.this
+        if isinstance(inner, exp.Column) and not isinstance(inner.this, exp.Star):
+            lin = self.resolve(inner)
+            if not lin.resolved and not lin.sources:
+                return Lin(frozenset(), UNKNOWN, False, lin.reason)
+            if lin.kind == UNKNOWN:
+                return lin
+            return Lin(
+                lin.sources, inherit(lin.kind, _lower(inner.name) == name), lin.resolved, lin.reason, lin.window_refs
+            )
+        return self._expression(inner)
+
+    def _expression(self, node: exp.Expression) -> Lin:
+        parts: list[Lin] = []
+        window_refs: set[Ref] = set()
+        has_agg = False
+        for sub, clause in _walk_value(node):
+            if isinstance(sub, exp.Column):
+                if isinstance(sub.this, exp.Star):
+                    continue
+                lin = self.resolve(sub)
+                if clause is None:
+                    parts.append(lin)
+                else:
+                    self.a._add_conditions(lin, clause)
+                    window_refs |= lin.influences
+            elif isinstance(sub, (exp.AggFunc, exp.Window)):
+                has_agg = True
+            elif isinstance(sub, exp.Query):
+                lin = self._subquery_value(sub)
+                if clause is None:
+                    parts.append(lin)
+                else:
+                    self.a._add_conditions(lin, clause)
+        sources, resolved, reason = merge(parts)
+        refs = frozenset(window_refs) | merge_window_refs(parts)
+        if parts and not resolved and not sources:
+            return Lin(sources, UNKNOWN, False, reason, refs)
+        if sources or has_agg or refs:
+            return Lin(sources, DERIVED, resolved, reason, refs)
+        return Lin(sources, SOURCE if resolved else UNKNOWN, resolved, reason, refs)
+
+    def _subquery_value(self, query: exp.Query) -> Lin:
+        scope = self.subquery_scopes.get(id(query))
+        if scope is None and isinstance(query, exp.Subquery):
+            scope = self.subquery_scopes.get(id(query.this))
+        if scope is None:
+            return Lin(frozenset(), UNKNOWN, False, "subquery could not be analyzed")
+        out = self.a.scope_output(scope, self)
+        sources, resolved, reason = merge(out.cols.values())
+        return Lin(sources, DERIVED, resolved, reason)
+
+    # --------------------------------------------------------------- conditions
+    def collect_conditions(self, out: Output) -> None:
+        for join in self.select.args.get("joins") or []:
+            on = join.args.get("on")
+            if on is not None:
+                self._condition_refs(on, ConditionClause.JOIN, out)
+            match = join.args.get("match_condition")
+            if match is not None:
+                self._condition_refs(match, ConditionClause.JOIN, out)
+        for arg, clause in _CONDITION_ARGS:
+            node = self.select.args.get(arg)
+            if node is None:
+                continue
+            if arg == "group" and node.args.get("all"):
+                for name in out.names:
+                    proj = out.exprs.get(name)
+                    if proj is not None and not proj.find(exp.AggFunc):
+                        self.a._add_conditions(out.cols[name], clause)
+            self._condition_refs(node, clause, out)
+
+    def _condition_refs(self, node: exp.Expression, clause: ConditionClause, out: Output) -> None:
+        ordinal_ok = clause in (ConditionClause.GROUP_BY, ConditionClause.ORDER_BY)
+        if ordinal_ok:
+            for item in _ordinal_items(node):
+                idx = int(item.name) - 1
+                if 0 <= idx < len(out.names):
+                    self.a._add_conditions(out.cols[out.names[idx]], clause)
+        for sub, inner_clause in _walk_value(node):
+            use = clause
+            if isinstance(sub, exp.Column) and not isinstance(sub.this, exp.Star):
+                self.a._add_conditions(self.resolve(sub, allow_alias=True), use)
+            elif isinstance(sub, exp.Query):
+                self.a._add_conditions(self._subquery_value(sub), use)
+
+
+def _has(source: _Source, name: str) -> bool:
+    if isinstance(source, _Relation):
+        return source.has(name)
+    return source.names is not None and name in source.names
+
+
+def _field_access(base: Lin) -> Lin:
+    kind = UNKNOWN if base.kind == UNKNOWN else (DERIVED if base.sources or base.kind == DERIVED else base.kind)
+    return Lin(base.sources, kind, base.resolved, base.reason)
+
+
+def _star_of(proj: exp.Expression) -> exp.Star | None:
+    if isinstance(proj, exp.Star):
+        return proj
+    if isinstance(proj, exp.Column) and isinstance(proj.this, exp.Star):
+        return proj.this
+    return None
+
+
+def _ordinal_items(node: exp.Expression) -> Iterator[exp.Literal]:
+    items: list[exp.Expression] = []
+    if isinstance(node, exp.Group):
+        items = list(node.expressions)
+    elif isinstance(node, exp.Order):
+        items = [o.this if isinstance(o, exp.Ordered) else o for o in node.expressions]
+    for item in items:
+        if isinstance(item, exp.Literal) and not item.is_string and item.name.isdigit():
+            yield item
+
+
+def _columns_in(node: exp.Expression) -> Iterator[exp.Column]:
+    for sub, clause in _walk_value(node):
+        if isinstance(sub, exp.Column) and clause is None and not isinstance(sub.this, exp.Star):
+            yield sub
+
+
+def _walk_value(node: exp.Expression) -> Iterator[tuple[exp.Expression, ConditionClause | None]]:
+    """Walk an expression without entering subqueries (yielded whole) and telling window
+    PARTITION BY / ORDER BY parts apart (yielded with the ``window`` clause)."""
+    stack: list[tuple[exp.Expression, ConditionClause | None]] = [(node, None)]
+    while stack:
+        cur, clause = stack.pop()
+        yield cur, clause
+        if isinstance(cur, exp.Query):
+            continue
+        if isinstance(cur, exp.Window):
+            for key, value in cur.args.items():
+                if value is None:
+                    continue
+                child_clause = ConditionClause.WINDOW if key in ("partition_by", "order") else clause
+                for child in value if isinstance(value, list) else [value]:
+                    if isinstance(child, exp.Expression):
+                        stack.append((child, child_clause))
+            continue
+        for child in cur.iter_expressions():
+            stack.append((child, clause))
+
+
+def _short(e: Exception) -> str:
+    text = str(e).strip().splitlines()
+    return text[0][:300] if text else type(e).__name__

@@ -1,0 +1,88 @@
+"""What the analyzer produces: per model, per output column, its upstream columns and how.
+
+These records are the contract between ``analyze`` and everything after it (store, the
+``catalog lineage`` JSON, tests). Column names are kept lower-case in every key.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict
+
+
+class ColumnKind(str, Enum):
+    """How an output column relates to the model's inputs (Recce's five types)."""
+
+    PASSTHROUGH = "passthrough"  # bare column, same name
+    RENAMED = "renamed"  # bare column, new name (or a rename of a pass-through)
+    DERIVED = "derived"  # any expression, aggregate or window function
+    SOURCE = "source"  # no upstream column: literals, current_timestamp
+    UNKNOWN = "unknown"  # origin could not be proved
+
+
+class ModelStatus(str, Enum):
+    RESOLVED = "resolved"  # every column resolved
+    PARTIAL = "partial"  # some columns unresolved
+    UNRESOLVED = "unresolved"  # no column could be resolved, or no SQL to read
+    FAILED = "failed"  # the analysis raised; see the error
+
+
+class ConditionClause(str, Enum):
+    """Where a column is used without its value flowing into an output column."""
+
+    WHERE = "where"
+    JOIN = "join"
+    GROUP_BY = "group_by"
+    HAVING = "having"
+    QUALIFY = "qualify"
+    WINDOW = "window"
+    ORDER_BY = "order_by"
+
+
+class ColumnRef(BaseModel, frozen=True):
+    """One column of one dbt node: ``model.shop.orders`` + ``amount``."""
+
+    unique_id: str
+    column: str
+
+    @property
+    def key(self) -> str:
+        return column_key(self.unique_id, self.column)
+
+
+def column_key(unique_id: str, column: str) -> str:
+    """The one way a column is named in keys, JSON and the graph."""
+    return f"{unique_id}.{column.lower()}"
+
+
+class ColumnLineage(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str  # lower-case
+    kind: ColumnKind
+    resolved: bool
+    expr: str  # the SQL expression that produces the column, as written (normalized)
+    sources: tuple[ColumnRef, ...] = ()  # sorted
+    reason: str | None = None  # why resolved is false
+
+
+class Condition(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    column: ColumnRef
+    clause: ConditionClause
+
+
+class ModelLineage(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    unique_id: str
+    status: ModelStatus
+    reason: str | None = None
+    columns: tuple[ColumnLineage, ...] = ()
+    conditions: tuple[Condition, ...] = ()  # sorted, unique
+
+    def column(self, name: str) -> ColumnLineage | None:
+        low = name.lower()
+        return next((c for c in self.columns if c.name == low), None)

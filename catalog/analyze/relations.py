@@ -1,0 +1,86 @@
+"""Map the relations sqlglot finds in SQL back to dbt unique ids, and know their columns.
+
+A compiled model says ``"db"."schema"."orders"``; the graph must say
+``model.shop.orders``. Ephemeral models appear as ``__dbt__cte__<name>`` CTEs.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from catalog.extract import DbtNode, DbtProject
+
+EPHEMERAL_PREFIX = "__dbt__cte__"
+
+
+def split_relation(name: str) -> tuple[str, ...]:
+    """``"DB"."sch".tbl`` -> ``("db", "sch", "tbl")``; quotes of ", ` and [] removed, lower-cased."""
+    parts: list[str] = []
+    buf: list[str] = []
+    quote: str | None = None
+    closing = {'"': '"', "`": "`", "[": "]"}
+    for ch in name.strip():
+        if quote:
+            if ch == closing[quote]:
+                quote = None
+            else:
+                buf.append(ch)
+        elif ch in closing:
+            quote = ch
+        elif ch == ".":
+            parts.append("".join(buf))
+            buf = []
+        else:
+            buf.append(ch)
+    parts.append("".join(buf))
+    return tuple(p.strip().lower() for p in parts if p.strip() != "")
+
+
+class RelationIndex:
+    """Finds the dbt node a table reference points at, by 3-, 2- or 1-part name."""
+
+    def __init__(self, nodes: list[DbtNode]):
+        self._full: dict[tuple[str, ...], str] = {}
+        self._by_schema: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self._by_name: dict[str, set[str]] = defaultdict(set)
+        self._ephemeral: dict[str, str] = {}
+        for node in nodes:
+            if node.resource_type not in ("model", "seed", "snapshot", "source"):
+                continue
+            if node.is_ephemeral:
+                self._ephemeral[EPHEMERAL_PREFIX + node.name.lower()] = node.unique_id
+                continue
+            if node.relation_name:
+                parts = split_relation(node.relation_name)
+            else:
+                parts = tuple(p.lower() for p in (node.database, node.schema_name, node.identifier) if p)
+            if not parts:
+                continue
+            self._full[parts] = node.unique_id
+            if len(parts) >= 2:
+                self._by_schema[parts[-2:]].add(node.unique_id)  # type: ignore[index]
+            self._by_name[parts[-1]].add(node.unique_id)
+
+    @classmethod
+    def for_project(cls, project: DbtProject) -> "RelationIndex":
+        return cls(list(project.nodes.values()))
+
+    def ephemeral(self, name: str) -> str | None:
+        return self._ephemeral.get(name.lower())
+
+    def lookup(self, parts: tuple[str, ...]) -> str | None:
+        """``parts`` are lower-case catalog/db/name, left parts optional."""
+        if not parts:
+            return None
+        if len(parts) == 1 and parts[0] in self._ephemeral:
+            return self._ephemeral[parts[0]]
+        hit = self._full.get(parts)
+        if hit:
+            return hit
+        if len(parts) >= 2:
+            cands = self._by_schema.get(parts[-2:])  # type: ignore[arg-type]
+        else:
+            cands = self._by_name.get(parts[-1])
+        if cands and len(cands) == 1:
+            return next(iter(cands))
+        return None

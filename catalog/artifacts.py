@@ -1,0 +1,165 @@
+"""Read dbt's artifact files into small typed records, with one clear error per bad file.
+
+Only the fields the catalog reads are modelled (``extra="ignore"``), so newer dbt
+versions that add keys keep working. Schema versions are checked explicitly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from catalog.errors import ArtifactError
+
+SUPPORTED_MANIFEST_VERSIONS = range(9, 13)  # dbt 1.5 (v9) to dbt 1.12 (v12)
+_VERSION_RE = re.compile(r"/manifest/v(\d+)\.json$")
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+
+class ManifestColumn(_Record):
+    name: str
+    description: str | None = ""
+    data_type: str | None = None
+    meta: dict[str, Any] = Field(default_factory=dict)
+    tags: list[str] = Field(default_factory=list)
+    quote: bool | None = None
+
+
+class NodeConfig(_Record):
+    materialized: str | None = None
+    meta: dict[str, Any] = Field(default_factory=dict)
+    tags: list[str] | str = Field(default_factory=list)
+
+
+class ManifestNode(_Record):
+    """A model, seed, snapshot or source as the manifest describes it."""
+
+    unique_id: str
+    resource_type: str
+    package_name: str
+    name: str
+    database: str | None = None
+    schema_: str | None = Field(default=None, alias="schema")
+    alias: str | None = None
+    identifier: str | None = None  # sources
+    source_name: str | None = None  # sources
+    relation_name: str | None = None
+    original_file_path: str | None = None
+    path: str | None = None
+    language: str | None = "sql"
+    raw_code: str | None = None
+    compiled_code: str | None = None
+    description: str | None = ""
+    columns: dict[str, ManifestColumn] = Field(default_factory=dict)
+    meta: dict[str, Any] = Field(default_factory=dict)
+    tags: list[str] = Field(default_factory=list)
+    config: NodeConfig = Field(default_factory=NodeConfig)
+    depends_on: dict[str, Any] = Field(default_factory=dict)
+    access: str | None = None
+    checksum: dict[str, Any] | None = None
+
+
+class ManifestMetadata(_Record):
+    dbt_schema_version: str
+    dbt_version: str | None = None
+    project_name: str | None = None
+    adapter_type: str | None = None
+
+
+class Manifest(_Record):
+    metadata: ManifestMetadata
+    nodes: dict[str, ManifestNode]
+    sources: dict[str, ManifestNode] = Field(default_factory=dict)
+
+
+class CatalogColumn(_Record):
+    name: str
+    type: str | None = None
+    index: int = 0
+    comment: str | None = None
+
+
+class CatalogTable(_Record):
+    unique_id: str | None = None
+    columns: dict[str, CatalogColumn] = Field(default_factory=dict)
+
+
+class Catalog(_Record):
+    nodes: dict[str, CatalogTable] = Field(default_factory=dict)
+    sources: dict[str, CatalogTable] = Field(default_factory=dict)
+
+
+def find_target_dir(path: Path) -> Path:
+    """Accept a dbt target folder or a project folder that holds ``target/``."""
+    path = Path(path)
+    if not path.exists():
+        raise ArtifactError(f"{path}: no such file or directory")
+    if path.is_file():
+        return path.parent
+    if (path / "manifest.json").is_file():
+        return path
+    if (path / "target" / "manifest.json").is_file():
+        return path / "target"
+    raise ArtifactError(
+        f"{path}: no manifest.json here or in {path / 'target'} (run `dbt compile` or `dbt docs generate` first)"
+    )
+
+
+def read_json(path: Path) -> tuple[dict[str, Any], str]:
+    """The parsed JSON object and the sha256 of the file's bytes."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise ArtifactError(f"{path}: cannot read ({e.strerror or e})") from e
+    try:
+        obj = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ArtifactError(f"{path}: not valid JSON ({e})") from e
+    if not isinstance(obj, dict):
+        raise ArtifactError(f"{path}: expected a JSON object at the top level")
+    return obj, hashlib.sha256(data).hexdigest()
+
+
+def _first_error(e: ValidationError) -> str:
+    err = e.errors()[0]
+    where = ".".join(str(p) for p in err["loc"])
+    return f"{where}: {err['msg']}"
+
+
+def load_manifest(path: Path) -> tuple[Manifest, str]:
+    obj, digest = read_json(path)
+    version_url = (obj.get("metadata") or {}).get("dbt_schema_version")
+    if not isinstance(version_url, str):
+        raise ArtifactError(f"{path}: metadata.dbt_schema_version is missing; is this a dbt manifest.json?")
+    m = _VERSION_RE.search(version_url)
+    if not m:
+        raise ArtifactError(f"{path}: {version_url!r} is not a manifest schema")
+    version = int(m.group(1))
+    if version not in SUPPORTED_MANIFEST_VERSIONS:
+        lo, hi = SUPPORTED_MANIFEST_VERSIONS.start, SUPPORTED_MANIFEST_VERSIONS.stop - 1
+        raise ArtifactError(
+            f"{path}: manifest schema v{version}; this version of catalog reads v{lo}-v{hi} (dbt 1.5 and newer)"
+        )
+    try:
+        return Manifest.model_validate(obj), digest
+    except ValidationError as e:
+        raise ArtifactError(f"{path}: unexpected manifest shape at {_first_error(e)}") from e
+
+
+def load_catalog(path: Path) -> tuple[Catalog, str]:
+    obj, digest = read_json(path)
+    version_url = (obj.get("metadata") or {}).get("dbt_schema_version", "")
+    if "/catalog/" not in str(version_url):
+        raise ArtifactError(f"{path}: metadata.dbt_schema_version is not a dbt catalog schema")
+    try:
+        return Catalog.model_validate(obj), digest
+    except ValidationError as e:
+        raise ArtifactError(f"{path}: unexpected catalog shape at {_first_error(e)}") from e

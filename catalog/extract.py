@@ -1,0 +1,198 @@
+"""Turn dbt artifacts into the project records the analyzer reads.
+
+One record per model, seed, snapshot and source: its relation, its columns (real ones from
+catalog.json, else the ones declared in YAML), its SQL (compiled, else the compiled file,
+else raw as a last resort) and its documentation, tags and meta.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from catalog.artifacts import Catalog, ManifestNode, find_target_dir, load_catalog, load_manifest
+from catalog.errors import ArtifactError
+
+LINEAGE_TYPES = ("model", "seed", "snapshot", "source")
+
+# dbt adapter type -> sqlglot dialect
+DIALECTS = {
+    "duckdb": "duckdb",
+    "snowflake": "snowflake",
+    "bigquery": "bigquery",
+    "postgres": "postgres",
+    "redshift": "redshift",
+    "databricks": "databricks",
+    "spark": "spark",
+    "trino": "trino",
+    "athena": "athena",
+    "sqlserver": "tsql",
+    "fabric": "tsql",
+    "synapse": "tsql",
+    "clickhouse": "clickhouse",
+    "mysql": "mysql",
+    "oracle": "oracle",
+    "materialize": "postgres",
+    "sqlite": "sqlite",
+}
+
+
+class DbtColumn(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    data_type: str | None = None
+    description: str = ""
+    tags: tuple[str, ...] = ()
+    meta: dict[str, Any] = {}
+    in_catalog: bool = False  # False: only declared in YAML
+    declared: bool = False  # True: declared in YAML
+
+
+class DbtNode(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    unique_id: str
+    resource_type: str
+    package_name: str
+    name: str
+    relation_name: str | None = None
+    database: str | None = None
+    schema_name: str | None = None
+    identifier: str | None = None
+    source_name: str | None = None
+    materialized: str | None = None
+    language: str = "sql"
+    sql: str | None = None
+    sql_origin: str | None = None  # compiled | compiled_file | raw
+    columns: tuple[DbtColumn, ...] = ()
+    depends_on: tuple[str, ...] = ()
+    description: str = ""
+    tags: tuple[str, ...] = ()
+    meta: dict[str, Any] = {}
+    access: str | None = None
+    path: str | None = None
+
+    @property
+    def is_ephemeral(self) -> bool:
+        return self.materialized == "ephemeral"
+
+    @property
+    def display_name(self) -> str:
+        if self.resource_type == "source":
+            return f"{self.source_name}.{self.name}"
+        return self.name
+
+
+class DbtProject(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    target_dir: str
+    adapter_type: str
+    dialect: str
+    dbt_version: str | None
+    manifest_sha256: str
+    catalog_sha256: str | None
+    nodes: dict[str, DbtNode]
+
+    def models(self) -> list[DbtNode]:
+        return [n for n in self.nodes.values() if n.resource_type in ("model", "snapshot")]
+
+
+def load_project(path: Path, dialect: str | None = None) -> DbtProject:
+    """Read ``manifest.json`` (required), ``catalog.json`` (optional) and compiled SQL."""
+    target = find_target_dir(Path(path))
+    manifest, manifest_sha = load_manifest(target / "manifest.json")
+    catalog_path = target / "catalog.json"
+    catalog, catalog_sha = load_catalog(catalog_path) if catalog_path.exists() else (Catalog(), None)
+
+    adapter = (manifest.metadata.adapter_type or "").lower()
+    if dialect is None:
+        if not adapter:
+            raise ArtifactError(f"{target / 'manifest.json'}: metadata.adapter_type is missing; pass --dialect")
+        dialect = DIALECTS.get(adapter, adapter)
+
+    nodes: dict[str, DbtNode] = {}
+    for raw in list(manifest.nodes.values()) + list(manifest.sources.values()):
+        if raw.resource_type not in LINEAGE_TYPES:
+            continue
+        table = catalog.sources.get(raw.unique_id) if raw.resource_type == "source" else catalog.nodes.get(raw.unique_id)
+        nodes[raw.unique_id] = _node(raw, table, target)
+
+    return DbtProject(
+        name=manifest.metadata.project_name or target.parent.name,
+        target_dir=str(target),
+        adapter_type=adapter or dialect,
+        dialect=dialect,
+        dbt_version=manifest.metadata.dbt_version,
+        manifest_sha256=manifest_sha,
+        catalog_sha256=catalog_sha,
+        nodes=nodes,
+    )
+
+
+def _node(raw: ManifestNode, table, target: Path) -> DbtNode:
+    declared = {name.lower(): col for name, col in raw.columns.items()}
+    columns: list[DbtColumn] = []
+    seen: set[str] = set()
+    if table is not None:
+        for col in sorted(table.columns.values(), key=lambda c: c.index):
+            doc = declared.get(col.name.lower())
+            columns.append(_column(col.name, col.type, doc, in_catalog=True))
+            seen.add(col.name.lower())
+    for low, doc in declared.items():
+        if low not in seen:
+            columns.append(_column(doc.name, doc.data_type, doc, in_catalog=False))
+    sql, origin = _sql(raw, target)
+    config_tags = raw.config.tags if isinstance(raw.config.tags, list) else [raw.config.tags]
+    return DbtNode(
+        unique_id=raw.unique_id,
+        resource_type=raw.resource_type,
+        package_name=raw.package_name,
+        name=raw.name,
+        relation_name=raw.relation_name,
+        database=raw.database,
+        schema_name=raw.schema_,
+        identifier=raw.identifier or raw.alias or raw.name,
+        source_name=raw.source_name,
+        materialized=raw.config.materialized,
+        language=raw.language or "sql",
+        sql=sql,
+        sql_origin=origin,
+        columns=tuple(columns),
+        depends_on=tuple(raw.depends_on.get("nodes") or ()),
+        description=raw.description or "",
+        tags=tuple(dict.fromkeys([*raw.tags, *config_tags])),
+        meta={**raw.config.meta, **raw.meta},
+        access=raw.access,
+        path=raw.original_file_path,
+    )
+
+
+def _column(name: str, data_type: str | None, doc, in_catalog: bool) -> DbtColumn:
+    return DbtColumn(
+        name=name,
+        data_type=data_type or (doc.data_type if doc else None),
+        description=(doc.description or "") if doc else "",
+        tags=tuple(doc.tags) if doc else (),
+        meta=dict(doc.meta) if doc else {},
+        in_catalog=in_catalog,
+        declared=doc is not None,
+    )
+
+
+def _sql(raw: ManifestNode, target: Path) -> tuple[str | None, str | None]:
+    if raw.resource_type not in ("model", "snapshot"):
+        return None, None
+    if raw.compiled_code:
+        return raw.compiled_code, "compiled"
+    if raw.original_file_path:
+        compiled = target / "compiled" / raw.package_name / raw.original_file_path
+        if compiled.is_file():
+            return compiled.read_text(encoding="utf-8"), "compiled_file"
+    if raw.raw_code:
+        return raw.raw_code, "raw"
+    return None, None
