@@ -103,7 +103,9 @@ def find_target_dir(path: Path) -> Path:
     if not path.exists():
         raise ArtifactError(f"{path}: no such file or directory")
     if path.is_file():
-        return path.parent
+        if path.name == "manifest.json":
+            return path.parent
+        raise ArtifactError(f"{path}: expected a dbt target folder, a project folder or a manifest.json")
     if (path / "manifest.json").is_file():
         return path
     if (path / "target" / "manifest.json").is_file():

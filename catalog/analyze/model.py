@@ -168,6 +168,7 @@ class ModelAnalyzer:
         self.conditions: set[tuple[Ref, ConditionClause]] = set()
         self._memo: dict[int, Output] = {}
         self._in_progress: dict[int, Output | None] = {}
+        self._recursive_base: dict[int, Output] = {}
         self._problems: list[str] = []
 
     # ----------------------------------------------------------------- entry point
@@ -273,6 +274,9 @@ class ModelAnalyzer:
         done = self._memo.get(key)
         if done is not None:
             return done
+        recursive = self._recursive_reference(scope)
+        if recursive is not None:
+            return recursive
         if key in self._in_progress:  # a recursive CTE reading itself
             partial = self._in_progress[key]
             if partial is None:
@@ -290,14 +294,27 @@ class ModelAnalyzer:
                 out = Output([], {}, opaque_reason=f"unsupported scope {type(scope.expression).__name__}")
         finally:
             self._in_progress.pop(key, None)
+        out = _apply_alias_columns(scope, out)
         self._memo[key] = out
         return out
+
+    def _recursive_reference(self, scope: Scope) -> Output | None:
+        """sqlglot gives a recursive CTE's reference to itself a scope of the anchor alone."""
+        if not self._recursive_base or not scope.is_cte:
+            return None
+        node = scope.expression.parent
+        while isinstance(node, exp.SetOperation):
+            base = self._recursive_base.get(id(node))
+            if base is not None:
+                return base
+            node = node.parent
+        return None
 
     def _set_operation(self, scope: Scope, parent: "_Context | None") -> Output:
         branches = scope.set_operation_scopes
         left = self.scope_output(branches[0], parent)
-        if scope.scope_type == ScopeType.CTE or scope.is_cte:
-            self._in_progress[id(scope)] = left  # recursive CTEs see their base case
+        if scope.is_cte:  # a recursive CTE's own reference sees its base case
+            self._recursive_base[id(scope.expression)] = _apply_alias_columns(scope, left)
         rest = [self.scope_output(b, parent) for b in branches[1:]]
         outputs = [left, *rest]
         by_name = bool(scope.expression.args.get("by_name"))
@@ -686,6 +703,27 @@ class _Context:
                 self.a._add_conditions(self.resolve(sub, allow_alias=True), use)
             elif isinstance(sub, exp.Query):
                 self.a._add_conditions(self._subquery_value(sub), use)
+
+
+def _apply_alias_columns(scope: Scope, out: Output) -> Output:
+    """``cte (a, b) AS (...)`` and ``(...) AS t (a, b)`` rename the outputs by position."""
+    holder = scope.expression.parent
+    alias = holder.args.get("alias") if isinstance(holder, (exp.CTE, exp.Subquery)) else None
+    if not isinstance(alias, exp.TableAlias) or not alias.columns:
+        return out
+    new_names = [_lower(c.name) for c in alias.columns]
+    names: list[str] = []
+    cols: dict[str, Lin] = {}
+    exprs: dict[str, exp.Expression] = {}
+    for old, new in zip(out.names, new_names):
+        lin = out.cols[old]
+        if old != new:
+            lin = Lin(lin.sources, inherit(lin.kind, False), lin.resolved, lin.reason, lin.window_refs)
+        names.append(new)
+        cols[new] = lin
+        if old in out.exprs:
+            exprs[new] = out.exprs[old]
+    return Output(names, cols, exprs, out.opaque_reason)
 
 
 def _has(source: _Source, name: str) -> bool:
