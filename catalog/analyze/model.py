@@ -43,15 +43,28 @@ ColumnsOf = Callable[[str], "list[str] | None"]
 Ref = tuple[str, str]  # (unique_id, lower-case column)
 
 
-@dataclass(frozen=True)
 class Lin:
-    """Lineage of one column inside the model: its input columns and its kind so far."""
+    """Lineage of one column inside the model: its input columns and its kind so far.
 
-    sources: frozenset[Ref]
-    kind: ColumnKind
-    resolved: bool = True
-    reason: str | None = None
-    window_refs: frozenset[Ref] = frozenset()  # PARTITION BY / ORDER BY columns of its windows
+    Treated as immutable; a plain slotted class because the analyzer makes hundreds of
+    thousands of them on large projects.
+    """
+
+    __slots__ = ("sources", "kind", "resolved", "reason", "window_refs")
+
+    def __init__(
+        self,
+        sources: frozenset[Ref],
+        kind: ColumnKind,
+        resolved: bool = True,
+        reason: str | None = None,
+        window_refs: frozenset[Ref] = frozenset(),
+    ):
+        self.sources = sources
+        self.kind = kind
+        self.resolved = resolved
+        self.reason = reason
+        self.window_refs = window_refs  # PARTITION BY / ORDER BY columns of its windows
 
     @property
     def influences(self) -> frozenset[Ref]:
@@ -65,7 +78,7 @@ class Output:
 
     names: list[str]
     cols: dict[str, Lin]
-    exprs: dict[str, exp.Expression] = field(default_factory=dict)
+    exprs: dict[str, exp.Expression | str] = field(default_factory=dict)  # str: a star-expanded column
     opaque_reason: str | None = None  # set when the column list itself is unknown
 
 
@@ -84,12 +97,16 @@ class _Relation(_Source):
         self.names = names
         self._known = set(names) if names is not None else None
         self.self_ref = self_ref
+        self._cache: dict[str, Lin] = {}
 
     def has(self, name: str) -> bool:
         return self._known is not None and name in self._known
 
     def get(self, name: str) -> Lin:
-        return Lin(frozenset({(self.unique_id, name)}), PASS)
+        lin = self._cache.get(name)
+        if lin is None:
+            lin = self._cache[name] = Lin(frozenset(((self.unique_id, name),)), PASS)
+        return lin
 
 
 class _Unknown(_Source):
@@ -229,17 +246,17 @@ class ModelAnalyzer:
                 sources = frozenset(r for r in sources if r[0] != self.unique_id)
             node = out.exprs.get(name)
             columns.append(
-                ColumnLineage(
+                ColumnLineage.model_construct(
                     name=rename.get(name, name),
                     kind=lin.kind,
                     resolved=lin.resolved,
                     expr=self._expr_sql(node),
-                    sources=tuple(ColumnRef(unique_id=u, column=c) for u, c in sorted(sources)),
+                    sources=tuple(ColumnRef.model_construct(unique_id=u, column=c) for u, c in sorted(sources)),
                     reason=None if lin.resolved else (lin.reason or "could not be resolved"),
                 )
             )
         conditions = tuple(
-            Condition(column=ColumnRef(unique_id=u, column=c), clause=clause)
+            Condition.model_construct(column=ColumnRef.model_construct(unique_id=u, column=c), clause=clause)
             for (u, c), clause in sorted(self.conditions, key=lambda x: (x[0], x[1].value))
         )
         unresolved = [c for c in columns if not c.resolved]
@@ -256,9 +273,11 @@ class ModelAnalyzer:
             unique_id=self.unique_id, status=status, reason=reason, columns=tuple(columns), conditions=conditions
         )
 
-    def _expr_sql(self, node: exp.Expression | None) -> str:
+    def _expr_sql(self, node: exp.Expression | str | None) -> str:
         if node is None:
             return ""
+        if isinstance(node, str):
+            return node
         if isinstance(node, exp.Alias):
             node = node.this
         if isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
@@ -612,7 +631,7 @@ class _Context:
                 if out_name not in cols:
                     names.append(out_name)
                 cols[out_name] = lin
-                exprs.setdefault(out_name, exp.column(n, table=alias if table else None))
+                exprs.setdefault(out_name, f"{alias}.{n}" if table else n)
         return None
 
     def classify(self, proj: exp.Expression, name: str) -> Lin:
@@ -686,7 +705,7 @@ class _Context:
             if arg == "group" and node.args.get("all"):
                 for name in out.names:
                     proj = out.exprs.get(name)
-                    if proj is not None and not proj.find(exp.AggFunc):
+                    if isinstance(proj, str) or (proj is not None and not proj.find(exp.AggFunc)):
                         self.a._add_conditions(out.cols[name], clause)
             self._condition_refs(node, clause, out)
 

@@ -8,11 +8,22 @@ relations missing from it, the upstream model's analyzed output is used instead.
 from __future__ import annotations
 
 import graphlib
+import multiprocessing
+import os
 import traceback
+from concurrent.futures import ProcessPoolExecutor
 from typing import Callable
 
 from catalog.analyze.model import SNAPSHOT_META_COLUMNS, ModelAnalyzer
-from catalog.analyze.records import ColumnKind, ColumnLineage, ModelLineage, ModelStatus
+from catalog.analyze.records import (
+    ColumnKind,
+    ColumnLineage,
+    ColumnRef,
+    Condition,
+    ConditionClause,
+    ModelLineage,
+    ModelStatus,
+)
 from catalog.analyze.relations import RelationIndex
 from catalog.extract import DbtNode, DbtProject
 
@@ -51,6 +62,12 @@ class ProjectColumns:
         if lineage.status in (ModelStatus.RESOLVED, ModelStatus.PARTIAL) and lineage.columns:
             self._analyzed[lineage.unique_id] = [c.name for c in lineage.columns]
 
+    def analyzed_snapshot(self) -> dict[str, list[str]]:
+        return dict(self._analyzed)
+
+    def update_analyzed(self, known: dict[str, list[str]]) -> None:
+        self._analyzed.update(known)
+
     def catalog(self, unique_id: str) -> list[str] | None:
         return self._catalog.get(unique_id)
 
@@ -78,18 +95,118 @@ def analyze_node(node: DbtNode, dialect: str, relations: RelationIndex, columns:
     return lineage
 
 
-def analyze_project(project: DbtProject, progress: Progress | None = None) -> dict[str, ModelLineage]:
+def analyze_project(
+    project: DbtProject, progress: Progress | None = None, jobs: int | None = None
+) -> dict[str, ModelLineage]:
+    """Lineage of every model and snapshot, keyed and sorted by unique id.
+
+    Models whose upstream columns all come from catalog.json are independent of each other
+    and are analyzed in parallel (``jobs`` processes, default: one per CPU). Models reading
+    an upstream model that catalog.json does not list (ephemeral models, unbuilt models)
+    wait for that model's analysis, wave by wave.
+    """
     relations = RelationIndex.for_project(project)
     columns = ProjectColumns(project)
-    order = topological_models(project)
+    waves = _waves(project, columns)
+    total = sum(len(w) for w in waves)
+    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
     result: dict[str, ModelLineage] = {}
-    for i, node in enumerate(order):
-        lineage = analyze_node(node, project.dialect, relations, columns)
-        columns.add_analyzed(lineage)
-        result[node.unique_id] = lineage
-        if progress:
-            progress(i + 1, len(order))
+    done = 0
+    if jobs <= 1 or total < PARALLEL_MIN_MODELS or multiprocessing.get_start_method(allow_none=True) not in (None, "fork"):
+        for wave in waves:
+            for node in wave:
+                lineage = analyze_node(node, project.dialect, relations, columns)
+                columns.add_analyzed(lineage)
+                result[node.unique_id] = lineage
+                done += 1
+                if progress:
+                    progress(done, total)
+        return dict(sorted(result.items()))
+
+    global _WORKER_STATE
+    _WORKER_STATE = (project, relations, columns)  # inherited by the forked workers
+    ctx = multiprocessing.get_context("fork")
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+            for wave in waves:
+                known = columns.analyzed_snapshot()
+                chunks = _chunks([n.unique_id for n in wave], jobs * 4)
+                for packed in pool.map(_analyze_chunk, chunks, [known] * len(chunks)):
+                    for lineage in map(_unpack, packed):
+                        columns.add_analyzed(lineage)
+                        result[lineage.unique_id] = lineage
+                    done += len(packed)
+                    if progress:
+                        progress(done, total)
+    finally:
+        _WORKER_STATE = None
     return dict(sorted(result.items()))
+
+
+PARALLEL_MIN_MODELS = 200
+_WORKER_STATE: tuple[DbtProject, RelationIndex, ProjectColumns] | None = None
+
+
+def _analyze_chunk(unique_ids: list[str], known: dict[str, list[str]]) -> list[tuple]:
+    assert _WORKER_STATE is not None
+    project, relations, columns = _WORKER_STATE
+    columns.update_analyzed(known)
+    return [_pack(analyze_node(project.nodes[uid], project.dialect, relations, columns)) for uid in unique_ids]
+
+
+def _pack(m: ModelLineage) -> tuple:
+    """Plain tuples cross process boundaries several times faster than pydantic objects."""
+    return (
+        m.unique_id,
+        m.status.value,
+        m.reason,
+        [
+            (c.name, c.kind.value, c.resolved, c.expr, [(s.unique_id, s.column) for s in c.sources], c.reason)
+            for c in m.columns
+        ],
+        [(c.column.unique_id, c.column.column, c.clause.value) for c in m.conditions],
+    )
+
+
+def _unpack(t: tuple) -> ModelLineage:
+    uid, status, reason, cols, conds = t
+    ref = ColumnRef.model_construct
+    return ModelLineage.model_construct(
+        unique_id=uid,
+        status=ModelStatus(status),
+        reason=reason,
+        columns=tuple(
+            ColumnLineage.model_construct(
+                name=n, kind=ColumnKind(k), resolved=r, expr=e, sources=tuple(ref(unique_id=u, column=c) for u, c in s), reason=why
+            )
+            for n, k, r, e, s, why in cols
+        ),
+        conditions=tuple(
+            Condition.model_construct(column=ref(unique_id=u, column=c), clause=ConditionClause(cl)) for u, c, cl in conds
+        ),
+    )
+
+
+def _chunks(items: list[str], parts: int) -> list[list[str]]:
+    size = max(1, -(-len(items) // max(1, parts)))
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def _waves(project: DbtProject, columns: ProjectColumns) -> list[list[DbtNode]]:
+    """Group models so that each only needs columns of catalog.json or of earlier waves."""
+    order = topological_models(project)
+    level: dict[str, int] = {}
+    for node in order:
+        needs = [
+            level[d] + 1
+            for d in node.depends_on
+            if d in level and d != node.unique_id and columns.catalog(d) is None
+        ]
+        level[node.unique_id] = max(needs, default=0)
+    waves: list[list[DbtNode]] = [[] for _ in range(max(level.values(), default=-1) + 1)]
+    for node in order:
+        waves[level[node.unique_id]].append(node)
+    return waves
 
 
 def _without_sql(
