@@ -1,0 +1,42 @@
+"""The ``catalog`` command line: one module per command, registered here."""
+
+from __future__ import annotations
+
+import typer
+
+from catalog import __version__
+from catalog.cli import lineage_cmd, neo4j_cmd
+
+app = typer.Typer(
+    name="catalog",
+    help=(
+        "Column-level lineage catalog for dbt projects, stored as versioned builds in Neo4j.\n\n"
+        "Start with `catalog neo4j start`, then `catalog build PATH` and `catalog impact MODEL.COLUMN`."
+    ),
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+    add_completion=False,
+)
+app.command("lineage")(lineage_cmd.lineage)
+app.add_typer(neo4j_cmd.app, name="neo4j")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"catalog {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> None:
+    """Column-level lineage catalog for dbt projects, stored as versioned builds in Neo4j."""
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()
