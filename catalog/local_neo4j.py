@@ -2,7 +2,7 @@
 
 ``install()`` asks Maven to copy the ``neo4j-community-standalone`` assembly (plus the Neo4j
 Browser) into a jar cache. ``start()`` writes a small config and runs one JVM in the
-background, bound to 127.0.0.1 with authentication off, and waits until Bolt answers.
+background, bound to 127.0.0.1 with authentication off, and waits until Bolt and HTTP answer.
 ``stop()`` ends exactly that process, found through its pid file.
 
 Layout (every path can be moved with an environment variable)::
@@ -28,6 +28,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Literal
@@ -321,58 +322,62 @@ def status() -> ServerStatus:
 
 
 def start(timeout: float = 120, progress: Progress | None = None) -> ServerStatus:
-    """Start the server in the background (installing it first if needed) and wait for Bolt.
+    """Start the server in the background (installing it first if needed); wait until it answers.
 
-    Returns at once when our server already runs. Raises ``ServerError`` when a port is
-    taken by another process, when the JVM exits during start-up (with the last log
-    lines), or when Bolt does not answer within ``timeout`` seconds.
+    Ready means a Bolt ``verify_connectivity()`` without auth succeeds and the HTTP port
+    serves (the Browser comes up after Bolt). Returns at once when our server already
+    runs; concurrent callers share one server. Raises ``ServerError`` when a port is taken
+    by another process, when the JVM exits during start-up (with the last log lines), or
+    when the server is not ready within ``timeout`` seconds (it is then stopped).
     """
     say = progress or (lambda _msg: None)
     where = layout()
-    pid = _our_pid(where)
-    if pid is not None:
-        bolt_port, _ = _running_ports(where)
-        if not _wait_for_bolt(bolt_port, pid, None, time.monotonic() + timeout):
+    (where.server_home / "run").mkdir(parents=True, exist_ok=True)
+    with _file_lock(where.server_home / "run" / ".start.lock"):
+        pid = _our_pid(where)
+        if pid is not None:
+            ports = _running_ports(where)
+            if not _wait_until_ready(where, ports, pid, None, time.monotonic() + timeout):
+                raise ServerError(
+                    f"Neo4j (pid {pid}) is running but did not answer on bolt://{HOST}:{ports[0]} and "
+                    f"http://{HOST}:{ports[1]}/ within {timeout:.0f} s; see {where.log_file}"
+                )
+            return status()
+        _remove_stale_pid_file(where)
+
+        install(progress)
+        java = java_executable()
+        for name, port in (("Bolt", where.bolt_port), ("HTTP", where.http_port)):
+            _check_port_free(name, port)
+        _write_conf(where)
+
+        cmd = [
+            java, *JVM_OPTIONS, "-cp", str(where.lib_dir / "*"), ENTRY_POINT,
+            f"--home-dir={where.server_home}", f"--config-dir={where.conf_file.parent}",
+        ]  # fmt: skip
+        say(f"Starting Neo4j {NEO4J_VERSION} on bolt://{HOST}:{where.bolt_port} ...")
+        began = time.monotonic()
+        with open(where.console_log, "ab") as console:
+            proc = subprocess.Popen(
+                cmd, cwd=where.server_home, stdin=subprocess.DEVNULL, stdout=console,
+                stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
+            )  # fmt: skip
+        _CHILDREN[proc.pid] = proc
+        _write_pid_file(where, proc.pid)
+
+        try:
+            ready = _wait_until_ready(where, (where.bolt_port, where.http_port), proc.pid, proc, began + timeout)
+        except ServerError:
+            where.pid_file.unlink(missing_ok=True)
+            raise
+        if not ready:
+            _terminate(proc.pid, 30, where)
+            where.pid_file.unlink(missing_ok=True)
             raise ServerError(
-                f"Neo4j (pid {pid}) is running but Bolt on {HOST}:{bolt_port} did not answer within "
-                f"{timeout:.0f} s; see {where.log_file}"
+                f"Neo4j was not ready on bolt://{HOST}:{where.bolt_port} within {timeout:.0f} s and was stopped"
+                + _log_tails(where)
             )
-        return status()
-    _remove_stale_pid_file(where)
-
-    install(progress)
-    java = java_executable()
-    for name, port in (("Bolt", where.bolt_port), ("HTTP", where.http_port)):
-        _check_port_free(name, port)
-    _write_conf(where)
-
-    cmd = [
-        java, *JVM_OPTIONS, "-cp", str(where.lib_dir / "*"), ENTRY_POINT,
-        f"--home-dir={where.server_home}", f"--config-dir={where.conf_file.parent}",
-    ]  # fmt: skip
-    say(f"Starting Neo4j {NEO4J_VERSION} on bolt://{HOST}:{where.bolt_port} ...")
-    began = time.monotonic()
-    with open(where.console_log, "ab") as console:
-        proc = subprocess.Popen(
-            cmd, cwd=where.server_home, stdin=subprocess.DEVNULL, stdout=console,
-            stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
-        )  # fmt: skip
-    _CHILDREN[proc.pid] = proc
-    _write_pid_file(where, proc.pid)
-
-    try:
-        ok = _wait_for_bolt(where.bolt_port, proc.pid, proc, began + timeout)
-    except ServerError:
-        where.pid_file.unlink(missing_ok=True)
-        raise
-    if not ok:
-        _terminate(proc.pid, 30, where)
-        where.pid_file.unlink(missing_ok=True)
-        raise ServerError(
-            f"Neo4j did not answer on bolt://{HOST}:{where.bolt_port} within {timeout:.0f} s and was stopped"
-            + _log_tails(where)
-        )
-    say(f"Neo4j is up (pid {proc.pid}) after {time.monotonic() - began:.1f} s")
+        say(f"Neo4j is up (pid {proc.pid}) after {time.monotonic() - began:.1f} s")
     return status()
 
 
@@ -416,9 +421,14 @@ def _wait_gone(pid: int, timeout: float) -> bool:
         time.sleep(0.2)
 
 
-def _wait_for_bolt(port: int, pid: int, proc: subprocess.Popen[bytes] | None, deadline: float) -> bool:
-    """True once Bolt answers; ServerError if the process dies; False at the deadline."""
-    where = layout()
+def _wait_until_ready(
+    where: Layout, ports: tuple[int, int], pid: int, proc: subprocess.Popen[bytes] | None, deadline: float
+) -> bool:
+    """True once Bolt and HTTP answer; ServerError if the process dies; False at the deadline.
+
+    Bolt opens before the HTTP server (and the Browser) do, so both are awaited.
+    """
+    bolt_port, http_port = ports
     while True:
         if proc is not None:
             code = proc.poll()
@@ -426,7 +436,7 @@ def _wait_for_bolt(port: int, pid: int, proc: subprocess.Popen[bytes] | None, de
                 raise ServerError(f"Neo4j exited with code {code} during start-up" + _log_tails(where))
         elif not _alive(pid):
             raise ServerError(f"Neo4j (pid {pid}) exited during start-up" + _log_tails(where))
-        if _bolt_answers(port):
+        if _bolt_answers(bolt_port) and _http_answers(http_port):
             return True
         if time.monotonic() >= deadline:
             return False
@@ -434,24 +444,52 @@ def _wait_for_bolt(port: int, pid: int, proc: subprocess.Popen[bytes] | None, de
 
 
 def _bolt_answers(port: int) -> bool:
-    """A real Bolt handshake and a routing-free connectivity check, not only an open port."""
-    if not _port_open(port):
+    """The driver's ``verify_connectivity()`` (handshake and HELLO) succeeds, without auth."""
+    if not _speaks_bolt(port):  # quick and bounded, also for a listener that never replies
         return False
     from neo4j import GraphDatabase
     from neo4j.exceptions import DriverError, Neo4jError
 
     try:
-        with GraphDatabase.driver(f"bolt://{HOST}:{port}", auth=None, connection_timeout=3) as driver:
+        with GraphDatabase.driver(
+            f"bolt://{HOST}:{port}", auth=None, connection_timeout=3, connection_acquisition_timeout=10
+        ) as driver:
             driver.verify_connectivity()
         return True
     except (DriverError, Neo4jError, OSError):
         return False
 
 
-def _port_open(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.settimeout(1)
-        return sock.connect_ex((HOST, port)) == 0
+_NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def _http_answers(port: int) -> bool:
+    """The HTTP discovery document is served (the server has finished starting)."""
+    try:
+        with _NO_PROXY.open(f"http://{HOST}:{port}/", timeout=3) as response:
+            return response.status == 200
+    except (OSError, ValueError):
+        return False
+
+
+# Bolt magic preamble, then four version proposals: 5.0-5.8, 4.4, none, none.
+_BOLT_HELLO = bytes.fromhex("6060b017" "00080805" "00000404" "00000000" "00000000")
+
+
+def _speaks_bolt(port: int, timeout: float = 2.0) -> bool:
+    """Something accepts a connection on the port and answers the Bolt version handshake."""
+    try:
+        with socket.create_connection((HOST, port), timeout=timeout) as sock:
+            sock.sendall(_BOLT_HELLO)
+            reply = b""
+            while len(reply) < 4:
+                chunk = sock.recv(4 - len(reply))
+                if not chunk:
+                    return False
+                reply += chunk
+            return reply[:2] == b"\x00\x00" and reply[3] != 0  # 00 00 <minor> <major>
+    except OSError:
+        return False
 
 
 def _check_port_free(name: str, port: int) -> None:
@@ -489,6 +527,8 @@ def _write_conf(where: Layout) -> None:
         "server.directories.import": str(home / "import"),
         "server.directories.run": str(home / "run"),
         "server.directories.plugins": str(home / "plugins"),
+        # Bolt's Netty loops wait for 5 quiet seconds at shutdown by default; 1 is plenty here.
+        "internal.dbms.bolt.netty_server_shutdown_quiet_period": "1",
     }
     text = "# Written by catalog.local_neo4j at every start; edits are overwritten.\n"
     text += "".join(f"{key}={value}\n" for key, value in settings.items())

@@ -1,0 +1,122 @@
+"""Shared fixtures."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NoReturn
+
+import pytest
+from neo4j import Driver, GraphDatabase
+
+from catalog.settings import Neo4jSettings
+
+# --------------------------------------------------------------------------- Neo4j and shared data
+#
+# Tests marked ``neo4j`` get a server from, in this order:
+#   1. NEO4J_URI (with NEO4J_USER / NEO4J_PASSWORD / NEO4J_DATABASE), used as is;
+#   2. a Docker engine: a throwaway ``neo4j:5.26-community`` container (testcontainers);
+#   3. the local server of ``catalog.local_neo4j`` (jars from Maven Central, run with java).
+#      Left running if it already ran; stopped at session end if this session started it.
+# When none can be had the tests skip, except under CI=true where they fail.
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+def _unavailable(reason: str) -> NoReturn:
+    if _in_ci():
+        pytest.fail(f"{reason} (CI=true: failing instead of skipping)", pytrace=False)
+    pytest.skip(reason)
+
+
+def _docker_engine_answers() -> bool:
+    try:
+        done = subprocess.run(["docker", "info"], capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+@dataclass(frozen=True)
+class Neo4jSource:
+    settings: Neo4jSettings
+    origin: str
+    """"env", "docker" or "local"."""
+
+
+@pytest.fixture(scope="session")
+def neo4j_source() -> Iterator[Neo4jSource]:
+    if os.environ.get("NEO4J_URI"):
+        yield Neo4jSource(Neo4jSettings.from_env(), "env")
+        return
+
+    if _docker_engine_answers():
+        try:
+            from testcontainers.community.neo4j import Neo4jContainer
+        except ImportError:  # older testcontainers 4.x
+            from testcontainers.neo4j import Neo4jContainer
+
+        problem = ""
+        try:
+            container = Neo4jContainer("neo4j:5.26-community").start()
+        except Exception as exc:  # image pull or start-up failure
+            problem = f"{type(exc).__name__}: {exc}"
+        if problem:
+            _unavailable(f"Neo4j container did not start: {problem}")
+        try:
+            settings = Neo4jSettings(
+                uri=container.get_connection_url(), user=container.username, password=container.password
+            )
+            yield Neo4jSource(settings, "docker")
+        finally:
+            container.stop()
+        return
+
+    from catalog import local_neo4j
+    from catalog.errors import ServerError
+
+    problem = ""
+    try:
+        already_running = local_neo4j.status().running
+        server = local_neo4j.start()
+    except ServerError as exc:
+        problem = str(exc)  # reported outside the except block: no chained traceback
+    if problem:
+        _unavailable(f"no NEO4J_URI, no Docker engine, and the local Neo4j did not start: {problem}")
+    try:
+        yield Neo4jSource(Neo4jSettings(uri=server.bolt_uri), "local")
+    finally:
+        if not already_running:
+            local_neo4j.stop()
+
+
+@pytest.fixture(scope="session")
+def neo4j_settings(neo4j_source: Neo4jSource) -> Neo4jSettings:
+    return neo4j_source.settings
+
+
+@pytest.fixture(scope="session")
+def neo4j_driver(neo4j_settings: Neo4jSettings) -> Iterator[Driver]:
+    with GraphDatabase.driver(neo4j_settings.uri, auth=neo4j_settings.auth()) as driver:
+        problem = ""
+        try:
+            driver.verify_connectivity()
+        except Exception as exc:
+            problem = f"{type(exc).__name__}: {exc}"
+        if problem:
+            _unavailable(f"Neo4j at {neo4j_settings.uri} does not answer: {problem}")
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The ``shared`` directory next to the repository (corpus and tools)."""
+    path = Path(__file__).resolve().parents[1].parent / "shared"
+    if not path.is_dir():
+        _unavailable(f"shared directory {path} is missing")
+    return path

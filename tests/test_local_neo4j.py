@@ -1,0 +1,135 @@
+"""The local Neo4j server: real jars, a real JVM, real Bolt."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from neo4j import GraphDatabase
+from typer.testing import CliRunner
+
+from catalog import local_neo4j
+from catalog.cli.neo4j_cmd import app
+from catalog.errors import ServerError
+
+pytestmark = pytest.mark.neo4j
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def other_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A second server home on free ports, sharing the jar cache (nothing is downloaded again)."""
+    lib = local_neo4j.install()
+    home = tmp_path / "neo4j"
+    monkeypatch.setenv(local_neo4j.ENV_HOME, str(home))
+    monkeypatch.setenv(local_neo4j.ENV_LIB, str(lib))
+    monkeypatch.setenv(local_neo4j.ENV_BOLT_PORT, str(_free_port()))
+    monkeypatch.setenv(local_neo4j.ENV_HTTP_PORT, str(_free_port()))
+    yield home
+    local_neo4j.stop()
+
+
+def test_server_answers_cypher(neo4j_driver, neo4j_settings) -> None:
+    records, _, _ = neo4j_driver.execute_query("RETURN 1 AS one", database_=neo4j_settings.database)
+    assert records[0]["one"] == 1
+
+
+def test_status_reports_the_session_server(neo4j_source) -> None:
+    if neo4j_source.origin != "local":
+        pytest.skip(f"the session's Neo4j comes from {neo4j_source.origin}, not the local server")
+    current = local_neo4j.status()
+    assert current.running and current.state == "running"
+    assert current.installed and current.pid
+    assert current.bolt_uri == neo4j_source.settings.uri
+    assert current.version == local_neo4j.NEO4J_VERSION
+
+
+def test_cli_status_json_parses(neo4j_source) -> None:
+    result = CliRunner().invoke(app, ["status", "--json"])
+    assert result.exit_code == 0, result.output
+    reported = local_neo4j.ServerStatus.model_validate(json.loads(result.stdout))
+    assert reported.version == local_neo4j.NEO4J_VERSION
+    if neo4j_source.origin == "local":
+        assert reported.running and reported.bolt_uri == neo4j_source.settings.uri
+
+
+def test_second_install_is_instant_and_runs_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    lib = local_neo4j.install()  # downloads only if this machine never did
+
+    def no_process(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"install() started a process on a warm cache: {args}")
+
+    monkeypatch.setattr(subprocess, "run", no_process)
+    monkeypatch.setattr(subprocess, "Popen", no_process)
+    began = time.monotonic()
+    assert local_neo4j.install() == lib
+    assert time.monotonic() - began < 0.5
+    assert (lib / f"neo4j-{local_neo4j.NEO4J_VERSION}.jar").is_file()
+    assert (lib / local_neo4j.MARKER_NAME).is_file()
+
+
+def test_start_stop_on_a_separate_home(other_home: Path) -> None:
+    assert local_neo4j.status().state == "stopped"
+
+    started = local_neo4j.start(timeout=180)
+    assert started.running and started.pid
+    assert started.home == other_home / "server"
+    assert started.bolt_uri == f"bolt://127.0.0.1:{os.environ[local_neo4j.ENV_BOLT_PORT]}"
+    with GraphDatabase.driver(started.bolt_uri, auth=None) as driver:
+        records, _, _ = driver.execute_query("RETURN 41 + 1 AS answer")
+    assert records[0]["answer"] == 42
+
+    began = time.monotonic()
+    assert local_neo4j.start().pid == started.pid  # already running: returns at once
+    assert time.monotonic() - began < 5
+
+    result = CliRunner().invoke(app, ["status", "--json"])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["pid"] == started.pid
+
+    assert local_neo4j.stop() is True
+    stopped = local_neo4j.status()
+    assert not stopped.running and stopped.pid is None and stopped.state == "stopped"
+    assert not Path(f"/proc/{started.pid}").exists()  # exited and reaped
+    assert not (other_home / "server" / "run" / local_neo4j.PID_NAME).exists()
+    assert local_neo4j.stop() is False
+
+
+def test_stale_pid_file_of_another_process_is_never_signalled(other_home: Path) -> None:
+    pid_file = other_home / "server" / "run" / local_neo4j.PID_NAME
+    pid_file.parent.mkdir(parents=True)
+    pid_file.write_text(f"{os.getpid()}\n")  # a live pid that is not our server: this test
+
+    assert local_neo4j.status().pid is None
+    assert local_neo4j.stop() is False  # we are still alive to assert it
+    assert not pid_file.exists()
+
+
+def test_port_taken_by_another_process_is_a_clear_error(other_home: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", int(os.environ[local_neo4j.ENV_BOLT_PORT])))
+        busy.listen()
+        with pytest.raises(ServerError, match="already in use by another process"):
+            local_neo4j.start(timeout=30)
+    assert local_neo4j.status().pid is None
+
+
+def test_cli_reports_server_error_on_one_line_with_exit_2(other_home: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", int(os.environ[local_neo4j.ENV_HTTP_PORT])))
+        busy.listen()
+        result = CliRunner().invoke(app, ["start", "--json"])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("Error: HTTP port ")
