@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from catalog import __version__
-from catalog.cli import lineage_cmd, neo4j_cmd
+from catalog.cli import build_cmd, lineage_cmd, neo4j_cmd
 
 app = typer.Typer(
     name="catalog",
@@ -17,6 +17,7 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
     add_completion=False,
 )
+app.command("build")(build_cmd.build)
 app.command("lineage")(lineage_cmd.lineage)
 app.add_typer(neo4j_cmd.app, name="neo4j")
 

@@ -1,0 +1,662 @@
+"""``catalog build``: extract -> analyze -> store one versioned, incremental build.
+
+A build is written beside the active one and becomes active in one step at the end.
+Per model, a lineage hash (its SQL, the columns of the relations it reads, dialect,
+parser and analyzer versions) decides whether the stored lineage can be reused without
+parsing; only models whose hash changed are analyzed, and only the relationships that
+differ are closed (``until``) or created (``since``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import socket
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import sqlglot
+from pydantic import BaseModel, Field
+
+from catalog import __version__
+from catalog.analyze.project import ProjectColumns, analyze_node, analyze_project, topological_models
+from catalog.analyze.records import ColumnKind, ModelLineage, ModelStatus
+from catalog.analyze.relations import RelationIndex
+from catalog.artifacts import find_target_dir
+from catalog.errors import StoreError
+from catalog.extract import DbtNode, DbtProject, load_project
+from catalog.store.graph import Graph
+from catalog.store.keys import column_node_key, model_node_key
+
+ANALYZER_VERSION = "1"  # bump when the analyzer's output changes for the same input
+STALE_HEARTBEAT_SECONDS = 600
+
+Progress = Callable[[str], None]
+
+
+class ModelCounts(BaseModel):
+    total: int = 0
+    reused: int = 0
+    recomputed: int = 0
+    failed: int = 0
+    carried_over: int = 0
+    removed: int = 0
+
+
+class EdgeCounts(BaseModel):
+    written: int = 0  # FEEDS relationships created by this build
+    closed: int = 0  # FEEDS relationships this build ended
+    total: int = 0  # FEEDS edges of the build's lineage
+
+
+class BuildSummary(BaseModel):
+    build_id: int
+    project: str
+    status: str
+    previous_build_id: int | None = None
+    dialect: str
+    models: ModelCounts = Field(default_factory=ModelCounts)
+    statuses: dict[str, int] = Field(default_factory=dict)
+    columns: int = 0
+    edges: EdgeCounts = Field(default_factory=EdgeCounts)
+    conditions_written: int = 0
+    relationships_written: int = 0
+    relationships_closed: int = 0
+    timings: dict[str, float] = Field(default_factory=dict)  # seconds per stage
+    failures: dict[str, str] = Field(default_factory=dict)  # unique_id -> error
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _sha(*parts: Any) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+# ---------------------------------------------------------------------------- fingerprints
+class Fingerprint(BaseModel, frozen=True):
+    lineage_hash: str
+    sql_hash: str | None
+    meta_hash: str
+
+
+def fingerprints(project: DbtProject) -> dict[str, Fingerprint]:
+    """Per dbt node: what its lineage depends on, and what its documentation is."""
+    out: dict[str, Fingerprint] = {}
+    catalog_cols = {
+        uid: [(c.name.lower(), c.data_type) for c in n.columns if c.in_catalog] for uid, n in project.nodes.items()
+    }
+    base = (ANALYZER_VERSION, sqlglot.__version__, project.dialect)
+    for node in project.nodes.values():
+        if node.resource_type in ("source", "seed"):
+            out[node.unique_id] = Fingerprint(
+                lineage_hash=_sha(base, catalog_cols[node.unique_id], [c.name.lower() for c in node.columns]),
+                sql_hash=None,
+                meta_hash=_meta_hash(node),
+            )
+    for node in topological_models(project):
+        sql_hash = _sha(node.sql, node.language)
+        upstream = []
+        for dep in sorted(node.depends_on):
+            if catalog_cols.get(dep):
+                upstream.append((dep, catalog_cols[dep]))
+            elif dep in out:
+                upstream.append((dep, out[dep].lineage_hash))
+            elif dep in project.nodes:
+                upstream.append((dep, [c.name.lower() for c in project.nodes[dep].columns]))
+        lineage_hash = _sha(base, sql_hash, upstream, catalog_cols[node.unique_id], node.resource_type)
+        out[node.unique_id] = Fingerprint(lineage_hash=lineage_hash, sql_hash=sql_hash, meta_hash=_meta_hash(node))
+    return out
+
+
+def _meta_hash(node: DbtNode) -> str:
+    return _sha(_model_props(node, ""), [_column_props(node, c, i, "") for i, c in enumerate(node.columns)])
+
+
+# ---------------------------------------------------------------------------- node properties
+def is_pii(tags: tuple[str, ...], meta: dict[str, Any]) -> bool:
+    if any(t.lower() in ("pii", "sensitive", "personal") for t in tags):
+        return True
+    return any(str(k).lower() in ("contains_pii", "pii", "is_pii") and bool(v) for k, v in meta.items())
+
+
+def _model_props(node: DbtNode, project: str) -> dict[str, Any]:
+    return {
+        "project": project,
+        "unique_id": node.unique_id,
+        "name": node.display_name,
+        "resource_type": node.resource_type,
+        "package": node.package_name,
+        "materialized": node.materialized,
+        "relation_name": node.relation_name,
+        "description": node.description,
+        "tags": list(node.tags),
+        "meta": json.dumps(node.meta, sort_keys=True, default=str),
+        "access": node.access,
+        "path": node.path,
+        "language": node.language,
+    }
+
+
+def _column_props(node: DbtNode, col, position: int, project: str) -> dict[str, Any]:
+    return {
+        "project": project,
+        "unique_id": node.unique_id,
+        "model_name": node.display_name,
+        "name": col.name.lower(),
+        "display_name": col.name,
+        "position": position,
+        "data_type": col.data_type,
+        "description": col.description,
+        "tags": list(col.tags),
+        "meta": json.dumps(col.meta, sort_keys=True, default=str),
+        "pii": is_pii(col.tags, col.meta),
+        "declared": col.declared,
+        "in_catalog": col.in_catalog,
+    }
+
+
+# ---------------------------------------------------------------------------- the build
+_QUICK_RE = {
+    "project_name": re.compile(rb'"project_name"\s*:\s*"([^"]+)"'),
+    "adapter_type": re.compile(rb'"adapter_type"\s*:\s*"([^"]+)"'),
+}
+
+
+class Builder:
+    """One ``catalog build`` run against one graph."""
+
+    def __init__(
+        self,
+        graph: Graph,
+        path: Path,
+        full: bool = False,
+        dialect: str | None = None,
+        jobs: int | None = None,
+        progress: Progress | None = None,
+        fail_after: str | None = None,
+    ):
+        self.graph = graph
+        self.path = Path(path)
+        self.full = full
+        self.dialect = dialect
+        self.jobs = jobs
+        self.say = progress or (lambda _msg: None)
+        self.fail_after = fail_after  # tests: raise after this stage, to check crash safety
+        self.timings: dict[str, float] = {}
+
+    def _stage(self, name: str, started: float) -> float:
+        now = time.perf_counter()
+        self.timings[name] = round(self.timings.get(name, 0.0) + now - started, 6)
+        if self.fail_after == name:
+            raise RuntimeError(f"injected failure after stage {name}")
+        return now
+
+    def run(self) -> BuildSummary:
+        t_start = time.perf_counter()
+        t = t_start
+        target = find_target_dir(self.path)
+        manifest_bytes = (target / "manifest.json").read_bytes() if (target / "manifest.json").is_file() else b""
+        catalog_path = target / "catalog.json"
+        manifest_sha = hashlib.sha256(manifest_bytes).hexdigest()
+        catalog_sha = hashlib.sha256(catalog_path.read_bytes()).hexdigest() if catalog_path.is_file() else None
+        head = manifest_bytes[:8192]
+        quick = {k: (m.group(1).decode() if (m := r.search(head)) else None) for k, r in _QUICK_RE.items()}
+        t = self._stage("read", t)
+
+        project_name = quick["project_name"]
+        project: DbtProject | None = None
+        if project_name is None:
+            project = load_project(target, dialect=self.dialect)
+            project_name = project.name
+            t = self._stage("extract", t)
+
+        self.graph_setup()
+        t = self._stage("prepare", t)
+        build_id, active_id = self._start(project_name, manifest_sha, catalog_sha)
+        t = self._stage("start", t)
+        try:
+            active = self.graph.find_active_build(project_name) if active_id is not None else None
+            dialect_hint = self.dialect or (quick["adapter_type"] and _dialect_for(quick["adapter_type"]))
+            if (
+                not self.full
+                and active is not None
+                and active.get("manifest_sha256") == manifest_sha
+                and active.get("catalog_sha256") == catalog_sha
+                and active.get("sqlglot_version") == sqlglot.__version__
+                and active.get("analyzer_version") == ANALYZER_VERSION
+                and active.get("dialect") == dialect_hint
+                and not active.get("models_failed")
+            ):
+                summary = self._unchanged(project_name, build_id, active, t_start)
+                return summary
+            if project is None:
+                project = load_project(target, dialect=self.dialect)
+                t = self._stage("extract", t)
+            summary = self._incremental(project, build_id, active, manifest_sha, catalog_sha, t_start)
+            return summary
+        except BaseException as e:
+            self._abandon(build_id, e)
+            raise
+
+    # ------------------------------------------------------------------ start / stop
+    def graph_setup(self) -> None:
+        self.graph.ensure_schema()
+
+    def _start(self, project: str, manifest_sha: str, catalog_sha: str | None) -> tuple[int, int | None]:
+        host = socket.gethostname()
+        pid = os.getpid()
+        now = _now()
+
+        def work(tx):
+            state = tx.run(_cy("write/lock_project"), project=project, now=now).single()
+            dead, alive = [], []
+            for r in state["running"]:
+                (alive if _is_alive(r, host) else dead).append(r)
+            if alive:
+                return None, state["active_id"], dead, alive
+            build = {
+                "id": state["next_id"],
+                "started_at": now,
+                "host": host,
+                "pid": pid,
+                "manifest_sha256": manifest_sha,
+                "catalog_sha256": catalog_sha,
+                "sqlglot_version": sqlglot.__version__,
+                "catalog_version": __version__,
+                "analyzer_version": ANALYZER_VERSION,
+                "full": self.full,
+            }
+            tx.run(_cy("write/create_build"), project=project, build=build).consume()
+            if dead:
+                tx.run(
+                    _cy("write/set_build_failed"),
+                    ids=[r["id"] for r in dead],
+                    reason="the process running this build died before it finished",
+                    now=now,
+                ).consume()
+            return state["next_id"], state["active_id"], dead, alive
+
+        build_id, active_id, dead, alive = self.graph.transaction("write/lock_project", work)
+        if build_id is None:
+            other = alive[0]
+            raise StoreError(
+                f"another `catalog build` of project {project!r} is running (build {other['id']}, "
+                f"pid {other['pid']} on {other['host']}, last seen {other['heartbeat_at']}); "
+                "wait for it to finish and run again"
+            )
+        for r in dead:
+            undone = self.graph.delete_build_changes(r["id"])
+            self.say(
+                f"cleaned up build {r['id']} left by a process that died: "
+                f"{undone['deleted']} relationships removed, {undone['reopened']} reopened"
+            )
+        return build_id, active_id
+
+    def _abandon(self, build_id: int, error: BaseException) -> None:
+        """The build failed: record why and undo its writes; the active build stays."""
+        reason = f"{type(error).__name__}: {error}"[:500]
+        try:
+            self.graph.set_build_failed([build_id], reason, _now())
+            self.graph.delete_build_changes(build_id)
+        except Exception:  # noqa: BLE001 - the next build cleans up; keep the original error
+            pass
+
+    def _activate(self, project: str, build_id: int, summary: BuildSummary) -> BuildSummary:
+        t = time.perf_counter()
+        flat = {
+            "dialect": summary.dialect,
+            "models_total": summary.models.total,
+            "models_reused": summary.models.reused,
+            "models_recomputed": summary.models.recomputed,
+            "models_failed": summary.models.failed,
+            "models_carried_over": summary.models.carried_over,
+            "models_removed": summary.models.removed,
+            "columns": summary.columns,
+            "edges_total": summary.edges.total,
+            "edges_written": summary.edges.written,
+            "edges_closed": summary.edges.closed,
+            "statuses": json.dumps(summary.statuses),
+            "timings": json.dumps(summary.timings),
+        }
+        rows = self.graph.write("write/set_active_build", project=project, build_id=build_id, summary=flat, now=_now())
+        if not rows:
+            raise StoreError(f"build {build_id} was marked failed by another process before it could become active")
+        self._stage("activate", t)
+        summary.previous_build_id = rows[0]["previous_id"]
+        summary.status = "active"
+        return summary
+
+    # ------------------------------------------------------------------ no change at all
+    def _unchanged(self, project: str, build_id: int, active: dict[str, Any], t_start: float) -> BuildSummary:
+        total = int(active.get("models_total") or 0)
+        summary = BuildSummary(
+            build_id=build_id,
+            project=project,
+            status="running",
+            dialect=active.get("dialect") or "",
+            models=ModelCounts(total=total, reused=total),
+            statuses=json.loads(active.get("statuses") or "{}"),
+            columns=int(active.get("columns") or 0),
+            edges=EdgeCounts(total=int(active.get("edges_total") or 0)),
+        )
+        summary.timings = self.timings
+        summary = self._activate(project, build_id, summary)
+        self.timings["total"] = round(time.perf_counter() - t_start, 6)
+        return summary
+
+    # ------------------------------------------------------------------ the general case
+    def _incremental(
+        self,
+        project: DbtProject,
+        build_id: int,
+        active: dict[str, Any] | None,
+        manifest_sha: str,
+        catalog_sha: str | None,
+        t_start: float,
+    ) -> BuildSummary:
+        t = time.perf_counter()
+        name = project.name
+        fps = fingerprints(project)
+        active_id = active["id"] if active else None
+        states = {s["unique_id"]: s for s in self.graph.list_model_states(name, active_id)} if active_id else {}
+        t = self._stage("compare", t)
+
+        models = [n for n in project.models()]
+        reuse: set[str] = set()
+        if not self.full:
+            for node in models:
+                s = states.get(node.unique_id)
+                if s and s["lineage_hash"] == fps[node.unique_id].lineage_hash and s["status"] != ModelStatus.FAILED.value:
+                    reuse.add(node.unique_id)
+        recompute = [n for n in models if n.unique_id not in reuse]
+        self.say(f"{len(reuse)} models reused, {len(recompute)} to analyze")
+
+        lineages = self._analyze(project, recompute, states)
+        t = self._stage("analyze", t)
+
+        writer = _Writer(self.graph, project, build_id, fps, states, lineages, reuse, self.say)
+        writer.previous_edges = int((active or {}).get("edges_total") or 0)
+        summary = writer.write()
+        summary.dialect = project.dialect
+        t = self._stage("store", t)
+        summary.timings = self.timings
+        summary = self._activate(name, build_id, summary)
+        self.timings["total"] = round(time.perf_counter() - t_start, 6)
+        return summary
+
+    def _analyze(self, project: DbtProject, recompute: list[DbtNode], states: dict[str, Any]) -> dict[str, ModelLineage]:
+        if not recompute:
+            return {}
+        if len(recompute) == len(project.models()):
+            return analyze_project(project, jobs=self.jobs)
+        relations = RelationIndex.for_project(project)
+        columns = ProjectColumns(project)
+        known = {uid: s["columns"] for uid, s in states.items() if s.get("columns")}
+        columns.update_analyzed(known)
+        wanted = {n.unique_id for n in recompute}
+        out: dict[str, ModelLineage] = {}
+        for node in topological_models(project):
+            if node.unique_id in wanted:
+                lineage = analyze_node(node, project.dialect, relations, columns)
+                columns.add_analyzed(lineage)
+                out[node.unique_id] = lineage
+        return out
+
+
+def _dialect_for(adapter: str) -> str:
+    from catalog.extract import DIALECTS
+
+    return DIALECTS.get(adapter.lower(), adapter.lower())
+
+
+def _is_alive(running: dict[str, Any], host: str) -> bool:
+    if running.get("host") == host and running.get("pid"):
+        try:
+            os.kill(int(running["pid"]), 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    seen = running.get("heartbeat_at")
+    if not seen:
+        return False
+    try:
+        age = datetime.now(timezone.utc) - datetime.fromisoformat(str(seen))
+    except ValueError:
+        return False
+    return age.total_seconds() < STALE_HEARTBEAT_SECONDS
+
+
+def _cy(name: str):
+    from catalog.store import cypher
+
+    return cypher.load(name)
+
+
+class _Writer:
+    """Computes the difference between the stored lineage and the new one, and writes it."""
+
+    def __init__(self, graph, project, build_id, fps, states, lineages, reuse, say):
+        self.graph: Graph = graph
+        self.project: DbtProject = project
+        self.build_id: int = build_id
+        self.fps: dict[str, Fingerprint] = fps
+        self.states: dict[str, dict[str, Any]] = states
+        self.lineages: dict[str, ModelLineage] = lineages
+        self.reuse: set[str] = reuse
+        self.say = say
+        self.previous_edges = 0
+
+    def _mkey(self, uid: str) -> str:
+        return model_node_key(self.project.name, uid)
+
+    def _ckey(self, uid: str, col: str) -> str:
+        return column_node_key(self.project.name, uid, col)
+
+    def write(self) -> BuildSummary:
+        p = self.project
+        name = p.name
+        summary = BuildSummary(build_id=self.build_id, project=name, status="running", dialect=p.dialect)
+
+        # which nodes change: new or changed metadata -> upsert node properties
+        changed_meta = [
+            n for n in p.nodes.values() if (s := self.states.get(n.unique_id)) is None or s.get("meta_hash") != self.fps[n.unique_id].meta_hash
+        ]
+        # whose owned relationships must be compared: recomputed models, sources/seeds whose columns changed, removed nodes
+        carried: set[str] = set()
+        owners: list[str] = []
+        for uid, fp in self.fps.items():
+            node = p.nodes[uid]
+            s = self.states.get(uid)
+            if node.resource_type in ("model", "snapshot"):
+                if uid in self.reuse:
+                    continue
+                lin = self.lineages[uid]
+                if lin.status == ModelStatus.FAILED and s is not None and s.get("status") != ModelStatus.FAILED.value:
+                    carried.add(uid)  # keep the last good lineage
+                    continue
+                if lin.status == ModelStatus.FAILED and s is not None and s.get("carried_over"):
+                    carried.add(uid)
+                    continue
+                owners.append(uid)
+            elif s is None or s["lineage_hash"] != fp.lineage_hash:
+                owners.append(uid)
+        removed = [uid for uid in self.states if uid not in p.nodes]
+
+        existing = self.graph.list_model_relationships([self._mkey(u) for u in owners + removed])
+        current: dict[tuple, dict[str, Any]] = {}
+        for r in existing:
+            if r["kind"] == "has":
+                k = ("has", r["model"], r["a"])
+            elif r["kind"] == "feeds":
+                k = ("feeds", r["a"], r["b"])
+            elif r["kind"] == "conditions":
+                k = ("conditions", r["a"], r["model"], r["clause"])
+            else:
+                k = ("depends_on", r["model"], r["a"])
+            current[k] = r
+
+        desired: dict[tuple, dict[str, Any]] = {}
+        column_rows: dict[str, dict[str, Any]] = {}
+        for uid in owners:
+            self._desired_for(uid, desired, column_rows)
+
+        to_close = []
+        for k, r in current.items():
+            want = desired.get(k)
+            if want is None or (k[0] == "feeds" and (want["expr"], want["type"], want["resolved"]) != (r["expr"], r["type"], r["resolved"])):
+                to_close.append(r["id"])
+        to_create = {k: v for k, v in desired.items() if k not in current or current[k]["id"] in set(to_close)}
+        closed_ids = set(to_close)
+        to_create = {k: v for k, v in desired.items() if k not in current or current[k]["id"] in closed_ids}
+
+        # node upserts
+        model_rows = [{"key": self._mkey(n.unique_id), "props": {**_model_props(n, name), "meta_hash": self.fps[n.unique_id].meta_hash}} for n in changed_meta]
+        for n in changed_meta:
+            for i, c in enumerate(n.columns):
+                column_rows.setdefault(self._ckey(n.unique_id, c.name), {"key": self._ckey(n.unique_id, c.name), "props": _column_props(n, c, i, name)})
+        # endpoints of new edges must exist as nodes
+        for k, v in to_create.items():
+            for endpoint in v.get("endpoints", ()):
+                uid, col = endpoint
+                key = self._ckey(uid, col)
+                if key not in column_rows:
+                    column_rows[key] = {"key": key, "props": self._endpoint_props(uid, col)}
+            if k[0] == "depends_on" and k[2] not in {r["key"] for r in model_rows}:
+                parent_uid = v["parent_uid"]
+                if parent_uid not in p.nodes:
+                    model_rows.append({"key": k[2], "props": {"project": name, "unique_id": parent_uid, "name": parent_uid, "resource_type": parent_uid.split(".")[0]}})
+
+        g = self.graph
+        bid = self.build_id
+        g.write_batches("write/merge_models", model_rows)
+        g.write_batches("write/merge_columns", list(column_rows.values()))
+        closed = g.close_relationships(bid, to_close)
+        rows = {"has": [], "feeds": [], "conditions": [], "depends_on": []}
+        for k, v in to_create.items():
+            rows[k[0]].append(v["row"])
+        created = 0
+        created += g.write_batches("write/create_has", rows["has"], build_id=bid)
+        created += g.write_batches("write/create_depends_on", rows["depends_on"], build_id=bid)
+        feeds_written = g.write_batches("write/create_feeds", rows["feeds"], build_id=bid)
+        conditions_written = g.write_batches("write/create_conditions", rows["conditions"], build_id=bid)
+        created += feeds_written + conditions_written
+
+        # model states: a new CONTAINS for every node whose state changed; close the old one
+        state_rows, state_close = [], []
+        for uid, fp in self.fps.items():
+            node = p.nodes[uid]
+            s = self.states.get(uid)
+            if uid in self.reuse:
+                continue
+            lin = self.lineages.get(uid)
+            status = lin.status.value if lin else "resolved"
+            reason = lin.reason if lin else None
+            failed = lin is not None and lin.status == ModelStatus.FAILED
+            row = {
+                "model": self._mkey(uid),
+                "status": status,
+                "reason": reason,
+                "lineage_hash": None if failed else fp.lineage_hash,
+                "sql_hash": fp.sql_hash,
+                "carried_over": uid in carried,
+                "error": reason if failed else None,
+            }
+            if s is not None and s["lineage_hash"] == row["lineage_hash"] and s["status"] == status and bool(s.get("carried_over")) == row["carried_over"]:
+                continue
+            if s is not None:
+                state_close.append(s["state_id"])
+            state_rows.append(row)
+        for uid in removed:
+            state_close.append(self.states[uid]["state_id"])
+        closed += g.close_relationships(bid, state_close)
+        created += g.write_batches("write/create_model_states", state_rows, project=name, build_id=bid)
+
+        # summary
+        all_models = p.models()
+        summary.models = ModelCounts(
+            total=len(all_models),
+            reused=len(self.reuse),
+            recomputed=len(all_models) - len(self.reuse),
+            failed=sum(1 for lin in self.lineages.values() if lin.status == ModelStatus.FAILED),
+            carried_over=len(carried),
+            removed=len(removed),
+        )
+        statuses: dict[str, int] = {}
+        for n in all_models:
+            if n.unique_id in self.lineages:
+                st = self.lineages[n.unique_id].status.value
+            else:
+                st = (self.states.get(n.unique_id) or {}).get("status") or "resolved"
+            statuses[st] = statuses.get(st, 0) + 1
+        summary.statuses = dict(sorted(statuses.items()))
+        feeds_closed = sum(1 for k, r in current.items() if k[0] == "feeds" and r["id"] in closed_ids)
+        summary.edges = EdgeCounts(
+            written=feeds_written, closed=feeds_closed, total=self.previous_edges + feeds_written - feeds_closed
+        )
+        summary.conditions_written = conditions_written
+        summary.relationships_written = created
+        summary.relationships_closed = closed
+        summary.columns = sum(len(n.columns) for n in all_models)
+        return summary
+
+    def _endpoint_props(self, uid: str, col: str) -> dict[str, Any]:
+        node = self.project.nodes.get(uid)
+        return {
+            "project": self.project.name,
+            "unique_id": uid,
+            "model_name": node.display_name if node else uid,
+            "name": col,
+            "display_name": col,
+        }
+
+    def _desired_for(self, uid: str, desired: dict[tuple, dict[str, Any]], column_rows: dict[str, dict[str, Any]]) -> None:
+        node = self.project.nodes[uid]
+        mkey = self._mkey(uid)
+        if node.resource_type in ("source", "seed"):
+            for c in node.columns:
+                ckey = self._ckey(uid, c.name)
+                desired[("has", mkey, ckey)] = {"row": {"model": mkey, "column": ckey}, "endpoints": [(uid, c.name.lower())]}
+            return
+        lin = self.lineages[uid]
+        catalog_cols = {c.name.lower(): (i, c) for i, c in enumerate(node.columns)}
+        names = [c.name for c in lin.columns] or list(catalog_cols)
+        for i, col in enumerate(names):
+            ckey = self._ckey(uid, col)
+            desired[("has", mkey, ckey)] = {"row": {"model": mkey, "column": ckey}, "endpoints": []}
+            if ckey not in column_rows:
+                if col in catalog_cols:
+                    pos, c = catalog_cols[col]
+                    column_rows[ckey] = {"key": ckey, "props": _column_props(node, c, pos, self.project.name)}
+                else:
+                    column_rows[ckey] = {"key": ckey, "props": {**self._endpoint_props(uid, col), "position": i}}
+        for c in lin.columns:
+            down = self._ckey(uid, c.name)
+            for s in c.sources:
+                up = self._ckey(s.unique_id, s.column)
+                desired[("feeds", up, down)] = {
+                    "row": {"up": up, "down": down, "expr": c.expr, "type": c.kind.value, "resolved": c.resolved, "model": mkey},
+                    "endpoints": [(s.unique_id, s.column)],
+                    "expr": c.expr,
+                    "type": c.kind.value,
+                    "resolved": c.resolved,
+                }
+        for cond in lin.conditions:
+            ckey = self._ckey(cond.column.unique_id, cond.column.column)
+            desired[("conditions", ckey, mkey, cond.clause.value)] = {
+                "row": {"column": ckey, "model": mkey, "clause": cond.clause.value},
+                "endpoints": [(cond.column.unique_id, cond.column.column)],
+            }
+        for dep in node.depends_on:
+            if dep == uid:
+                continue
+            pkey = self._mkey(dep)
+            desired[("depends_on", mkey, pkey)] = {"row": {"child": mkey, "parent": pkey}, "parent_uid": dep}

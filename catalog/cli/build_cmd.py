@@ -1,0 +1,40 @@
+"""``catalog build PATH``: analyze a dbt project and store it as a new build in Neo4j."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from catalog.build import Builder, BuildSummary
+from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, ProjectPath, err, handle_errors, out, print_json
+from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
+from catalog.report.build_summary import summary_table
+
+
+@handle_errors
+def build(
+    path: ProjectPath,
+    full: Annotated[bool, typer.Option("--full", help="Analyze every model again, reusing nothing.")] = False,
+    as_json: JsonOpt = False,
+    dialect: DialectOpt = None,
+    jobs: JobsOpt = None,
+    uri: UriOpt = None,
+    user: UserOpt = None,
+    password: PasswordOpt = None,
+    database: DatabaseOpt = None,
+) -> None:
+    """Analyze a dbt project and store its column lineage in Neo4j as a new build.
+
+    Only models whose SQL or upstream columns changed since the active build are analyzed
+    again; the rest is reused. The new build becomes active in one step once it is fully
+    written: a crash or Ctrl-C leaves the previous build active and intact.
+    """
+    with graph_from(uri, user, password, database) as graph:
+        summary: BuildSummary = Builder(
+            graph, path, full=full, dialect=dialect, jobs=jobs, progress=lambda m: err.print(m, highlight=False)
+        ).run()
+    if as_json:
+        print_json(summary.model_dump())
+    else:
+        out.print(summary_table(summary))

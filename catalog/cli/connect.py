@@ -1,0 +1,35 @@
+"""Neo4j connection options shared by every command that reads or writes the graph."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Annotated
+
+import typer
+
+from catalog.settings import Neo4jSettings
+from catalog.store.connection import open_driver
+from catalog.store.graph import Graph
+
+_PANEL = "Neo4j connection"
+UriOpt = Annotated[
+    str | None,
+    typer.Option("--uri", help="bolt://, neo4j:// or neo4j+s:// URI. Default: $NEO4J_URI, else the local server.", rich_help_panel=_PANEL),
+]
+UserOpt = Annotated[str | None, typer.Option("--user", help="Default: $NEO4J_USER, else neo4j.", rich_help_panel=_PANEL)]
+PasswordOpt = Annotated[
+    str | None, typer.Option("--password", help="Default: $NEO4J_PASSWORD (empty: no auth).", rich_help_panel=_PANEL)
+]
+DatabaseOpt = Annotated[
+    str | None, typer.Option("--database", help="Default: $NEO4J_DATABASE, else neo4j.", rich_help_panel=_PANEL)
+]
+
+
+@contextlib.contextmanager
+def graph_from(
+    uri: str | None = None, user: str | None = None, password: str | None = None, database: str | None = None
+) -> Iterator[Graph]:
+    settings = Neo4jSettings.from_env(uri, user, password, database)
+    with open_driver(settings) as driver:
+        yield Graph(driver, settings.database)

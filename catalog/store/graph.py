@@ -1,0 +1,123 @@
+"""Every read and write of the catalog graph, one method per Cypher file.
+
+The only module that runs Cypher. Writes are batched ``UNWIND $rows`` statements, each
+batch in its own write transaction: a build's rows are invisible to readers until the
+build is made active (see ``write/set_active_build``), so a crash between batches leaves
+nothing half-visible, and the next build undoes it (``write/delete_build_changes``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
+
+from neo4j import Driver, ManagedTransaction, Query, RoutingControl
+from neo4j.exceptions import ClientError, Neo4jError, ServiceUnavailable, SessionExpired
+
+from catalog.errors import StoreError
+from catalog.store import cypher
+
+BATCH_SIZE = 5000
+SCHEMA_VERSION = 1  # bump when cypher/schema changes
+T = TypeVar("T")
+
+
+def batched(rows: list[T], size: int = BATCH_SIZE) -> Iterator[list[T]]:
+    for i in range(0, len(rows), size):
+        yield rows[i : i + size]
+
+
+class Graph:
+    """The catalog graph in one Neo4j database."""
+
+    def __init__(self, driver: Driver, database: str = "neo4j"):
+        self.driver = driver
+        self.database = database
+
+    # ------------------------------------------------------------------ plumbing
+    def read(self, name: str, timeout: float | None = None, **params: Any) -> list[dict[str, Any]]:
+        """Run ``cypher/<name>.cypher`` read-only; rows as dicts."""
+        query = Query(cypher.load(name), timeout=timeout)
+        try:
+            records, _, _ = self.driver.execute_query(
+                query, params, routing_=RoutingControl.READ, database_=self.database
+            )
+        except (ServiceUnavailable, SessionExpired) as e:
+            raise StoreError(f"lost the connection to Neo4j while running {name}: {e}") from e
+        except Neo4jError as e:
+            raise StoreError(f"Neo4j refused {name}: {e.message or e}") from e
+        return [r.data() for r in records]
+
+    def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        text = cypher.load(name)
+
+        def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+            return [r.data() for r in tx.run(text, params)]
+
+        return self._execute_write(name, work)
+
+    def write_batches(self, name: str, rows: list[dict[str, Any]], on_batch: Callable[[int], None] | None = None, **params: Any) -> int:
+        written = 0
+        for chunk in batched(rows):
+            result = self.write(name, rows=chunk, **params)
+            written += int(result[0]["count"]) if result else 0
+            if on_batch:
+                on_batch(len(chunk))
+        return written
+
+    def transaction(self, name: str, work: Callable[[ManagedTransaction], T]) -> T:
+        """Several statements in one write transaction (``work`` may be retried)."""
+        return self._execute_write(name, work)
+
+    def _execute_write(self, name: str, work: Callable[[ManagedTransaction], T]) -> T:
+        try:
+            with self.driver.session(database=self.database) as session:
+                return session.execute_write(work)
+        except (ServiceUnavailable, SessionExpired) as e:
+            raise StoreError(f"lost the connection to Neo4j while running {name}: {e}") from e
+        except ClientError as e:
+            raise StoreError(f"Neo4j refused {name}: {e.message or e}") from e
+
+    # ------------------------------------------------------------------ schema
+    def create_constraints(self) -> None:
+        with self.driver.session(database=self.database) as session:
+            for statement in cypher.statements("schema/create_constraints"):
+                session.run(statement).consume()
+        self.write("write/set_schema_version", version=SCHEMA_VERSION)
+
+    def ensure_schema(self) -> None:
+        """Create constraints and indexes unless this database already has this version's."""
+        rows = self.read("read/find_schema_version")
+        if not rows or rows[0]["version"] != SCHEMA_VERSION:
+            self.create_constraints()
+
+    # ------------------------------------------------------------------ builds
+    def find_active_build(self, project: str) -> dict[str, Any] | None:
+        rows = self.read("read/find_active_build", project=project)
+        return rows[0]["build"] if rows else None
+
+    def list_model_states(self, project: str, build_id: int) -> list[dict[str, Any]]:
+        return self.read("read/list_model_states", project=project, build_id=build_id)
+
+    def list_model_relationships(self, keys: Iterable[str]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for chunk in batched(list(keys), 500):
+            out.extend(self.read("read/list_model_relationships", keys=chunk))
+        return out
+
+    def close_relationships(self, build_id: int, ids: list[str]) -> int:
+        closed = 0
+        for chunk in batched(ids):
+            result = self.write("write/close_relationships", build_id=build_id, ids=chunk)
+            closed += int(result[0]["count"]) if result else 0
+        return closed
+
+    def set_build_failed(self, ids: list[int], reason: str, now: str) -> None:
+        self.write("write/set_build_failed", ids=ids, reason=reason, now=now)
+
+    def delete_build_changes(self, build_id: int) -> dict[str, int]:
+        rows = self.write("write/delete_build_changes", build_id=build_id)
+        return rows[0] if rows else {"deleted": 0, "reopened": 0}
+
+    def heartbeat(self, build_id: int, now: str) -> None:
+        self.write("write/set_build_heartbeat", build_id=build_id, now=now)

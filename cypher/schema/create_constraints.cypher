@@ -1,0 +1,20 @@
+// Uniqueness constraints and indexes of the catalog graph. Idempotent: safe to run again.
+// Statements are separated by semicolons; Neo4j Browser runs them one after another.
+// Parameters: none.
+CREATE CONSTRAINT catalog_project_name IF NOT EXISTS FOR (p:Project) REQUIRE p.name IS UNIQUE;
+CREATE CONSTRAINT catalog_build_id IF NOT EXISTS FOR (b:Build) REQUIRE b.id IS UNIQUE;
+CREATE CONSTRAINT catalog_model_key IF NOT EXISTS FOR (m:Model) REQUIRE m.key IS UNIQUE;
+CREATE CONSTRAINT catalog_column_key IF NOT EXISTS FOR (c:Column) REQUIRE c.key IS UNIQUE;
+CREATE INDEX catalog_model_project IF NOT EXISTS FOR (m:Model) ON (m.project);
+CREATE INDEX catalog_column_project IF NOT EXISTS FOR (c:Column) ON (c.project);
+CREATE INDEX catalog_build_project IF NOT EXISTS FOR (b:Build) ON (b.project, b.status);
+CREATE INDEX catalog_feeds_since IF NOT EXISTS FOR ()-[r:FEEDS]-() ON (r.since);
+CREATE INDEX catalog_feeds_until IF NOT EXISTS FOR ()-[r:FEEDS]-() ON (r.until);
+CREATE INDEX catalog_has_since IF NOT EXISTS FOR ()-[r:HAS]-() ON (r.since);
+CREATE INDEX catalog_has_until IF NOT EXISTS FOR ()-[r:HAS]-() ON (r.until);
+CREATE INDEX catalog_conditions_since IF NOT EXISTS FOR ()-[r:CONDITIONS]-() ON (r.since);
+CREATE INDEX catalog_conditions_until IF NOT EXISTS FOR ()-[r:CONDITIONS]-() ON (r.until);
+CREATE INDEX catalog_depends_since IF NOT EXISTS FOR ()-[r:DEPENDS_ON]-() ON (r.since);
+CREATE INDEX catalog_depends_until IF NOT EXISTS FOR ()-[r:DEPENDS_ON]-() ON (r.until);
+CREATE INDEX catalog_contains_since IF NOT EXISTS FOR ()-[r:CONTAINS]-() ON (r.since);
+CREATE INDEX catalog_contains_until IF NOT EXISTS FOR ()-[r:CONTAINS]-() ON (r.until)
