@@ -1,0 +1,35 @@
+# The two commands of the README:
+#   make demo   start a local Neo4j, build the bundled example, show an impact analysis
+#   make test   run the whole test suite (starts a local Neo4j if none is configured)
+# Both create the virtualenv .venv and install the package first. Needs python3 (3.10+),
+# and for Neo4j: java 17+ and mvn (or NEO4J_URI pointing at a running server).
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+EXAMPLE := examples/coffee_shop
+
+.PHONY: demo test install clean
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e ".[test,fast]"
+	touch $@
+
+demo: install
+	$(BIN)/catalog neo4j start
+	$(BIN)/catalog build $(EXAMPLE)
+	$(BIN)/catalog impact stg_orders.order_id --with-conditions
+	$(BIN)/catalog trace customers.lifetime_value
+	@echo
+	@echo "Explore the graph in Neo4j Browser: http://127.0.0.1:7474/browser/ (no authentication)"
+	@echo "Stop the server with: $(BIN)/catalog neo4j stop"
+
+test: install
+	$(BIN)/pytest
+
+clean:
+	rm -rf $(VENV) .pytest_cache

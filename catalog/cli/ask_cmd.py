@@ -1,0 +1,90 @@
+"""``catalog impact`` and ``catalog trace``: downstream and upstream of columns."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from catalog.cli.common import err, handle_errors, out, print_json
+from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
+from catalog.query import Catalog
+from catalog.report.answers import answer_dict, answer_markdown, answer_selector, answer_table
+
+
+class Format(str, Enum):
+    table = "table"
+    json = "json"
+    md = "md"
+    selector = "selector"
+
+
+Columns = Annotated[
+    list[str],
+    typer.Argument(
+        help="Columns as MODEL.COLUMN (orders.amount), SOURCE.TABLE.COLUMN (shop.orders.id) or UNIQUE_ID.COLUMN; case-insensitive.",
+        show_default=False,
+    ),
+]
+ProjectOpt = Annotated[str | None, typer.Option("--project", help="dbt project name; needed only when the database holds several.")]
+BuildOpt = Annotated[int | None, typer.Option("--build", min=1, help="Answer as of this build id (default: the active build).")]
+DepthOpt = Annotated[int | None, typer.Option("--depth", min=1, help="Follow at most this many column edges (default: any depth).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
+
+
+def _emit(answer, kind: str, fmt: Format, as_json: bool) -> None:
+    if as_json or fmt == Format.json:
+        print_json(answer_dict(answer, kind))
+    elif fmt == Format.md:
+        out.print(answer_markdown(answer, kind), markup=False, highlight=False, end="")
+    elif fmt == Format.selector:
+        typer.echo(answer_selector(answer))
+    else:
+        out.print(answer_table(answer, kind))
+
+
+@handle_errors
+def impact(
+    columns: Columns,
+    depth: DepthOpt = None,
+    with_conditions: Annotated[
+        bool, typer.Option("--with-conditions", help="Also list models these columns filter, join, group or order (condition lineage).")
+    ] = False,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="table, json, md (Markdown) or selector (for dbt build -s).")] = Format.table,
+    as_json: JsonOpt = False,
+    project: ProjectOpt = None,
+    build: BuildOpt = None,
+    uri: UriOpt = None,
+    user: UserOpt = None,
+    password: PasswordOpt = None,
+    database: DatabaseOpt = None,
+) -> None:
+    """What changes downstream if these columns change: every column reached, at any depth,
+    with the shortest path, the type of each hop, and whether it only passes the value
+    through (safe to rename along) or feeds a calculation (needs review)."""
+    with graph_from(uri, user, password, database) as graph:
+        answer = Catalog(graph, project, build).impact(columns, max_depth=depth, with_conditions=with_conditions)
+    _emit(answer, "impact", fmt, as_json)
+    err.print(f"{len(answer.columns)} downstream columns in {len(answer.models())} models", highlight=False)
+
+
+@handle_errors
+def trace(
+    columns: Columns,
+    depth: DepthOpt = None,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="table, json, md (Markdown) or selector.")] = Format.table,
+    as_json: JsonOpt = False,
+    project: ProjectOpt = None,
+    build: BuildOpt = None,
+    uri: UriOpt = None,
+    user: UserOpt = None,
+    password: PasswordOpt = None,
+    database: DatabaseOpt = None,
+) -> None:
+    """Where these columns come from: every upstream column back to sources and seeds, with
+    the expression at each hop, so you can read how the value is computed."""
+    with graph_from(uri, user, password, database) as graph:
+        answer = Catalog(graph, project, build).trace(columns, max_depth=depth)
+    _emit(answer, "trace", fmt, as_json)
+    err.print(f"{len(answer.columns)} upstream columns in {len(answer.models())} models", highlight=False)

@@ -1,0 +1,198 @@
+"""The questions users ask of a stored build: impact, root cause, condition lineage.
+
+Takes a :class:`~catalog.store.graph.Graph`, returns typed records; printing is the job of
+``catalog.report``. Column names typed by users are resolved here (case-insensitively,
+with suggestions for typos), never spliced into Cypher.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import defaultdict
+from typing import Any
+
+from pydantic import BaseModel
+
+from catalog.errors import NotFound
+from catalog.store.graph import Graph
+
+SAFE_TYPES = frozenset({"passthrough", "renamed"})
+
+
+class ColumnId(BaseModel, frozen=True):
+    key: str  # node key: <project>/<unique_id>.<column>
+    unique_id: str
+    model: str  # display name: orders, or shop.orders for a source
+    name: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.model}.{self.name}"
+
+
+class Hop(BaseModel, frozen=True):
+    from_key: str
+    to_key: str
+    type: str
+    expr: str | None
+    resolved: bool | None
+
+
+class Reached(BaseModel, frozen=True):
+    """A column found downstream (impact) or upstream (root cause) of the asked ones."""
+
+    column: ColumnId
+    depth: int
+    hops: tuple[Hop, ...]  # one shortest path, in data-flow order
+    via: str  # the asked column this path starts or ends at
+    resource_type: str | None = None
+
+    @property
+    def safe(self) -> bool:
+        """All hops pass the value through or rename it: safe to rename along."""
+        return all(h.type in SAFE_TYPES for h in self.hops)
+
+    @property
+    def effect(self) -> str:
+        return "passthrough" if self.safe else "needs review"
+
+
+class ConditionUse(BaseModel, frozen=True):
+    column: str  # column key
+    model_key: str
+    unique_id: str
+    model: str
+    clause: str
+
+
+class Answer(BaseModel):
+    project: str
+    build_id: int
+    asked: tuple[ColumnId, ...]
+    columns: tuple[Reached, ...]
+    conditions: tuple[ConditionUse, ...] = ()
+
+    def models(self) -> list[str]:
+        seen = {c.column.unique_id: c.column.model for c in self.columns}
+        for c in self.conditions:
+            seen.setdefault(c.unique_id, c.model)
+        return sorted(seen)
+
+
+# ---------------------------------------------------------------------------- context
+class Catalog:
+    """One project of one graph, as of one build (the active one unless given)."""
+
+    def __init__(self, graph: Graph, project: str | None = None, build_id: int | None = None):
+        self.graph = graph
+        self.project = project or self._only_project()
+        build = self._build(build_id)
+        self.build_id: int = build["id"]
+        self._columns: list[ColumnId] | None = None
+
+    def _only_project(self) -> str:
+        projects = [r["name"] for r in self.graph.read("read/list_projects")]
+        if not projects:
+            raise NotFound("the graph holds no build yet: run `catalog build PATH` first")
+        if len(projects) > 1:
+            raise NotFound(f"several projects in this database ({', '.join(projects)}): pass --project")
+        return projects[0]
+
+    def _build(self, build_id: int | None) -> dict[str, Any]:
+        if build_id is None:
+            active = self.graph.find_active_build(self.project)
+            if active is None:
+                raise NotFound(f"project {self.project!r} has no active build: run `catalog build PATH`")
+            return active
+        rows = self.graph.read("read/find_build", project=self.project, build_id=build_id)
+        if not rows:
+            raise NotFound(f"project {self.project!r} has no build {build_id} (see `catalog builds`)")
+        if rows[0]["build"]["status"] not in ("active", "superseded"):
+            raise NotFound(f"build {build_id} is {rows[0]['build']['status']}: only finished builds can be queried")
+        return rows[0]["build"]
+
+    # ------------------------------------------------------------------ names
+    def columns(self) -> list[ColumnId]:
+        if self._columns is None:
+            rows = self.graph.read("read/list_columns", project=self.project, build_id=self.build_id)
+            self._columns = [ColumnId(key=r["key"], unique_id=r["unique_id"], model=r["model"], name=r["name"]) for r in rows]
+        return self._columns
+
+    def resolve(self, text: str) -> ColumnId:
+        """``orders.amount``, ``shop.orders.amount`` (a source) or ``model.pkg.orders.amount``."""
+        wanted = text.strip().lower()
+        if "." not in wanted:
+            raise NotFound(f"{text!r}: name a column as MODEL.COLUMN (for example orders.amount)")
+        by_form: dict[str, list[ColumnId]] = defaultdict(list)
+        for c in self.columns():
+            for form in _forms(c):
+                by_form[form].append(c)
+        hits = by_form.get(wanted, [])
+        unique = {c.key: c for c in hits}
+        if len(unique) == 1:
+            return next(iter(unique.values()))
+        if len(unique) > 1:
+            names = ", ".join(sorted(f"{c.unique_id}.{c.name}" for c in unique.values()))
+            raise NotFound(f"{text!r} is ambiguous; name one of: {names}")
+        close = difflib.get_close_matches(wanted, list(by_form), n=5, cutoff=0.6)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        model_part = wanted.rsplit(".", 1)[0]
+        if not close and any(f.rsplit(".", 1)[0] == model_part for f in by_form):
+            cols = sorted(f.rsplit(".", 1)[1] for f in by_form if f.rsplit(".", 1)[0] == model_part)
+            hint = f"; {model_part} has: {', '.join(cols[:20])}"
+        raise NotFound(f"no column {text!r} in project {self.project!r} (build {self.build_id}){hint}")
+
+    # ------------------------------------------------------------------ questions
+    def impact(self, names: list[str], max_depth: int | None = None, with_conditions: bool = False) -> Answer:
+        asked = [self.resolve(n) for n in names]
+        rows = self.graph.read(
+            "read/find_impact_downstream",
+            project=self.project,
+            column_keys=[c.key for c in asked],
+            build_id=self.build_id,
+            max_depth=max_depth,
+        )
+        reached = _best_per_column(rows, "start")
+        conditions: list[ConditionUse] = []
+        if with_conditions:
+            keys = [c.key for c in asked] + [r.column.key for r in reached]
+            conditions = self._conditions(keys)
+        return Answer(project=self.project, build_id=self.build_id, asked=tuple(asked), columns=tuple(reached), conditions=tuple(conditions))
+
+    def trace(self, names: list[str], max_depth: int | None = None) -> Answer:
+        asked = [self.resolve(n) for n in names]
+        rows = self.graph.read(
+            "read/find_root_cause_upstream",
+            project=self.project,
+            column_keys=[c.key for c in asked],
+            build_id=self.build_id,
+            max_depth=max_depth,
+        )
+        return Answer(project=self.project, build_id=self.build_id, asked=tuple(asked), columns=tuple(_best_per_column(rows, "target")))
+
+    def _conditions(self, keys: list[str]) -> list[ConditionUse]:
+        rows = self.graph.read("read/find_conditioned_models", project=self.project, column_keys=keys, build_id=self.build_id)
+        return [ConditionUse(**r) for r in rows]
+
+
+def _forms(c: ColumnId) -> tuple[str, ...]:
+    return (f"{c.model}.{c.name}".lower(), f"{c.unique_id}.{c.name}".lower())
+
+
+def _best_per_column(rows: list[dict[str, Any]], via_field: str) -> list[Reached]:
+    """One entry per reached column: the shortest path over all asked columns."""
+    best: dict[str, Reached] = {}
+    for r in rows:
+        reached = Reached(
+            column=ColumnId(key=r["column"], unique_id=r["unique_id"], model=r["model"] or r["unique_id"], name=r["name"]),
+            depth=r["depth"],
+            hops=tuple(
+                Hop(from_key=h["from"], to_key=h["to"], type=h["type"], expr=h["expr"], resolved=h["resolved"]) for h in r["hops"]
+            ),
+            via=r[via_field],
+            resource_type=r.get("resource_type"),
+        )
+        old = best.get(reached.column.key)
+        if old is None or (reached.depth, reached.via) < (old.depth, old.via):
+            best[reached.column.key] = reached
+    return sorted(best.values(), key=lambda x: (x.column.model, x.column.name))

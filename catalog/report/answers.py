@@ -1,0 +1,127 @@
+"""Impact and root-cause answers as tables, JSON, Markdown and dbt selectors."""
+
+from __future__ import annotations
+
+from itertools import groupby
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from catalog.query import Answer, Reached
+
+
+def _short(key: str) -> str:
+    """``proj/model.pkg.orders.amount`` -> ``orders.amount``."""
+    uid_col = key.split("/", 1)[-1]
+    parts = uid_col.split(".")
+    if parts[0] == "source" and len(parts) >= 5:
+        return ".".join(parts[2:])
+    return ".".join(parts[2:]) if len(parts) >= 4 else uid_col
+
+
+def path_text(r: Reached, upstream: bool = False) -> str:
+    if not r.hops:
+        return ""
+    out = [_short(r.hops[0].from_key)]
+    for h in r.hops:
+        out.append(f"-[{h.type}]-> {_short(h.to_key)}")
+    return " ".join(out)
+
+
+def answer_dict(a: Answer, kind: str) -> dict[str, Any]:
+    return {
+        "project": a.project,
+        "build_id": a.build_id,
+        "question": kind,
+        "columns_asked": [c.label for c in a.asked],
+        "columns": [
+            {
+                "column": f"{r.column.unique_id}.{r.column.name}",
+                "model": r.column.model,
+                "unique_id": r.column.unique_id,
+                "name": r.column.name,
+                "depth": r.depth,
+                **({"effect": r.effect} if kind == "impact" else {"resource_type": r.resource_type}),
+                "via": _short(r.via),
+                "path": [
+                    {
+                        "from": h.from_key.split("/", 1)[-1],
+                        "to": h.to_key.split("/", 1)[-1],
+                        "type": h.type,
+                        "expr": h.expr,
+                        "resolved": h.resolved,
+                    }
+                    for h in r.hops
+                ],
+            }
+            for r in a.columns
+        ],
+        "conditions": [
+            {"column": c.column.split("/", 1)[-1], "model": c.model, "unique_id": c.unique_id, "clause": c.clause}
+            for c in a.conditions
+        ],
+        "models": a.models(),
+    }
+
+
+def answer_table(a: Answer, kind: str) -> Group:
+    asked = ", ".join(c.label for c in a.asked)
+    title = f"{'Impact of' if kind == 'impact' else 'Root cause of'} {asked} (project {a.project}, build {a.build_id})"
+    t = Table(title=title, title_justify="left")
+    t.add_column("model")
+    t.add_column("column")
+    t.add_column("depth", justify="right")
+    t.add_column("effect" if kind == "impact" else "kind")
+    t.add_column("path" if kind == "impact" else "how (last hop expression)")
+    for model, group in groupby(a.columns, key=lambda r: r.column.model):
+        first = True
+        for r in group:
+            if kind == "impact":
+                effect = Text(r.effect, style="green" if r.safe else "yellow")
+                detail = path_text(r)
+            else:
+                effect = Text(r.resource_type or "")
+                detail = " <- ".join(reversed([f"{h.expr}" for h in r.hops]))
+            t.add_row(model if first else "", r.column.name, str(r.depth), effect, Text(detail))
+            first = False
+    parts: list[Any] = [t]
+    if not a.columns:
+        parts.append(Text("nothing found" + (" downstream" if kind == "impact" else " upstream"), style="dim"))
+    if a.conditions:
+        c = Table(title="Condition lineage (changes which rows, not values)", title_justify="left")
+        c.add_column("model")
+        c.add_column("clause")
+        c.add_column("column")
+        for cond in a.conditions:
+            c.add_row(Text(cond.model), Text(cond.clause), Text(_short(cond.column)))
+        parts.append(c)
+    return Group(*parts)
+
+
+def answer_markdown(a: Answer, kind: str) -> str:
+    asked = ", ".join(f"`{c.label}`" for c in a.asked)
+    lines = [f"### {'Impact of' if kind == 'impact' else 'Root cause of'} {asked}", ""]
+    lines.append(f"Project `{a.project}`, build {a.build_id}: {len(a.columns)} columns in {len(a.models())} models.")
+    lines.append("")
+    if kind == "impact":
+        lines += ["| model | column | depth | effect | path |", "|---|---|---:|---|---|"]
+        for r in a.columns:
+            lines.append(f"| {r.column.model} | {r.column.name} | {r.depth} | {r.effect} | `{path_text(r)}` |")
+    else:
+        lines += ["| model | column | depth | kind | expression at last hop |", "|---|---|---:|---|---|"]
+        for r in a.columns:
+            expr = (r.hops[-1].expr or "").replace("|", "\\|") if r.hops else ""
+            lines.append(f"| {r.column.model} | {r.column.name} | {r.depth} | {r.resource_type or ''} | `{expr}` |")
+    if a.conditions:
+        lines += ["", "Condition lineage:", "", "| model | clause | column |", "|---|---|---|"]
+        for c in a.conditions:
+            lines.append(f"| {c.model} | {c.clause} | {_short(c.column)} |")
+    return "\n".join(lines) + "\n"
+
+
+def answer_selector(a: Answer) -> str:
+    """The models reached, as a dbt selector for ``dbt build -s``."""
+    names = sorted({uid.split(".")[-1] for uid in a.models() if uid.startswith(("model.", "snapshot."))})
+    return " ".join(names)
