@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import re
+import signal
 import socket
 import time
 from collections.abc import Callable
@@ -180,6 +181,7 @@ class Builder:
         dialect: str | None = None,
         jobs: int | None = None,
         progress: Progress | None = None,
+        project_name: str | None = None,
         fail_after: str | None = None,
     ):
         self.graph = graph
@@ -188,7 +190,10 @@ class Builder:
         self.dialect = dialect
         self.jobs = jobs
         self.say = progress or (lambda _msg: None)
-        self.fail_after = fail_after  # tests: raise after this stage, to check crash safety
+        self.project_name = project_name  # store under this name instead of the dbt project's
+        # fault injection for crash-safety tests: "<stage>" raises after that stage,
+        # "kill:<stage>" kills the process with SIGKILL there
+        self.fail_after = fail_after or os.environ.get("CATALOG_FAULT_AFTER")
         self.timings: dict[str, float] = {}
 
     def _stage(self, name: str, started: float) -> float:
@@ -196,6 +201,8 @@ class Builder:
         self.timings[name] = round(self.timings.get(name, 0.0) + now - started, 6)
         if self.fail_after == name:
             raise RuntimeError(f"injected failure after stage {name}")
+        if self.fail_after == f"kill:{name}":
+            os.kill(os.getpid(), signal.SIGKILL)
         return now
 
     def run(self) -> BuildSummary:
@@ -210,10 +217,10 @@ class Builder:
         quick = {k: (m.group(1).decode() if (m := r.search(head)) else None) for k, r in _QUICK_RE.items()}
         t = self._stage("read", t)
 
-        project_name = quick["project_name"]
+        project_name = self.project_name or quick["project_name"]
         project: DbtProject | None = None
         if project_name is None:
-            project = load_project(target, dialect=self.dialect)
+            project = self._load(target)
             project_name = project.name
             t = self._stage("extract", t)
 
@@ -237,13 +244,19 @@ class Builder:
                 summary = self._unchanged(project_name, build_id, active, t_start)
                 return summary
             if project is None:
-                project = load_project(target, dialect=self.dialect)
+                project = self._load(target)
                 t = self._stage("extract", t)
             summary = self._incremental(project, build_id, active, manifest_sha, catalog_sha, t_start)
             return summary
         except BaseException as e:
             self._abandon(build_id, e)
             raise
+
+    def _load(self, target: Path) -> DbtProject:
+        project = load_project(target, dialect=self.dialect)
+        if self.project_name:
+            project = project.model_copy(update={"name": self.project_name})
+        return project
 
     # ------------------------------------------------------------------ start / stop
     def graph_setup(self) -> None:

@@ -17,6 +17,10 @@ def build(
     path: ProjectPath,
     full: Annotated[bool, typer.Option("--full", help="Analyze every model again, reusing nothing.")] = False,
     as_json: JsonOpt = False,
+    project_name: Annotated[
+        str | None,
+        typer.Option("--project", help="Store under this name instead of the dbt project's name (e.g. one per environment)."),
+    ] = None,
     dialect: DialectOpt = None,
     jobs: JobsOpt = None,
     uri: UriOpt = None,
@@ -32,7 +36,8 @@ def build(
     """
     with graph_from(uri, user, password, database) as graph:
         summary: BuildSummary = Builder(
-            graph, path, full=full, dialect=dialect, jobs=jobs, progress=lambda m: err.print(m, highlight=False)
+            graph, path, full=full, dialect=dialect, jobs=jobs, progress=lambda m: err.print(m, highlight=False),
+            project_name=project_name,
         ).run()
     if as_json:
         print_json(summary.model_dump())
