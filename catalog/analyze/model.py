@@ -80,6 +80,10 @@ class Output:
     cols: dict[str, Lin]
     exprs: dict[str, exp.Expression | str] = field(default_factory=dict)  # str: a star-expanded column
     opaque_reason: str | None = None  # set when the column list itself is unknown
+    # with an opaque column list: the one relation a ``select *`` could not expand, and the
+    # names its star excluded; any other name read from this output comes from it
+    open_source: "_Source | None" = None
+    open_excluded: frozenset[str] = frozenset()
 
 
 class _Source:
@@ -130,7 +134,10 @@ class _Derived(_Source):
         if lin is None and self._any is not None:
             return self._any
         if lin is None and self.output.opaque_reason:
-            return Lin(frozenset(), UNKNOWN, False, self.output.opaque_reason)
+            out = self.output
+            if out.open_source is not None and name not in out.open_excluded:
+                return out.open_source.get(name)
+            return Lin(frozenset(), UNKNOWN, False, out.opaque_reason)
         return lin
 
 
@@ -233,7 +240,11 @@ class ModelAnalyzer:
         names = out.names
         if self.output_names and len(self.output_names) == len(names):
             # unnamed expressions get the name the warehouse gave them
-            rename = {old: new for old, new in zip(names, self.output_names) if old != new and old.startswith("_col_")}
+            rename = {
+                old: new
+                for old, new in zip(names, self.output_names)
+                if old != new and not _explicitly_named(out.exprs.get(old))
+            }
         else:
             rename = {}
         for name in names:
@@ -348,7 +359,10 @@ class ModelAnalyzer:
             for o in outputs:
                 other = name if by_name else (o.names[i] if i < len(o.names) else None)
                 if other is not None and other in o.cols:
-                    parts.append(o.cols[other])
+                    lin = o.cols[other]
+                    if other != name and lin.kind == PASS:  # bare under another name: a rename
+                        lin = Lin(lin.sources, RENAMED, lin.resolved, lin.reason, lin.window_refs)
+                    parts.append(lin)
             sources, resolved, reason = merge(parts)
             kinds = {p.kind for p in parts}
             if UNKNOWN in kinds:
@@ -432,6 +446,8 @@ class _Context:
         self.using: dict[str, Lin] = {}  # merged USING / NATURAL keys
         self.aliases: dict[str, Lin] = {}  # projection aliases seen so far
         self.subquery_scopes = {id(s.expression): s for s in scope.subquery_scopes}
+        named = self.select.args.get("windows")  # WINDOW w AS (...)
+        self.windows: dict[str, exp.Window] = {_lower(w.name): w for w in named} if named else {}
         self.outputs: Output | None = None
 
     # --------------------------------------------------------------- sources
@@ -453,8 +469,15 @@ class _Context:
 
     def _add_source(self, node: exp.Expression, join: exp.Join | None, child_scopes: dict[str, Scope]) -> None:
         alias = _lower(node.alias_or_name)
-        if isinstance(node, (exp.Unnest, exp.Lateral)) or (isinstance(node, exp.Table) and isinstance(node.this, exp.Func)):
-            source: _Source = self._function_source(node)
+        lateral_query = _lateral_query(node)
+        if lateral_query is not None and alias in child_scopes:  # LATERAL (SELECT ...): sees earlier relations
+            inner = next((s for s in child_scopes[alias].subquery_scopes if s.expression is lateral_query), None)
+            if inner is None:
+                source: _Source = _Unknown("lateral subquery could not be analyzed")
+            else:
+                source = _Derived(_rename_by_alias(self.a.scope_output(inner, self), node.args.get("alias")))
+        elif isinstance(node, (exp.Unnest, exp.Lateral)) or (isinstance(node, exp.Table) and isinstance(node.this, exp.Func)):
+            source = self._function_source(node)
             alias = alias or f"__udtf_{len(self.sources)}"
         elif alias in child_scopes:  # CTE, subquery in FROM, VALUES list
             source = _Derived(self.a.scope_output(child_scopes[alias], self))
@@ -462,8 +485,9 @@ class _Context:
             source = self.a.relation_source(node)
         else:
             source = _Unknown(f"unsupported FROM item {node.sql(dialect=self.a.dialect)[:60]}")
-        if node.args.get("pivots"):
-            source = _Unknown("PIVOT/UNPIVOT output columns are not resolved")
+        for pivot in node.args.get("pivots") or []:
+            source = self._pivot_source(source, pivot)
+            alias = _lower(pivot.alias) or alias
         self.sources[alias] = source
         kind = (join.args.get("kind") or "").upper() if join is not None else ""
         if kind not in ("SEMI", "ANTI"):
@@ -480,13 +504,87 @@ class _Context:
             args = node.this
         refs = [self.resolve(c) for c in _columns_in(args)]
         sources, resolved, reason = merge(refs)
-        lin = Lin(sources, DERIVED, resolved, reason)
+        # generate_series(1, 3), unnest([1, 2]): no upstream column, like a literal
+        lin = Lin(sources, DERIVED if sources else (SOURCE if resolved else UNKNOWN), resolved, reason)
         alias = node.args.get("alias")
         names = [_lower(c.name) for c in alias.columns] if isinstance(alias, exp.TableAlias) and alias.columns else None
         if names is None and isinstance(node, exp.Unnest) and isinstance(alias, exp.TableAlias) and alias.name:
             names = [_lower(alias.name)]  # BigQuery: UNNEST(arr) AS x names the element column
-        out = Output(names or [], {n: lin for n in (names or [])})
-        return _Derived(out, names=names, any_name=lin)
+        offset = node.args.get("offset") if isinstance(node, exp.Unnest) else None
+        if isinstance(offset, exp.Expression) and offset.name and names is not None:
+            names = [*names, _lower(offset.name)]  # WITH OFFSET AS pos
+        source = _Derived(Output(names or [], {n: lin for n in (names or [])}), any_name=lin)
+        source.names = names  # None: unknown, and any column read from it is the function's value
+        return source
+
+    def _pivot_source(self, base: _Source, pivot: exp.Pivot) -> _Source:
+        """The relation a PIVOT or UNPIVOT makes of ``base``, when its columns can be known."""
+        what = "UNPIVOT" if pivot.args.get("unpivot") else "PIVOT"
+        if base.names is None:
+            return _Unknown(f"{what} over a relation whose columns are unknown")
+        fields = pivot.args.get("fields") or []
+        if len(fields) != 1 or not isinstance(fields[0], exp.In):
+            return _Unknown(f"{what} with {len(fields)} FOR columns is not resolved")
+        field = fields[0]
+        values = [v.this if isinstance(v, exp.PivotAlias) else v for v in field.expressions]
+        if not values or any(isinstance(v, (exp.PivotAny, exp.Query, exp.Subquery)) for v in values):
+            return _Unknown(f"{what} over values known only from the data (ANY or a subquery)")
+
+        def lin_of(node: exp.Expression) -> Lin:
+            refs = [base.get(_lower(c.name)) for c in node.find_all(exp.Column)]
+            sources, resolved, reason = merge(r for r in refs if r is not None)
+            return Lin(sources, DERIVED, resolved, reason, merge_window_refs(r for r in refs if r is not None))
+
+        names: list[str] = []
+        cols: dict[str, Lin] = {}
+
+        def add(name: str, lin: Lin) -> None:
+            if name not in cols:
+                names.append(name)
+            cols[name] = lin
+
+        if not pivot.args.get("unpivot"):
+            aggs = [a.this if isinstance(a, exp.Alias) else a for a in pivot.expressions]
+            out_cols = [_lower(c.name) for c in pivot.args.get("columns") or []]
+            if not aggs or len(out_cols) != len(values) * len(aggs):
+                return _Unknown("PIVOT output columns could not be named")
+            used = {_lower(c.name) for a in aggs for c in a.find_all(exp.Column)} | {_lower(field.this.name)}
+            for n in base.names:
+                if n not in used:  # the implicit GROUP BY
+                    lin = base.get(n)
+                    if lin is not None:
+                        add(n, lin)
+                        self.a._add_conditions(lin, ConditionClause.GROUP_BY)
+            key = lin_of(field.this)
+            agg_lins = [lin_of(a) for a in aggs]
+            for i, name in enumerate(out_cols):
+                agg = agg_lins[i % len(aggs)]  # value-major: v1_agg1, v1_agg2, v2_agg1, ...
+                sources, resolved, reason = merge((agg, key))
+                add(name, Lin(sources, DERIVED, resolved, reason))
+            return _Derived(Output(names, cols))
+
+        value_names = [
+            _lower(v.name) for e in pivot.expressions for v in (e.expressions if isinstance(e, exp.Tuple) else [e])
+        ]
+        if isinstance(field.this, exp.Tuple):
+            return _Unknown("UNPIVOT with several name columns is not resolved")
+        groups = [list(v.expressions) if isinstance(v, exp.Tuple) else [v] for v in values]
+        if not value_names or any(len(g) != len(value_names) for g in groups):
+            return _Unknown("UNPIVOT value and name columns do not line up")
+        unpivoted = {_lower(c.name) for g in groups for c in g for c in c.find_all(exp.Column)}
+        for n in base.names:
+            if n not in unpivoted:
+                lin = base.get(n)
+                if lin is not None:
+                    add(n, lin)
+        add(_lower(field.this.name), Lin(frozenset(), SOURCE))  # the unpivoted columns' names
+        for i, name in enumerate(value_names):
+            sources, resolved, reason = merge(lin_of(g[i]) for g in groups)
+            # like a UNION ALL of one bare column per branch: renamed if all are bare
+            bare = [base.get(_lower(g[i].name)) if isinstance(g[i], exp.Column) else None for g in groups]
+            kind = RENAMED if all(b is not None and b.kind in (PASS, RENAMED) for b in bare) else DERIVED
+            add(name, Lin(sources, kind, resolved, reason))
+        return _Derived(Output(names, cols))
 
     def _join_keys(self, join: exp.Join, alias: str) -> None:
         using = join.args.get("using")
@@ -516,13 +614,16 @@ class _Context:
         table = _lower(col.table) if col.table else ""
         db = _lower(col.args["db"].name) if col.args.get("db") else ""
         if table:
-            if db and db in self.sources and not col.args.get("catalog"):
-                # t.struct_col.field
-                base = self._from_source(self.sources[db], _lower(col.table), col)
-                return _field_access(base)
-            if table in self.sources:
+            # qualifiers, outermost first: [catalog,] [db,] table
+            chain = [_lower(p.name) for p in (col.args.get("catalog"), col.args.get("db")) if p] + [table]
+            if table in self.sources and (len(chain) == 1 or chain[0] not in self.sources):
                 return self._from_source(self.sources[table], name, col)
-            found = self._find_unqualified(table)
+            head = chain[0]
+            if head in self.sources:  # alias.struct_col.field
+                return _field_access(self._from_source(self.sources[head], chain[1], col))
+            if self.parent is not None and self.parent.sees_alias(table):
+                return self.parent.resolve(col, allow_alias=False)
+            found = self._find_unqualified(head)
             if found is not None:  # struct_col.field
                 return _field_access(found)
             if self.parent is not None:
@@ -541,6 +642,15 @@ class _Context:
                 return outer
         return self._unresolved_unqualified(name)
 
+    def sees_alias(self, alias: str) -> bool:
+        """Whether ``alias`` names a relation here or in an enclosing query."""
+        ctx: _Context | None = self
+        while ctx is not None:
+            if alias in ctx.sources:
+                return True
+            ctx = ctx.parent
+        return False
+
     def _all_unknown_sources(self) -> bool:
         return all(isinstance(s, _Unknown) for s in self.sources.values())
 
@@ -557,8 +667,8 @@ class _Context:
         if len(holders) > 1:
             return Lin(frozenset(), UNKNOWN, False, f"column {name!r} is ambiguous: several relations have it")
         unknown = [s for s in self.sources.values() if s.names is None or isinstance(s, _Unknown)]
-        if len(self.sources) == 1 and unknown:
-            # one relation and its columns unknown: the column can only come from it
+        if len(unknown) == 1:
+            # the only relation whose columns are unknown, and no other has it: it is that one's
             return unknown[0].get(name)
         return None
 
@@ -574,13 +684,14 @@ class _Context:
         cols: dict[str, Lin] = {}
         exprs: dict[str, exp.Expression] = {}
         opaque: str | None = None
+        unexpanded: list[tuple[_Source, frozenset[str]]] = []
         for i, proj in enumerate(self.select.expressions):
             star = _star_of(proj)
             if star is not None:
-                reason = self._expand_star(proj, star, names, cols, exprs)
+                reason = self._expand_star(proj, star, names, cols, exprs, unexpanded)
                 opaque = opaque or reason
                 continue
-            name = _lower(proj.alias_or_name) or f"_col_{i}"
+            name = _lower(proj.alias if isinstance(proj, exp.Alias) else proj.output_name) or f"_col_{i}"
             lin = self.classify(proj, name)
             if name not in cols:
                 names.append(name)
@@ -589,6 +700,8 @@ class _Context:
             if isinstance(proj, exp.Alias):
                 self.aliases[name] = lin
         self.outputs = Output(names, cols, exprs, opaque)
+        if opaque and len(unexpanded) == 1:
+            self.outputs.open_source, self.outputs.open_excluded = unexpanded[0]
         return self.outputs
 
     def _expand_star(
@@ -598,20 +711,31 @@ class _Context:
         names: list[str],
         cols: dict[str, Lin],
         exprs: dict[str, exp.Expression],
+        unexpanded: list[tuple[_Source, frozenset[str]]],
     ) -> str | None:
+        """Add the star's columns; returns why it could not be (fully) expanded, if so.
+
+        Relations whose columns are unknown go to ``unexpanded`` (with the excluded names).
+        """
         table = _lower(proj.table) if isinstance(proj, exp.Column) and proj.table else ""
         if table and table not in self.sources:
+            unexpanded.append((_Unknown(f"{proj.sql()} refers to an unknown relation"), frozenset()))
             return f"{proj.sql()} refers to an unknown relation"
         aliases = [table] if table else list(self.star_sources)
         excluded = {_lower(c.name) for c in star.args.get("except_") or []}
         replaced = {_lower(r.alias_or_name): r for r in star.args.get("replace") or []}
         renamed = {_lower(r.this.name): _lower(r.alias) for r in star.args.get("rename") or [] if isinstance(r, exp.Alias)}
         seen_using: set[str] = set()
+        problem: str | None = None
         for alias in aliases:
             source = self.sources[alias]
             if source.names is None:
                 reason = getattr(source, "reason", None) or f"columns of {alias!r} are unknown"
-                return f"select * over {alias!r} cannot be expanded: {reason}"
+                problem = problem or f"select * over {alias!r} cannot be expanded: {reason}"
+                if replaced or renamed:  # names of its output are not the relation's own
+                    source = _Unknown(problem)
+                unexpanded.append((source, frozenset(excluded)))
+                continue
             for n in source.names:
                 if n in excluded:
                     continue
@@ -632,7 +756,7 @@ class _Context:
                     names.append(out_name)
                 cols[out_name] = lin
                 exprs.setdefault(out_name, f"{alias}.{n}" if table else n)
-        return None
+        return problem
 
     def classify(self, proj: exp.Expression, name: str) -> Lin:
         inner = proj.this if isinstance(proj, exp.Alias) else proj
@@ -653,7 +777,7 @@ class _Context:
         parts: list[Lin] = []
         window_refs: set[Ref] = set()
         has_agg = False
-        for sub, clause in _walk_value(node):
+        for sub, clause in _walk_value(node, self.windows):
             if isinstance(sub, exp.Column):
                 if isinstance(sub.this, exp.Star):
                     continue
@@ -669,6 +793,7 @@ class _Context:
                 lin = self._subquery_value(sub)
                 if clause is None:
                     parts.append(lin)
+                    has_agg = has_agg or lin.kind == DERIVED
                 else:
                     self.a._add_conditions(lin, clause)
         sources, resolved, reason = merge(parts)
@@ -687,7 +812,11 @@ class _Context:
             return Lin(frozenset(), UNKNOWN, False, "subquery could not be analyzed")
         out = self.a.scope_output(scope, self)
         sources, resolved, reason = merge(out.cols.values())
-        return Lin(sources, DERIVED, resolved, reason)
+        if sources or any(lin.kind == DERIVED for lin in out.cols.values()):
+            kind = DERIVED  # a subquery's value is computed, e.g. (select count(*) ...)
+        else:
+            kind = SOURCE if resolved else UNKNOWN
+        return Lin(sources, kind, resolved, reason)
 
     # --------------------------------------------------------------- conditions
     def collect_conditions(self, out: Output) -> None:
@@ -708,6 +837,9 @@ class _Context:
                     if isinstance(proj, str) or (proj is not None and not proj.find(exp.AggFunc)):
                         self.a._add_conditions(out.cols[name], clause)
             self._condition_refs(node, clause, out)
+        distinct = self.select.args.get("distinct")
+        if distinct is not None and distinct.args.get("on") is not None:  # DISTINCT ON keys group the rows
+            self._condition_refs(distinct.args["on"], ConditionClause.GROUP_BY, out)
 
     def _condition_refs(self, node: exp.Expression, clause: ConditionClause, out: Output) -> None:
         ordinal_ok = clause in (ConditionClause.GROUP_BY, ConditionClause.ORDER_BY)
@@ -716,24 +848,29 @@ class _Context:
                 idx = int(item.name) - 1
                 if 0 <= idx < len(out.names):
                     self.a._add_conditions(out.cols[out.names[idx]], clause)
-        for sub, inner_clause in _walk_value(node):
-            use = clause
+        for sub, _ in _walk_value(node, self.windows):
             if isinstance(sub, exp.Column) and not isinstance(sub.this, exp.Star):
-                self.a._add_conditions(self.resolve(sub, allow_alias=True), use)
+                self.a._add_conditions(self.resolve(sub, allow_alias=True), clause)
             elif isinstance(sub, exp.Query):
-                self.a._add_conditions(self._subquery_value(sub), use)
+                self.a._add_conditions(self._subquery_value(sub), clause)
 
 
 def _apply_alias_columns(scope: Scope, out: Output) -> Output:
     """``cte (a, b) AS (...)`` and ``(...) AS t (a, b)`` rename the outputs by position."""
     holder = scope.expression.parent
     alias = holder.args.get("alias") if isinstance(holder, (exp.CTE, exp.Subquery)) else None
+    return _rename_by_alias(out, alias)
+
+
+def _rename_by_alias(out: Output, alias: exp.Expression | None) -> Output:
+    """Rename the first outputs to a table alias's column list; the rest keep their names."""
     if not isinstance(alias, exp.TableAlias) or not alias.columns:
         return out
     new_names = [_lower(c.name) for c in alias.columns]
+    new_names += out.names[len(new_names) :]
     names: list[str] = []
     cols: dict[str, Lin] = {}
-    exprs: dict[str, exp.Expression] = {}
+    exprs: dict[str, exp.Expression | str] = {}
     for old, new in zip(out.names, new_names):
         lin = out.cols[old]
         if old != new:
@@ -742,7 +879,22 @@ def _apply_alias_columns(scope: Scope, out: Output) -> Output:
         cols[new] = lin
         if old in out.exprs:
             exprs[new] = out.exprs[old]
-    return Output(names, cols, exprs, out.opaque_reason)
+    return Output(names, cols, exprs, out.opaque_reason, out.open_source, out.open_excluded)
+
+
+def _lateral_query(node: exp.Expression) -> exp.Query | None:
+    """The SELECT of ``LATERAL (SELECT ...)``, else None."""
+    if not isinstance(node, exp.Lateral):
+        return None
+    inner = node.this
+    while isinstance(inner, exp.Subquery):
+        inner = inner.this
+    return inner if isinstance(inner, exp.Query) else None
+
+
+def _explicitly_named(node: exp.Expression | str | None) -> bool:
+    """An alias, a bare column or a star-expanded column: its name is not the warehouse's choice."""
+    return node is None or isinstance(node, (str, exp.Alias, exp.Column, exp.Dot))
 
 
 def _has(source: _Source, name: str) -> bool:
@@ -781,16 +933,36 @@ def _columns_in(node: exp.Expression) -> Iterator[exp.Column]:
             yield sub
 
 
-def _walk_value(node: exp.Expression) -> Iterator[tuple[exp.Expression, ConditionClause | None]]:
+def _walk_value(
+    node: exp.Expression, windows: dict[str, exp.Window] | None = None
+) -> Iterator[tuple[exp.Expression, ConditionClause | None]]:
     """Walk an expression without entering subqueries (yielded whole) and telling window
-    PARTITION BY / ORDER BY parts apart (yielded with the ``window`` clause)."""
+    PARTITION BY / ORDER BY parts apart (yielded with the ``window`` clause). ``windows``
+    are the query's named windows, for ``OVER w``."""
     stack: list[tuple[exp.Expression, ConditionClause | None]] = [(node, None)]
+    bound: set[int] = set()  # ids of columns that are a comprehension's own variable
     while stack:
         cur, clause = stack.pop()
+        if bound and id(cur) in bound:
+            continue
         yield cur, clause
         if isinstance(cur, exp.Query):
             continue
+        if isinstance(cur, exp.Comprehension):  # [x * 2 FOR x IN items IF x > 0]
+            var = _lower(cur.expression.name) if cur.expression is not None else ""
+            for key in ("this", "condition"):
+                part = cur.args.get(key)
+                if isinstance(part, exp.Expression):
+                    bound.update(id(c) for c in part.find_all(exp.Column) if not c.table and _lower(c.name) == var)
         if isinstance(cur, exp.Window):
+            ref = cur.args.get("alias")
+            named = windows.get(_lower(ref.name)) if windows and ref is not None else None
+            if named is not None:
+                for key in ("partition_by", "order"):
+                    value = named.args.get(key)
+                    for child in value if isinstance(value, list) else [value]:
+                        if isinstance(child, exp.Expression):
+                            stack.append((child, ConditionClause.WINDOW))
             for key, value in cur.args.items():
                 if value is None:
                     continue

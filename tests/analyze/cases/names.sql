@@ -1,0 +1,168 @@
+# Names: case folding, quoting, unqualified columns in joins, lateral column aliases.
+
+=== unquoted identifiers are case-insensitive (DuckDB)
+schema: {"orders": ["id", "amount"]}
+sql:
+select ID, Amount as AMT, O.Id as oid from Orders O
+expect:
+id   passthrough  orders.id
+amt  renamed      orders.amount
+oid  renamed      orders.id
+
+=== Snowflake: catalog.json in UPPER case, SQL in lower case
+dialect: snowflake
+schema: {"ANALYTICS.PUBLIC.ORDERS": ["ID", "CUSTOMER_ID", "AMOUNT"]}
+sql:
+select id, customer_id as cust, amount * 2 as doubled from analytics.public.orders
+expect:
+id       passthrough  analytics.public.orders.id
+cust     renamed      analytics.public.orders.customer_id
+doubled  derived      analytics.public.orders.amount
+
+=== Snowflake: quoted upper-case identifiers match unquoted ones
+dialect: snowflake
+schema: {"ANALYTICS.PUBLIC.ORDERS": ["ID", "AMOUNT"]}
+sql:
+select "ID", "AMOUNT" as "TOTAL" from "ANALYTICS"."PUBLIC"."ORDERS"
+expect:
+id     passthrough  analytics.public.orders.id
+total  renamed      analytics.public.orders.amount
+
+=== Snowflake: select * over an upper-case catalog
+dialect: snowflake
+schema: {"ANALYTICS.PUBLIC.ORDERS": ["ID", "AMOUNT"]}
+sql:
+select * from analytics.public.orders
+expect:
+id      passthrough  analytics.public.orders.id
+amount  passthrough  analytics.public.orders.amount
+
+=== quoted mixed-case and reserved-word columns (DuckDB)
+schema: {"users": ["id", "createdAt", "type", "date"]}
+sql:
+select "createdAt" as created_at, "type", u."date" from users u
+expect:
+created_at  renamed      users.createdat
+type        passthrough  users.type
+date        passthrough  users.date
+
+=== quoted relation names with schema and database
+schema: {"db.raw.orders": ["id"]}
+sql:
+select id from "db"."raw"."orders"
+expect:
+id  passthrough  db.raw.orders.id
+
+=== a relation named by two parts when the index has three
+schema: {"db.raw.orders": ["id"]}
+sql:
+select id from raw.orders
+expect:
+id  passthrough  db.raw.orders.id
+
+=== BigQuery backticked project.dataset.table
+dialect: bigquery
+schema: {"my-proj.analytics.orders": ["id", "amount"]}
+sql:
+select o.id, amount from `my-proj.analytics.orders` as o
+expect:
+id      passthrough  my-proj.analytics.orders.id
+amount  passthrough  my-proj.analytics.orders.amount
+
+=== BigQuery: table-name qualified column without alias
+dialect: bigquery
+schema: {"my-proj.analytics.orders": ["id"]}
+sql:
+select orders.id from `my-proj`.analytics.orders
+expect:
+id  passthrough  my-proj.analytics.orders.id
+
+=== unqualified columns in a join are resolved from the schema
+schema: {"orders": ["order_id", "customer_id", "amount"], "customers": ["id", "name"]}
+sql:
+select order_id, name, amount from orders join customers on customer_id = id
+expect:
+order_id  passthrough  orders.order_id
+name      passthrough  customers.name
+amount    passthrough  orders.amount
+conditions:
+join  orders.customer_id
+join  customers.id
+
+=== an unqualified column both relations have is unknown, never guessed
+status: partial
+schema: {"orders": ["id", "customer_id"], "customers": ["id", "name"]}
+sql:
+select id, name from orders join customers on orders.customer_id = customers.id
+expect:
+id    unknown      unresolved
+name  passthrough  customers.name
+conditions:
+join  orders.customer_id
+join  customers.id
+
+=== an unqualified column with two relations of unknown columns is unknown
+status: unresolved
+schema: {"orders": null, "customers": null}
+sql:
+select name from orders join customers on orders.customer_id = customers.id
+expect:
+name  unknown  unresolved
+conditions:
+join  orders.customer_id
+join  customers.id
+
+=== an unqualified column absent from the one known relation comes from the other
+schema: {"orders": null, "customers": ["id", "name"]}
+sql:
+select amount, name from orders join customers on orders.customer_id = customers.id
+expect:
+amount  passthrough  orders.amount
+name    passthrough  customers.name
+conditions:
+join  orders.customer_id
+join  customers.id
+
+=== a column not in any relation is unresolved
+status: partial
+schema: {"orders": ["id"]}
+sql:
+select id, nope from orders
+expect:
+id    passthrough  orders.id
+nope  unknown      unresolved
+
+=== lateral column alias reuse
+dialect: snowflake
+schema: {"ORDERS": ["PRICE", "QTY"]}
+sql:
+select price * qty as gross, gross * 0.2 as tax, gross - tax as net from orders
+expect:
+gross  derived  orders.price orders.qty
+tax    derived  orders.price orders.qty
+net    derived  orders.price orders.qty
+
+=== lateral alias reuse of a bare column keeps the type chain
+schema: {"orders": ["id"]}
+sql:
+select id as order_id, order_id as key from orders
+expect:
+order_id  renamed  orders.id
+key       renamed  orders.id
+
+=== a real column wins over a select alias of the same name
+schema: {"orders": ["amount", "fee"]}
+sql:
+select fee as amount, amount * 2 as doubled from orders
+expect:
+amount   renamed  orders.fee
+doubled  derived  orders.amount
+
+=== WHERE on a select alias (DuckDB) is traced through the alias
+schema: {"orders": ["amount"]}
+sql:
+select amount * 2 as doubled from orders where doubled > 10
+expect:
+doubled  derived  orders.amount
+conditions:
+where  orders.amount
