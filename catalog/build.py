@@ -31,7 +31,7 @@ from catalog.analyze.relations import RelationIndex
 from catalog.artifacts import find_target_dir
 from catalog.errors import StoreError
 from catalog.extract import DbtNode, DbtProject, load_project
-from catalog.store.graph import Graph
+from catalog.store.graph import SCHEMA_VERSION, Graph
 from catalog.store.keys import column_node_key, model_node_key
 
 ANALYZER_VERSION = "1"  # bump when the analyzer's output changes for the same input
@@ -224,12 +224,12 @@ class Builder:
             project_name = project.name
             t = self._stage("extract", t)
 
-        self.graph_setup()
-        t = self._stage("prepare", t)
-        build_id, active_id = self._start(project_name, manifest_sha, catalog_sha)
+        build_id, active, schema_version = self._start(project_name, manifest_sha, catalog_sha)
         t = self._stage("start", t)
         try:
-            active = self.graph.find_active_build(project_name) if active_id is not None else None
+            if schema_version != SCHEMA_VERSION:
+                self.graph.create_constraints()
+                t = self._stage("prepare", t)
             dialect_hint = self.dialect or (quick["adapter_type"] and _dialect_for(quick["adapter_type"]))
             if (
                 not self.full
@@ -259,10 +259,7 @@ class Builder:
         return project
 
     # ------------------------------------------------------------------ start / stop
-    def graph_setup(self) -> None:
-        self.graph.ensure_schema()
-
-    def _start(self, project: str, manifest_sha: str, catalog_sha: str | None) -> tuple[int, int | None]:
+    def _start(self, project: str, manifest_sha: str, catalog_sha: str | None) -> tuple[int, dict[str, Any] | None, Any]:
         host = socket.gethostname()
         pid = os.getpid()
         now = _now()
@@ -273,7 +270,7 @@ class Builder:
             for r in state["running"]:
                 (alive if _is_alive(r, host) else dead).append(r)
             if alive:
-                return None, state["active_id"], dead, alive
+                return None, state, dead, alive
             build = {
                 "id": state["next_id"],
                 "started_at": now,
@@ -294,9 +291,9 @@ class Builder:
                     reason="the process running this build died before it finished",
                     now=now,
                 ).consume()
-            return state["next_id"], state["active_id"], dead, alive
+            return state["next_id"], state, dead, alive
 
-        build_id, active_id, dead, alive = self.graph.transaction("write/lock_project", work)
+        build_id, state, dead, alive = self.graph.transaction("write/lock_project", work)
         if build_id is None:
             other = alive[0]
             raise StoreError(
@@ -310,7 +307,7 @@ class Builder:
                 f"cleaned up build {r['id']} left by a process that died: "
                 f"{undone['deleted']} relationships removed, {undone['reopened']} reopened"
             )
-        return build_id, active_id
+        return build_id, state["active"], state["schema_version"]
 
     def _abandon(self, build_id: int, error: BaseException) -> None:
         """The build failed: record why and undo its writes; the active build stays."""
@@ -359,6 +356,7 @@ class Builder:
             columns=int(active.get("columns") or 0),
             edges=EdgeCounts(total=int(active.get("edges_total") or 0)),
         )
+        self.timings["total"] = round(time.perf_counter() - t_start, 6)
         summary.timings = self.timings
         summary = self._activate(project, build_id, summary)
         self.timings["total"] = round(time.perf_counter() - t_start, 6)
@@ -399,6 +397,7 @@ class Builder:
         summary = writer.write()
         summary.dialect = project.dialect
         t = self._stage("store", t)
+        self.timings["total"] = round(time.perf_counter() - t_start, 6)
         summary.timings = self.timings
         summary = self._activate(name, build_id, summary)
         self.timings["total"] = round(time.perf_counter() - t_start, 6)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from catalog import __version__
-from catalog.cli import ask_cmd, build_cmd, lineage_cmd, neo4j_cmd
+from catalog.cli import ask_cmd, build_cmd, history_cmd, lineage_cmd, neo4j_cmd
 
 app = typer.Typer(
     name="catalog",
@@ -20,6 +20,9 @@ app = typer.Typer(
 app.command("build")(build_cmd.build)
 app.command("impact")(ask_cmd.impact)
 app.command("trace")(ask_cmd.trace)
+app.command("builds")(history_cmd.builds)
+app.command("diff")(history_cmd.diff)
+app.command("gc")(history_cmd.gc)
 app.command("lineage")(lineage_cmd.lineage)
 app.add_typer(neo4j_cmd.app, name="neo4j")
 

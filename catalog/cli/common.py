@@ -24,8 +24,9 @@ EXIT_USAGE = 2
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
+# Without a terminal (pipes, CI) rich would wrap tables at 80 columns.
+out = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 200)
+err = Console(stderr=True, soft_wrap=True, width=None if sys.stderr.isatty() else 200)
 
 
 def handle_errors(func: F) -> F:

@@ -65,6 +65,19 @@ class Graph:
                 on_batch(len(chunk))
         return written
 
+    def run_autocommit(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """Statements with ``CALL { ... } IN TRANSACTIONS`` must run outside a transaction function."""
+        try:
+            with self.driver.session(database=self.database) as session:
+                result = session.run(cypher.load(name), params)
+                rows = [r.data() for r in result]
+                result.consume()
+                return rows
+        except (ServiceUnavailable, SessionExpired) as e:
+            raise StoreError(f"lost the connection to Neo4j while running {name}: {e}") from e
+        except Neo4jError as e:
+            raise StoreError(f"Neo4j refused {name}: {e.message or e}") from e
+
     def transaction(self, name: str, work: Callable[[ManagedTransaction], T]) -> T:
         """Several statements in one write transaction (``work`` may be retried)."""
         return self._execute_write(name, work)

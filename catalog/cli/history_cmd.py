@@ -1,0 +1,92 @@
+"""``catalog builds``, ``catalog diff`` and ``catalog gc``: the history of stored builds."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from catalog.cli.common import handle_errors, out, print_json
+from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
+from catalog.history import collect_garbage, diff_builds, list_builds
+from catalog.query import Catalog
+from catalog.report.history import builds_table, diff_markdown, diff_table
+
+ProjectOpt = Annotated[str | None, typer.Option("--project", help="dbt project name; needed only when the database holds several.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
+
+
+class DiffFormat(str, Enum):
+    table = "table"
+    json = "json"
+    md = "md"
+
+
+def _project(graph, project: str | None) -> str:
+    return project or Catalog(graph).project
+
+
+@handle_errors
+def builds(
+    project: ProjectOpt = None,
+    as_json: JsonOpt = False,
+    uri: UriOpt = None,
+    user: UserOpt = None,
+    password: PasswordOpt = None,
+    database: DatabaseOpt = None,
+) -> None:
+    """List the builds of a project, newest first, with their status and counts."""
+    with graph_from(uri, user, password, database) as graph:
+        rows = list_builds(graph, _project(graph, project))
+    if as_json:
+        print_json([b.model_dump() for b in rows])
+    else:
+        out.print(builds_table(rows))
+
+
+@handle_errors
+def diff(
+    from_build: Annotated[int | None, typer.Argument(help="Older build id (default: the build before TO).", show_default=False)] = None,
+    to_build: Annotated[int | None, typer.Argument(help="Newer build id (default: the active build).", show_default=False)] = None,
+    fmt: Annotated[DiffFormat, typer.Option("--format", "-f", help="table, json, or md (a pull-request comment).")] = DiffFormat.table,
+    as_json: JsonOpt = False,
+    project: ProjectOpt = None,
+    uri: UriOpt = None,
+    user: UserOpt = None,
+    password: PasswordOpt = None,
+    database: DatabaseOpt = None,
+) -> None:
+    """Column edges added, removed and changed (expression, type, resolved), condition edges,
+    and model status changes between two builds (default: the previous build and the active one)."""
+    with graph_from(uri, user, password, database) as graph:
+        d = diff_builds(graph, _project(graph, project), from_build, to_build)
+    if as_json or fmt == DiffFormat.json:
+        print_json({**d.model_dump(), "counts": d.counts()})
+    elif fmt == DiffFormat.md:
+        out.print(diff_markdown(d), markup=False, highlight=False, end="")
+    else:
+        out.print(diff_table(d))
+
+
+@handle_errors
+def gc(
+    keep: Annotated[int, typer.Option("--keep", min=1, help="How many of the newest finished builds to keep (the active build is always kept).")] = 10,
+    project: ProjectOpt = None,
+    as_json: JsonOpt = False,
+    uri: UriOpt = None,
+    user: UserOpt = None,
+    password: PasswordOpt = None,
+    database: DatabaseOpt = None,
+) -> None:
+    """Delete old builds and the relationships only they could see. The active build is never touched."""
+    with graph_from(uri, user, password, database) as graph:
+        result = collect_garbage(graph, _project(graph, project), keep)
+    if as_json:
+        print_json(result.model_dump())
+    else:
+        out.print(
+            f"kept builds {', '.join(map(str, result.kept))}; deleted {result.builds_deleted} builds "
+            f"and {result.relationships_deleted} relationships",
+            highlight=False,
+        )

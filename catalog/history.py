@@ -1,0 +1,168 @@
+"""Builds over time: list them, diff two of them, and forget old ones.
+
+Reads and writes go through :class:`~catalog.store.graph.Graph` (Cypher in ``cypher/``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+from catalog.errors import NotFound
+from catalog.store.graph import Graph
+
+
+class BuildInfo(BaseModel):
+    id: int
+    project: str
+    status: str
+    started_at: str | None = None
+    finished_at: str | None = None
+    dialect: str | None = None
+    models_total: int | None = None
+    models_reused: int | None = None
+    models_recomputed: int | None = None
+    models_failed: int | None = None
+    edges_total: int | None = None
+    edges_written: int | None = None
+    edges_closed: int | None = None
+    manifest_sha256: str | None = None
+    sqlglot_version: str | None = None
+    catalog_version: str | None = None
+    error: str | None = None
+    timings: dict[str, float] = {}
+
+    @classmethod
+    def from_row(cls, b: dict[str, Any]) -> "BuildInfo":
+        data = dict(b)
+        data["timings"] = json.loads(data.get("timings") or "{}")
+        return cls.model_validate({k: v for k, v in data.items() if k in cls.model_fields})
+
+
+class EdgeChange(BaseModel):
+    change: str  # added | removed | changed
+    kind: str  # feeds | conditions
+    up: str  # <unique_id>.<column>
+    down: str  # <unique_id>.<column> for feeds, the model's unique_id for conditions
+    before: dict[str, Any] | None = None
+    after: dict[str, Any] | None = None
+
+
+class StatusChange(BaseModel):
+    unique_id: str
+    before: str | None  # None: the model is new
+    after: str | None  # None: the model was removed
+    reason: str | None = None
+
+
+class BuildDiff(BaseModel):
+    project: str
+    from_build: int
+    to_build: int
+    edges: list[EdgeChange]
+    statuses: list[StatusChange]
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for e in self.edges:
+            k = f"{e.kind}_{e.change}"
+            out[k] = out.get(k, 0) + 1
+        out["status_changes"] = len(self.statuses)
+        return dict(sorted(out.items()))
+
+
+def list_builds(graph: Graph, project: str) -> list[BuildInfo]:
+    return [BuildInfo.from_row(r["build"]) for r in graph.read("read/list_builds", project=project)]
+
+
+def _visible(row: dict[str, Any], build: int) -> bool:
+    return row["since"] <= build and (row["until"] is None or row["until"] > build)
+
+
+def _strip(key: str | None) -> str:
+    return (key or "").split("/", 1)[-1]
+
+
+def diff_builds(graph: Graph, project: str, from_build: int | None = None, to_build: int | None = None) -> BuildDiff:
+    """What changed from one build to another (defaults: the previous finished build to the active one)."""
+    builds = [b for b in list_builds(graph, project) if b.status in ("active", "superseded")]
+    if not builds:
+        raise NotFound(f"project {project!r} has no finished build")
+    ids = sorted(b.id for b in builds)
+    active = next((b.id for b in builds if b.status == "active"), ids[-1])
+    to_build = to_build if to_build is not None else active
+    if from_build is None:
+        earlier = [i for i in ids if i < to_build]
+        if not earlier:
+            raise NotFound(f"build {to_build} is the first build of {project!r}: nothing to diff against")
+        from_build = earlier[-1]
+    for b in (from_build, to_build):
+        if b not in ids:
+            raise NotFound(f"project {project!r} has no finished build {b} (see `catalog builds`)")
+    lo, hi = sorted((from_build, to_build))
+    rows = graph.read("read/find_build_edge_changes", project=project, from_build=lo, to_build=hi)
+
+    before: dict[tuple, dict[str, Any]] = {}
+    after: dict[tuple, dict[str, Any]] = {}
+    for r in rows:
+        if r["kind"] == "feeds":
+            ident = ("feeds", _strip(r["up"]), _strip(r["down"]))
+            props = {"expr": r["expr"], "type": r["type"], "resolved": r["resolved"]}
+        else:
+            ident = ("conditions", _strip(r["up"]), _strip(r["model"]), r["clause"])
+            props = {"clause": r["clause"]}
+        if _visible(r, from_build):
+            before[ident] = props
+        if _visible(r, to_build):
+            after[ident] = props
+    edges: list[EdgeChange] = []
+    for ident in sorted(set(before) | set(after)):
+        b, a = before.get(ident), after.get(ident)
+        if b == a:
+            continue
+        change = "added" if b is None else "removed" if a is None else "changed"
+        edges.append(EdgeChange(change=change, kind=ident[0], up=ident[1], down=ident[2], before=b, after=a))
+
+    state_rows = graph.read("read/find_build_status_changes", project=project, from_build=lo, to_build=hi)
+    old: dict[str, dict[str, Any]] = {}
+    new: dict[str, dict[str, Any]] = {}
+    for r in state_rows:
+        if _visible(r, from_build):
+            old[r["unique_id"]] = r
+        if _visible(r, to_build):
+            new[r["unique_id"]] = r
+    statuses = []
+    for uid in sorted(set(old) | set(new)):
+        o, n = old.get(uid), new.get(uid)
+        so, sn = (o or {}).get("status"), (n or {}).get("status")
+        if so != sn:
+            statuses.append(StatusChange(unique_id=uid, before=so, after=sn, reason=(n or {}).get("reason")))
+    return BuildDiff(project=project, from_build=from_build, to_build=to_build, edges=edges, statuses=statuses)
+
+
+class GcResult(BaseModel):
+    project: str
+    kept: list[int]
+    builds_deleted: int
+    relationships_deleted: int
+
+
+def collect_garbage(graph: Graph, project: str, keep: int) -> GcResult:
+    """Keep the ``keep`` newest finished builds (the active one always), delete the rest."""
+    builds = [b for b in list_builds(graph, project) if b.status in ("active", "superseded")]
+    if not builds:
+        raise NotFound(f"project {project!r} has no finished build")
+    newest = sorted(builds, key=lambda b: b.id, reverse=True)[: max(1, keep)]
+    active = [b for b in builds if b.status == "active"]
+    kept = sorted({b.id for b in newest} | {b.id for b in active})
+    keep_from = kept[0]
+    rels = graph.run_autocommit("write/delete_old_relationships", project=project, keep_from=keep_from)
+    deleted = graph.write("write/delete_old_builds", project=project, keep_from=keep_from)
+    return GcResult(
+        project=project,
+        kept=kept,
+        builds_deleted=int(deleted[0]["deleted"]) if deleted else 0,
+        relationships_deleted=int(rels[0]["deleted"]) if rels else 0,
+    )

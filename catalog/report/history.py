@@ -1,0 +1,72 @@
+"""Build lists and build diffs as tables and Markdown (for a pull-request comment)."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+
+from catalog.history import BuildDiff, BuildInfo
+
+
+def builds_table(builds: list[BuildInfo]) -> Table:
+    t = Table(title="Builds", title_justify="left")
+    for col in ("id", "status", "started", "models", "reused", "recomputed", "failed", "edges", "+edges", "-edges", "total s"):
+        t.add_column(col, justify="right" if col not in ("status", "started") else "left")
+    for b in builds:
+        t.add_row(
+            str(b.id),
+            Text(b.status, style="bold green" if b.status == "active" else "red" if b.status == "failed" else ""),
+            (b.started_at or "")[:19].replace("T", " "),
+            *(str(v) if v is not None else "" for v in (b.models_total, b.models_reused, b.models_recomputed, b.models_failed, b.edges_total, b.edges_written, b.edges_closed)),
+            f"{b.timings.get('total', 0):.2f}" if b.timings else "",
+        )
+    return t
+
+
+def _edge_text(e) -> str:
+    if e.kind == "feeds":
+        return f"{e.up} -> {e.down}"
+    return f"{e.up} conditions {e.down} ({(e.after or e.before or {}).get('clause')})"
+
+
+def _props(p: dict | None) -> str:
+    if not p:
+        return ""
+    return ", ".join(f"{k}={v}" for k, v in p.items() if v is not None)
+
+
+def diff_table(d: BuildDiff) -> Table:
+    t = Table(title=f"Changes in {d.project} from build {d.from_build} to build {d.to_build}", title_justify="left")
+    t.add_column("change")
+    t.add_column("edge")
+    t.add_column("before")
+    t.add_column("after")
+    for e in d.edges:
+        style = {"added": "green", "removed": "red", "changed": "yellow"}[e.change]
+        t.add_row(Text(e.change, style=style), Text(_edge_text(e)), Text(_props(e.before)), Text(_props(e.after)))
+    for s in d.statuses:
+        t.add_row(Text("status", style="cyan"), Text(s.unique_id), Text(s.before or "(new)"), Text(s.after or "(removed)"))
+    if not d.edges and not d.statuses:
+        t.add_row("", Text("no lineage changes", style="dim"), "", "")
+    return t
+
+
+def diff_markdown(d: BuildDiff) -> str:
+    c = d.counts()
+    lines = [
+        f"### Column lineage changes: build {d.from_build} → {d.to_build} (`{d.project}`)",
+        "",
+        f"{c.get('feeds_added', 0)} column edges added, {c.get('feeds_removed', 0)} removed, "
+        f"{c.get('feeds_changed', 0)} changed; {c.get('conditions_added', 0) + c.get('conditions_removed', 0)} "
+        f"condition edges changed; {c['status_changes']} model status changes.",
+        "",
+    ]
+    if d.edges:
+        lines += ["| change | edge | before | after |", "|---|---|---|---|"]
+        for e in d.edges:
+            lines.append(f"| {e.change} | `{_edge_text(e)}` | {_props(e.before)} | {_props(e.after)} |".replace("||", "| |"))
+    if d.statuses:
+        lines += ["", "| model | before | after |", "|---|---|---|"]
+        for s in d.statuses:
+            lines.append(f"| `{s.unique_id}` | {s.before or '(new)'} | {s.after or '(removed)'} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,23 @@
+// Column edges (FEEDS) and condition edges (CONDITIONS) of a project that began or ended
+// after build $from_build and up to build $to_build: the raw material of a build diff.
+// Parameters: $project, $from_build, $to_build
+// Returns: kind, up, down, model, since, until, expr, type, resolved, clause
+MATCH (u:Column)-[r:FEEDS]->(d:Column)
+WHERE r.since > $from_build AND r.since <= $to_build AND d.project = $project
+RETURN 'feeds' AS kind, u.key AS up, d.key AS down, r.model AS model, r.since AS since, r.until AS until,
+       r.expr AS expr, r.type AS type, r.resolved AS resolved, null AS clause
+UNION ALL
+MATCH (u:Column)-[r:FEEDS]->(d:Column)
+WHERE r.until > $from_build AND r.until <= $to_build AND d.project = $project
+RETURN 'feeds' AS kind, u.key AS up, d.key AS down, r.model AS model, r.since AS since, r.until AS until,
+       r.expr AS expr, r.type AS type, r.resolved AS resolved, null AS clause
+UNION ALL
+MATCH (c:Column)-[r:CONDITIONS]->(m:Model)
+WHERE r.since > $from_build AND r.since <= $to_build AND m.project = $project
+RETURN 'conditions' AS kind, c.key AS up, null AS down, m.key AS model, r.since AS since, r.until AS until,
+       null AS expr, null AS type, null AS resolved, r.clause AS clause
+UNION ALL
+MATCH (c:Column)-[r:CONDITIONS]->(m:Model)
+WHERE r.until > $from_build AND r.until <= $to_build AND m.project = $project
+RETURN 'conditions' AS kind, c.key AS up, null AS down, m.key AS model, r.since AS since, r.until AS until,
+       null AS expr, null AS type, null AS resolved, r.clause AS clause
