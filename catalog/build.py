@@ -68,6 +68,7 @@ class BuildSummary(BaseModel):
     conditions_written: int = 0
     relationships_written: int = 0
     relationships_closed: int = 0
+    recomputed_models: list[str] = Field(default_factory=list)  # unique ids analyzed by this build
     timings: dict[str, float] = Field(default_factory=dict)  # seconds per stage
     failures: dict[str, str] = Field(default_factory=dict)  # unique_id -> error
 
@@ -333,6 +334,7 @@ class Builder:
             "edges_written": summary.edges.written,
             "edges_closed": summary.edges.closed,
             "statuses": json.dumps(summary.statuses),
+            "recomputed_models": summary.recomputed_models,
             "timings": json.dumps(summary.timings),
         }
         rows = self.graph.write("write/set_active_build", project=project, build_id=build_id, summary=flat, now=_now())
@@ -394,6 +396,7 @@ class Builder:
 
         writer = _Writer(self.graph, project, build_id, fps, states, lineages, reuse, self.say)
         writer.previous_edges = int((active or {}).get("edges_total") or 0)
+        writer.checkpoint = lambda stage: self._stage(stage, time.perf_counter())
         summary = writer.write()
         summary.dialect = project.dialect
         t = self._stage("store", t)
@@ -466,6 +469,7 @@ class _Writer:
         self.reuse: set[str] = reuse
         self.say = say
         self.previous_edges = 0
+        self.checkpoint: Callable[[str], None] = lambda _stage: None
 
     def _mkey(self, uid: str) -> str:
         return model_node_key(self.project.name, uid)
@@ -552,6 +556,7 @@ class _Writer:
         g.write_batches("write/merge_models", model_rows)
         g.write_batches("write/merge_columns", list(column_rows.values()))
         closed = g.close_relationships(bid, to_close)
+        self.checkpoint("close")
         rows = {"has": [], "feeds": [], "conditions": [], "depends_on": []}
         for k, v in to_create.items():
             rows[k[0]].append(v["row"])
@@ -594,6 +599,7 @@ class _Writer:
 
         # summary
         all_models = p.models()
+        summary.recomputed_models = sorted(n.unique_id for n in all_models if n.unique_id not in self.reuse)
         summary.models = ModelCounts(
             total=len(all_models),
             reused=len(self.reuse),

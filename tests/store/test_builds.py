@@ -1,0 +1,208 @@
+"""Versioned, incremental builds against a real Neo4j: reuse, recompute, crash safety,
+concurrency, history."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from catalog.build import Builder
+from catalog.errors import StoreError
+from catalog.history import collect_garbage, diff_builds, list_builds
+
+pytestmark = pytest.mark.neo4j
+
+STG_PAYMENTS = "model.coffee_shop.stg_payments"
+STG_ORDERS = "model.coffee_shop.stg_orders"
+
+
+def edit_sql(target: Path, uid: str, old: str, new: str) -> None:
+    path = target / "manifest.json"
+    manifest = json.loads(path.read_text())
+    sql = manifest["nodes"][uid]["compiled_code"]
+    assert old in sql, f"{old!r} not in {uid}"
+    manifest["nodes"][uid]["compiled_code"] = sql.replace(old, new)
+    path.write_text(json.dumps(manifest))
+
+
+def add_catalog_column(target: Path, uid: str, name: str, data_type: str) -> None:
+    path = target / "catalog.json"
+    catalog = json.loads(path.read_text())
+    cols = catalog["nodes"][uid]["columns"]
+    cols[name] = {"type": data_type, "index": len(cols) + 1, "name": name, "comment": None}
+    path.write_text(json.dumps(catalog))
+
+
+def children(target: Path, uid: str) -> set[str]:
+    manifest = json.loads((target / "manifest.json").read_text())
+    return {c for c in manifest["child_map"][uid] if c.startswith(("model.", "snapshot."))}
+
+
+def active_ids(graph, project: str) -> list[int]:
+    return [b.id for b in list_builds(graph, project) if b.status == "active"]
+
+
+def test_no_change_rebuild_reuses_everything_and_writes_nothing(build, project_name, example_copy):
+    first = build(example_copy, project_name)
+    assert first.models.recomputed == first.models.total == 13
+    again = build(example_copy, project_name)
+    assert (again.models.reused, again.models.recomputed, again.edges.written, again.edges.closed) == (13, 0, 0, 0)
+    # same lineage, new manifest bytes (dbt rewrites generated_at on every run): still nothing written
+    manifest = json.loads((example_copy / "manifest.json").read_text())
+    manifest["metadata"]["generated_at"] = "2030-01-01T00:00:00Z"
+    (example_copy / "manifest.json").write_text(json.dumps(manifest))
+    third = build(example_copy, project_name)
+    assert (third.models.reused, third.models.recomputed) == (13, 0)
+    assert third.relationships_written == third.relationships_closed == 0
+    assert third.edges.total == first.edges.total
+
+
+def test_sql_change_without_column_change_recomputes_only_that_model(build, project_name, example_copy):
+    build(example_copy, project_name)
+    edit_sql(example_copy, STG_PAYMENTS, "where status = 'success'", "where status in ('success', 'settled')")
+    summary = build(example_copy, project_name)
+    assert summary.recomputed_models == [STG_PAYMENTS]
+    assert summary.edges.written == summary.edges.closed == 0
+
+
+def test_expression_change_closes_and_writes_that_edge(build, project_name, example_copy, graph, ask):
+    first = build(example_copy, project_name)
+    edit_sql(example_copy, STG_PAYMENTS, "amount_cents::decimal(10, 2) / 100 as amount", "round(amount_cents / 100.0, 2) as amount")
+    second = build(example_copy, project_name)
+    assert second.recomputed_models == [STG_PAYMENTS]
+    assert (second.edges.written, second.edges.closed) == (1, 1)
+
+    d = diff_builds(graph, project_name)
+    assert (d.from_build, d.to_build) == (first.build_id, second.build_id)
+    assert [(e.change, e.kind, e.up, e.down) for e in d.edges] == [
+        ("changed", "feeds", "source.coffee_shop.shop.payments.amount_cents", f"{STG_PAYMENTS}.amount")
+    ]
+    assert d.edges[0].before["expr"] == "CAST(amount_cents AS DECIMAL(10, 2)) / 100"
+    assert d.edges[0].after["expr"] == "ROUND(amount_cents / 100.0, 2)"
+    assert d.statuses == []
+
+    # the past build still answers with the old expression
+    old = ask(project_name, first.build_id).trace(["stg_payments.amount"])
+    new = ask(project_name).trace(["stg_payments.amount"])
+    assert [h.expr for r in old.columns for h in r.hops] == ["CAST(amount_cents AS DECIMAL(10, 2)) / 100"]
+    assert [h.expr for r in new.columns for h in r.hops] == ["ROUND(amount_cents / 100.0, 2)"]
+
+
+def test_new_output_column_recomputes_the_models_reading_it(build, project_name, example_copy, graph, ask):
+    first = build(example_copy, project_name)
+    edit_sql(example_copy, STG_ORDERS, "as status\nfrom", "as status,\n    upper(status) as status_code\nfrom")
+    add_catalog_column(example_copy, STG_ORDERS, "status_code", "VARCHAR")
+    second = build(example_copy, project_name)
+    expected = {STG_ORDERS} | children(example_copy, STG_ORDERS)
+    assert set(second.recomputed_models) == expected
+    assert len(expected) > 1
+    d = diff_builds(graph, project_name, first.build_id, second.build_id)
+    added = [(e.up, e.down) for e in d.edges if e.change == "added"]
+    assert ("source.coffee_shop.shop.orders.status", f"{STG_ORDERS}.status_code") in added
+    assert ask(project_name, first.build_id).columns() != ask(project_name).columns()
+    with pytest.raises(Exception):
+        ask(project_name, first.build_id).resolve("stg_orders.status_code")
+
+
+def _answers(ask, project_name):
+    catalog = ask(project_name)
+    return (
+        [(r.column.key, r.depth, r.effect) for r in catalog.impact(["stg_orders.order_id"]).columns],
+        [(r.column.key, r.depth) for r in catalog.trace(["customers.lifetime_value"]).columns],
+    )
+
+
+@pytest.mark.parametrize("stage", ["close", "store"])
+def test_failure_mid_build_leaves_previous_build_active_and_intact(build, project_name, example_copy, graph, ask, stage):
+    first = build(example_copy, project_name)
+    before = _answers(ask, project_name)
+    edit_sql(example_copy, STG_PAYMENTS, "amount_cents::decimal(10, 2) / 100 as amount", "amount_cents as amount")
+    with pytest.raises(RuntimeError, match="injected"):
+        Builder(graph, example_copy, project_name=project_name, jobs=1, fail_after=stage).run()
+    assert active_ids(graph, project_name) == [first.build_id]
+    assert _answers(ask, project_name) == before
+    failed = [b for b in list_builds(graph, project_name) if b.status == "failed"]
+    assert len(failed) == 1 and "injected" in (failed[0].error or "")
+    # the next build completes normally
+    after = build(example_copy, project_name)
+    assert after.status == "active" and active_ids(graph, project_name) == [after.build_id]
+
+
+def test_killed_build_is_cleaned_up_by_the_next(build, project_name, example_copy, graph, ask, neo4j_settings):
+    first = build(example_copy, project_name)
+    before = _answers(ask, project_name)
+    edit_sql(example_copy, STG_PAYMENTS, "amount_cents::decimal(10, 2) / 100 as amount", "amount_cents as amount")
+    env = {
+        **os.environ,
+        "NEO4J_URI": neo4j_settings.uri,
+        "NEO4J_USER": neo4j_settings.user,
+        "NEO4J_PASSWORD": neo4j_settings.password.get_secret_value(),
+        "CATALOG_FAULT_AFTER": "kill:close",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "catalog.cli.app", "build", str(example_copy), "--project", project_name, "--jobs", "1"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == -9, done.stderr
+    running = [b for b in list_builds(graph, project_name) if b.status == "running"]
+    assert len(running) == 1
+    assert active_ids(graph, project_name) == [first.build_id]
+    assert _answers(ask, project_name) == before  # readers never see the dead build's writes
+
+    messages: list[str] = []
+    after = Builder(graph, example_copy, project_name=project_name, jobs=1, progress=messages.append).run()
+    assert any(f"cleaned up build {running[0].id}" in m for m in messages)
+    assert after.status == "active"
+    statuses = {b.id: b.status for b in list_builds(graph, project_name)}
+    assert statuses[running[0].id] == "failed" and statuses[after.build_id] == "active"
+    trace = ask(project_name).trace(["stg_payments.amount"])
+    assert [h.type for r in trace.columns for h in r.hops] == ["renamed"]
+
+
+def test_second_build_while_one_runs_stops_with_a_clear_message(build, project_name, example_copy, graph):
+    build(example_copy, project_name)
+    holder = Builder(graph, example_copy, project_name=project_name)
+    build_id, _, _ = holder._start(project_name, "x", None)  # a build of this (live) process, left running
+    with pytest.raises(StoreError, match="another `catalog build`.*is running"):
+        Builder(graph, example_copy, project_name=project_name).run()
+    assert len(active_ids(graph, project_name)) == 1
+    holder._abandon(build_id, RuntimeError("test over"))
+
+
+def test_concurrent_builds_never_leave_two_active(project_name, example_copy, graph, neo4j_settings):
+    env = {
+        **os.environ,
+        "NEO4J_URI": neo4j_settings.uri,
+        "NEO4J_USER": neo4j_settings.user,
+        "NEO4J_PASSWORD": neo4j_settings.password.get_secret_value(),
+    }
+    cmd = [sys.executable, "-m", "catalog.cli.app", "build", str(example_copy), "--project", project_name, "--jobs", "1", "--full"]
+    procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    results = [(p.wait(timeout=120), p.stderr.read()) for p in procs]
+    ok = [r for r in results if r[0] == 0]
+    refused = [r for r in results if r[0] != 0]
+    assert ok, results
+    for code, stderr in refused:
+        assert code == 1 and "another `catalog build`" in stderr, stderr
+    assert len(active_ids(graph, project_name)) == 1
+    assert not [b for b in list_builds(graph, project_name) if b.status == "running"]
+
+
+def test_gc_keeps_the_newest_builds_and_their_answers(build, project_name, example_copy, graph, ask):
+    build(example_copy, project_name)
+    edit_sql(example_copy, STG_PAYMENTS, "amount_cents::decimal(10, 2) / 100 as amount", "amount_cents as amount")
+    second = build(example_copy, project_name)
+    edit_sql(example_copy, STG_PAYMENTS, "amount_cents as amount", "amount_cents * 2 as amount")
+    third = build(example_copy, project_name)
+    before = _answers(ask, project_name)
+    old_second = ask(project_name, second.build_id).trace(["stg_payments.amount"])
+    result = collect_garbage(graph, project_name, keep=2)
+    assert result.kept == [second.build_id, third.build_id]
+    assert result.builds_deleted == 1 and result.relationships_deleted >= 1
+    assert _answers(ask, project_name) == before
+    assert ask(project_name, second.build_id).trace(["stg_payments.amount"]) == old_second
