@@ -193,6 +193,7 @@ class ModelAnalyzer:
         self._memo: dict[int, Output] = {}
         self._in_progress: dict[int, Output | None] = {}
         self._recursive_base: dict[int, Output] = {}
+        self._recursive_hits = 0  # how often a recursive CTE's reference to itself was read
         self._problems: list[str] = []
 
     # ----------------------------------------------------------------- entry point
@@ -336,6 +337,7 @@ class ModelAnalyzer:
         while isinstance(node, exp.SetOperation):
             base = self._recursive_base.get(id(node))
             if base is not None:
+                self._recursive_hits += 1
                 return base
             node = node.parent
         return None
@@ -343,9 +345,36 @@ class ModelAnalyzer:
     def _set_operation(self, scope: Scope, parent: "_Context | None") -> Output:
         branches = scope.set_operation_scopes
         left = self.scope_output(branches[0], parent)
-        if scope.is_cte:  # a recursive CTE's own reference sees its base case
-            self._recursive_base[id(scope.expression)] = _apply_alias_columns(scope, left)
-        rest = [self.scope_output(b, parent) for b in branches[1:]]
+        key = id(scope.expression)
+        if scope.is_cte:  # a recursive CTE's own reference sees its base case first
+            self._recursive_base[key] = _apply_alias_columns(scope, left)
+        hits = self._recursive_hits
+        out = self._combine(scope, left, [self.scope_output(b, parent) for b in branches[1:]])
+        if scope.is_cte and self._recursive_hits > hits:
+            # it reads itself: iterate until its columns' lineage stops growing
+            for _ in range(RECURSION_LIMIT):
+                self._recursive_base[key] = _apply_alias_columns(scope, out)
+                for branch in branches[1:]:
+                    for inner in branch.traverse():
+                        self._memo.pop(id(inner), None)
+                again = self._combine(scope, left, [self.scope_output(b, parent) for b in branches[1:]])
+                if _same_lineage(again, out):
+                    break
+                out = again
+            else:  # never seen in practice; say so rather than give a lineage that may lack edges
+                reason = f"recursive CTE lineage did not settle after {RECURSION_LIMIT} passes"
+                out.cols = {n: Lin(lin.sources, lin.kind, False, reason, lin.window_refs) for n, lin in out.cols.items()}
+        # ORDER BY on the whole set operation refers to output names
+        order = scope.expression.args.get("order")
+        if order:
+            for col in order.find_all(exp.Column):
+                lin = out.cols.get(_lower(col.name))
+                if lin:
+                    self._add_conditions(lin, ConditionClause.ORDER_BY)
+        return out
+
+    def _combine(self, scope: Scope, left: Output, rest: list[Output]) -> Output:
+        """Column i from column i of every branch (or by name for UNION BY NAME)."""
         outputs = [left, *rest]
         by_name = bool(scope.expression.args.get("by_name"))
         names = list(left.names)
@@ -353,7 +382,7 @@ class ModelAnalyzer:
             for o in rest:
                 names.extend(n for n in o.names if n not in names)
         cols: dict[str, Lin] = {}
-        exprs: dict[str, exp.Expression] = {}
+        exprs: dict[str, exp.Expression | str] = {}
         for i, name in enumerate(names):
             parts: list[Lin] = []
             for o in outputs:
@@ -379,15 +408,7 @@ class ModelAnalyzer:
             if name in left.exprs:
                 exprs[name] = left.exprs[name]
         opaque = next((o.opaque_reason for o in outputs if o.opaque_reason), None)
-        out = Output(names, cols, exprs, opaque)
-        # ORDER BY on the whole set operation refers to output names
-        order = scope.expression.args.get("order")
-        if order:
-            for col in order.find_all(exp.Column):
-                lin = cols.get(_lower(col.name))
-                if lin:
-                    self._add_conditions(lin, ConditionClause.ORDER_BY)
-        return out
+        return Output(names, cols, exprs, opaque)
 
     def _values(self, scope: Scope) -> Output:
         values: exp.Values = scope.expression
@@ -853,6 +874,19 @@ class _Context:
                 self.a._add_conditions(self.resolve(sub, allow_alias=True), clause)
             elif isinstance(sub, exp.Query):
                 self.a._add_conditions(self._subquery_value(sub), clause)
+
+
+RECURSION_LIMIT = 20  # passes over a recursive CTE's recursive part
+
+
+def _same_lineage(a: Output, b: Output) -> bool:
+    if a.names != b.names:
+        return False
+    for name in a.names:
+        x, y = a.cols[name], b.cols[name]
+        if (x.sources, x.kind, x.resolved, x.window_refs) != (y.sources, y.kind, y.resolved, y.window_refs):
+            return False
+    return True
 
 
 def _apply_alias_columns(scope: Scope, out: Output) -> Output:

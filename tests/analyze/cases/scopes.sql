@@ -175,6 +175,38 @@ conditions:
 join  edges.parent
 join  edges.child
 
+=== recursive CTE whose step rotates columns: lineage followed to a fixpoint
+# a <- x, then b (y) one step later, then c (z) two steps later
+schema: {"t": ["x", "y", "z"]}
+sql:
+with recursive r(a, b, c, n) as (
+  select x, y, z, 0 from t
+  union all
+  select b, c, a, n + 1 from r where n < 5
+)
+select a, b, c from r
+expect:
+a  renamed  t.x t.y t.z
+b  renamed  t.x t.y t.z
+c  renamed  t.x t.y t.z
+
+=== recursive CTE: a filter in the recursive step on a column fed later
+schema: {"t": ["id", "parent_id", "ok"]}
+sql:
+with recursive r as (
+  select id, parent_id from t where ok
+  union all
+  select t.id, r.parent_id from t join r on t.parent_id = r.id
+)
+select id, parent_id from r
+expect:
+id         passthrough  t.id
+parent_id  passthrough  t.parent_id
+conditions:
+where  t.ok
+join   t.parent_id
+join   t.id
+
 === VALUES list as a CTE
 schema: {"orders": ["id", "status"]}
 sql:

@@ -1,0 +1,73 @@
+"""The analyzer's lineage of real dbt projects equals their checked goldens, edge for edge.
+
+``tests/golden/<project>.lineage.json`` holds, for every model of a project of
+``../shared/corpus``, each column's type and upstream columns and the model's conditions,
+each checked against the compiled SQL; models the analyzer cannot read carry their
+``status``. ``examples/coffee_shop/expected_lineage.json`` is the bundled example's golden.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from catalog.analyze.project import analyze_project
+from catalog.evaluate import diff, format_diff, from_document, from_lineages, score
+from catalog.extract import load_project
+
+REPO = Path(__file__).resolve().parents[1]
+GOLDEN_DIR = REPO / "tests" / "golden"
+CORPUS_PROJECTS = ("jaffle_shop_duckdb", "jaffle-shop", "dbt-project-evaluator")
+
+
+def check_against_golden(project_dir: Path, golden_path: Path) -> None:
+    doc = json.loads(golden_path.read_text(encoding="utf-8"))
+    golden = from_document(doc)
+    lineages = analyze_project(load_project(project_dir), jobs=1)
+    actual = from_lineages(lineages)
+
+    problems: list[str] = []
+    missing = sorted(set(golden) - set(actual))
+    extra = sorted(set(actual) - set(golden))
+    if missing:
+        problems.append(f"models in the golden, not analyzed: {missing}")
+    if extra:
+        problems.append(f"models analyzed, not in the golden: {extra}")
+    for uid, model in sorted(doc["models"].items()):
+        want = model.get("status", "resolved")
+        if uid in lineages and lineages[uid].status.value != want:
+            problems.append(f"{uid}: status {lineages[uid].status.value} ({lineages[uid].reason}), golden {want}")
+    differences = diff(actual, golden, [uid for uid in golden if uid in actual])
+    if differences:
+        s = score(actual, golden)
+        problems.append(
+            f"{len(differences)} models differ ('-' golden only, '+' analysis only); edge precision "
+            f"{s.edge_precision.value:.4f}, recall {s.edge_recall.value:.4f}, type accuracy {s.type_accuracy.value:.4f}\n"
+            + format_diff(differences)
+        )
+    if problems:
+        pytest.fail(f"{project_dir.name} vs {golden_path.name}:\n" + "\n".join(problems), pytrace=False)
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", CORPUS_PROJECTS)
+def test_corpus_project_matches_its_golden(shared_dir: Path, name: str) -> None:
+    project_dir = shared_dir / "corpus" / name
+    if not project_dir.is_dir():
+        pytest.fail(f"{project_dir} is missing from the shared corpus", pytrace=False)
+    check_against_golden(project_dir, GOLDEN_DIR / f"{name}.lineage.json")
+
+
+def test_coffee_shop_matches_its_golden() -> None:
+    example = REPO / "examples" / "coffee_shop"
+    check_against_golden(example, example / "expected_lineage.json")
+
+
+def test_every_corpus_project_has_a_golden(shared_dir: Path) -> None:
+    corpus = shared_dir / "corpus"
+    projects = sorted(p.name for p in corpus.iterdir() if (p / "target" / "manifest.json").is_file())
+    assert projects == sorted(CORPUS_PROJECTS)
+    for name in projects:
+        assert (GOLDEN_DIR / f"{name}.lineage.json").is_file(), name
