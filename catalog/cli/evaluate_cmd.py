@@ -1,0 +1,56 @@
+"""``catalog evaluate PATH --golden FILE``: score the analyzed lineage against a golden file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from catalog.analyze.project import analyze_project
+from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, ProjectPath, handle_errors, out, print_json
+from catalog.evaluate import diff, format_diff, format_scores, from_lineages, load_golden, score
+from catalog.extract import load_project
+
+GoldenOpt = Annotated[
+    Path,
+    typer.Option(
+        "--golden",
+        help="Expected lineage: our golden shape ({'models': ...}) or synth_dbt's expected_lineage.json ({'nodes': ...}).",
+        exists=True,
+        dir_okay=False,
+    ),
+]
+DiffOpt = Annotated[bool, typer.Option("--diff", help="Also list, per model, the edges, types and conditions that differ.")]
+
+
+@handle_errors
+def evaluate(
+    path: ProjectPath,
+    golden: GoldenOpt,
+    as_json: JsonOpt = False,
+    show_diff: DiffOpt = False,
+    dialect: DialectOpt = None,
+    jobs: JobsOpt = None,
+) -> None:
+    """Analyze a dbt project and score its column lineage against a golden file.
+
+    Prints edge precision and recall (edges are `column <- upstream column`), type accuracy
+    over the columns both sides have, and condition precision and recall. Column names
+    compare case-insensitively; models only one side has are counted apart.
+    """
+    expected = load_golden(golden)
+    project = load_project(path, dialect=dialect)
+    actual = from_lineages(analyze_project(project, jobs=jobs))
+    scores = score(actual, expected)
+    differences = diff(actual, expected, [uid for uid in expected if uid in actual]) if show_diff else []
+    if as_json:
+        doc = {"project": project.name, "golden": str(golden), **scores.as_dict()}
+        if show_diff:
+            doc["differences"] = {d.unique_id: d.lines for d in differences}
+        print_json(doc)
+        return
+    out.print(f"{project.name} against {golden}", highlight=False)
+    out.print(format_scores(scores), highlight=False)
+    if show_diff:
+        out.print(format_diff(differences, limit=len(differences)) or "no differences", highlight=False, markup=False)
