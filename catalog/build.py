@@ -147,20 +147,21 @@ def _model_props(node: DbtNode, project: str) -> dict[str, Any]:
 
 
 def _column_props(node: DbtNode, col, position: int, project: str) -> dict[str, Any]:
+    """Empty values are None, which removes the property (``SET c += props``) and costs nothing to store."""
     return {
         "project": project,
         "unique_id": node.unique_id,
         "model_name": node.display_name,
         "name": col.name.lower(),
-        "display_name": col.name,
+        "display_name": col.name if col.name != col.name.lower() else None,
         "position": position,
-        "data_type": col.data_type,
-        "description": col.description,
-        "tags": list(col.tags),
-        "meta": json.dumps(col.meta, sort_keys=True, default=str),
-        "pii": is_pii(col.tags, col.meta),
-        "declared": col.declared,
-        "in_catalog": col.in_catalog,
+        "data_type": col.data_type or None,
+        "description": col.description or None,
+        "tags": list(col.tags) or None,
+        "meta": json.dumps(col.meta, sort_keys=True, default=str) if col.meta else None,
+        "pii": is_pii(col.tags, col.meta) or None,
+        "declared": col.declared or None,
+        "in_catalog": col.in_catalog or None,
     }
 
 
@@ -551,6 +552,10 @@ class _Writer:
                 if parent_uid not in p.nodes:
                     model_rows.append({"key": k[2], "props": {"project": name, "unique_id": parent_uid, "name": parent_uid, "resource_type": parent_uid.split(".")[0]}})
 
+        # a node of a model the graph did not know yet: unset properties need no removal
+        for row in column_rows.values():
+            if row["props"].get("unique_id") not in self.states:
+                row["props"] = {k: v for k, v in row["props"].items() if v is not None}
         g = self.graph
         bid = self.build_id
         g.write_batches("write/merge_models", model_rows)
@@ -633,7 +638,7 @@ class _Writer:
             "unique_id": uid,
             "model_name": node.display_name if node else uid,
             "name": col,
-            "display_name": col,
+            "display_name": None,
         }
 
     def _desired_for(self, uid: str, desired: dict[tuple, dict[str, Any]], column_rows: dict[str, dict[str, Any]]) -> None:
