@@ -89,6 +89,7 @@ class Catalog:
         build = self._build(build_id)
         self.build_id: int = build["id"]
         self._columns: list[ColumnId] | None = None
+        self._by_form: dict[str, list[ColumnId]] | None = None
 
     def _only_project(self) -> str:
         projects = [r["name"] for r in self.graph.read("read/list_projects")]
@@ -123,17 +124,23 @@ class Catalog:
         wanted = text.strip().lower()
         if "." not in wanted:
             raise NotFound(f"{text!r}: name a column as MODEL.COLUMN (for example orders.amount)")
-        by_form: dict[str, list[ColumnId]] = defaultdict(list)
-        for c in self.columns():
-            for form in _forms(c):
-                by_form[form].append(c)
-        hits = by_form.get(wanted, [])
+        # the fast path asks the graph for columns of that name (indexed); the full list of
+        # names is only loaded to explain a miss
+        if self._by_form is None:
+            rows = self.graph.read(
+                "read/find_columns_named", project=self.project, column_name=wanted.rsplit(".", 1)[1], build_id=self.build_id
+            )
+            candidates = [ColumnId(**r) for r in rows]
+            hits = [c for c in candidates if wanted in _forms(c)]
+        else:
+            hits = self._by_form.get(wanted, [])
         unique = {c.key: c for c in hits}
         if len(unique) == 1:
             return next(iter(unique.values()))
         if len(unique) > 1:
             names = ", ".join(sorted(f"{c.unique_id}.{c.name}" for c in unique.values()))
             raise NotFound(f"{text!r} is ambiguous; name one of: {names}")
+        by_form = self._name_index()
         close = difflib.get_close_matches(wanted, list(by_form), n=5, cutoff=0.6)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         model_part = wanted.rsplit(".", 1)[0]
@@ -141,6 +148,15 @@ class Catalog:
             cols = sorted(f.rsplit(".", 1)[1] for f in by_form if f.rsplit(".", 1)[0] == model_part)
             hint = f"; {model_part} has: {', '.join(cols[:20])}"
         raise NotFound(f"no column {text!r} in project {self.project!r} (build {self.build_id}){hint}")
+
+    def _name_index(self) -> dict[str, list[ColumnId]]:
+        if self._by_form is None:
+            by_form: dict[str, list[ColumnId]] = defaultdict(list)
+            for c in self.columns():
+                for form in _forms(c):
+                    by_form[form].append(c)
+            self._by_form = dict(by_form)
+        return self._by_form
 
     # ------------------------------------------------------------------ questions
     def impact(self, names: list[str], max_depth: int | None = None, with_conditions: bool = False) -> Answer:

@@ -20,7 +20,7 @@ from catalog.store import cypher
 
 BATCH_SIZE = 2500
 WRITERS = 2  # write transactions in flight at once
-SCHEMA_VERSION = 1  # bump when cypher/schema changes
+SCHEMA_VERSION = 2  # bump when cypher/schema changes
 T = TypeVar("T")
 
 

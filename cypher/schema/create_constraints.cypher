@@ -7,6 +7,7 @@ CREATE CONSTRAINT catalog_model_key IF NOT EXISTS FOR (m:Model) REQUIRE m.key IS
 CREATE CONSTRAINT catalog_column_key IF NOT EXISTS FOR (c:Column) REQUIRE c.key IS UNIQUE;
 CREATE INDEX catalog_model_project IF NOT EXISTS FOR (m:Model) ON (m.project);
 CREATE INDEX catalog_column_project IF NOT EXISTS FOR (c:Column) ON (c.project);
+CREATE INDEX catalog_column_project_name IF NOT EXISTS FOR (c:Column) ON (c.project, c.name);
 CREATE INDEX catalog_build_project IF NOT EXISTS FOR (b:Build) ON (b.project, b.status);
 CREATE INDEX catalog_feeds_since IF NOT EXISTS FOR ()-[r:FEEDS]-() ON (r.since);
 CREATE INDEX catalog_feeds_until IF NOT EXISTS FOR ()-[r:FEEDS]-() ON (r.until);

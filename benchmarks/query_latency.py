@@ -1,0 +1,85 @@
+"""Impact and root-cause latency on a large synthetic project (p50 / p95).
+
+    .venv/bin/python benchmarks/query_latency.py                 # 5,000 models, 50 runs per query
+    .venv/bin/python benchmarks/query_latency.py --models 1000 --runs 20
+
+Builds the project once into Neo4j (NEO4J_URI or the local server) under the project name
+bench_latency_<models>; a later run reuses it (a no-change build). Picks a hub column (the
+most direct downstream edges) and a leaf column, and times `Catalog.impact` / `Catalog.trace`
+(the same code the CLI runs), name resolution included after the first call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from catalog.build import Builder  # noqa: E402
+from catalog.query import Catalog  # noqa: E402
+from catalog.settings import Neo4jSettings  # noqa: E402
+from catalog.store.connection import open_driver  # noqa: E402
+from catalog.store.graph import Graph  # noqa: E402
+
+
+def pct(values: list[float], p: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def timed(fn, runs: int) -> tuple[float, float, int]:
+    times, size = [], 0
+    fn()  # warm-up: query plans cached, column names loaded
+    for _ in range(runs):
+        t = time.perf_counter()
+        answer = fn()
+        times.append(time.perf_counter() - t)
+        size = len(answer.columns)
+    return pct(times, 50) * 1000, pct(times, 95) * 1000, size
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--models", type=int, default=5000)
+    ap.add_argument("--runs", type=int, default=50)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    name = f"bench_latency_{args.models}_{args.seed}"
+    out = Path(tempfile.gettempdir()) / f"catalog-bench-synth-{args.models}-{args.seed}"
+    if not (out / "target" / "manifest.json").exists():
+        synth = REPO.parent / "shared" / "tools" / "synth_dbt.py"
+        subprocess.run([sys.executable, str(synth), "--models", str(args.models), "--seed", str(args.seed), "--out", str(out), "--quiet"], check=True)
+    settings = Neo4jSettings.from_env()
+    with open_driver(settings) as driver:
+        graph = Graph(driver, settings.database)
+        t = time.perf_counter()
+        summary = Builder(graph, out / "target", project_name=name).run()
+        print(f"build {summary.build_id}: {summary.models.total} models, {summary.edges.total} edges, "
+              f"{summary.models.recomputed} recomputed, {time.perf_counter() - t:.1f}s")
+        hub_rows = graph.read("read/find_top_fanout_columns", project=name, build_id=None, limit=1)
+        leaf_rows = graph.read("read/find_leaf_columns", project=name, build_id=None, limit=1)
+        hub = f"{hub_rows[0]['unique_id']}.{hub_rows[0]['name']}"
+        leaf = f"{leaf_rows[0]['unique_id']}.{leaf_rows[0]['name']}"
+        catalog = Catalog(graph, name)
+        print(f"hub column:  {hub} ({hub_rows[0]['fanout']} direct downstream edges)")
+        print(f"leaf column: {leaf}")
+        print(f"{'query':<22}{'p50 ms':>10}{'p95 ms':>10}{'columns':>10}")
+        for label, fn in (
+            ("impact hub", lambda: catalog.impact([hub])),
+            ("impact leaf", lambda: catalog.impact([leaf])),
+            ("root cause hub", lambda: catalog.trace([hub])),
+            ("root cause leaf", lambda: catalog.trace([leaf])),
+        ):
+            p50, p95, size = timed(fn, args.runs)
+            print(f"{label:<22}{p50:>10.1f}{p95:>10.1f}{size:>10}")
+
+
+if __name__ == "__main__":
+    main()
