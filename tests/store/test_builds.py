@@ -206,3 +206,34 @@ def test_gc_keeps_the_newest_builds_and_their_answers(build, project_name, examp
     assert result.builds_deleted == 1 and result.relationships_deleted >= 1
     assert _answers(ask, project_name) == before
     assert ask(project_name, second.build_id).trace(["stg_payments.amount"]) == old_second
+
+
+def test_failed_model_keeps_its_last_good_lineage(build, project_name, example_copy, graph, ask):
+    build(example_copy, project_name)
+    before = ask(project_name).trace(["stg_payments.amount"])
+    edit_sql(example_copy, STG_PAYMENTS, "from \"coffee_shop\"", "from from ((( \"coffee_shop\"")
+    summary = build(example_copy, project_name)
+    assert summary.status == "active"
+    assert (summary.models.failed, summary.models.carried_over) == (1, 1)
+    assert summary.statuses.get("failed") == 1
+    # the lineage of stg_payments is the previous one, still answered from the new build
+    assert ask(project_name).trace(["stg_payments.amount"]).columns == before.columns
+    states = graph.read("read/list_model_states", project=project_name, build_id=summary.build_id)
+    state = next(s for s in states if s["unique_id"] == STG_PAYMENTS)
+    assert state["status"] == "failed" and state["carried_over"] is True
+    d = diff_builds(graph, project_name)
+    assert [(s.unique_id, s.before, s.after) for s in d.statuses] == [(STG_PAYMENTS, "resolved", "failed")]
+    assert "cannot parse" in (d.statuses[0].reason or "")
+
+
+def test_projects_in_one_database_do_not_touch_each_other(build, project_name, example_copy, ask, tmp_path, example):
+    other = f"{project_name}_other"
+    build(example, other)
+    other_before = ask(other).trace(["stg_payments.amount"])
+    build(example_copy, project_name)
+    edit_sql(example_copy, STG_PAYMENTS, "amount_cents::decimal(10, 2) / 100 as amount", "amount_cents as amount")
+    build(example_copy, project_name)
+    assert ask(other).trace(["stg_payments.amount"]) == other_before
+    exprs = lambda answer: [h.expr for r in answer.columns for h in r.hops]  # noqa: E731
+    assert exprs(other_before) == ["CAST(amount_cents AS DECIMAL(10, 2)) / 100"]
+    assert exprs(ask(project_name).trace(["stg_payments.amount"])) == ["amount_cents"]
