@@ -390,7 +390,7 @@ class Builder:
                 if s and s["lineage_hash"] == fps[node.unique_id].lineage_hash and s["status"] != ModelStatus.FAILED.value:
                     reuse.add(node.unique_id)
         recompute = [n for n in models if n.unique_id not in reuse]
-        self.say(f"{len(reuse)} models reused, {len(recompute)} to analyze")
+        self.say(f"build {build_id} of {name}: {len(reuse)} models reused, {len(recompute)} to analyze")
 
         lineages = self._analyze(project, recompute, states)
         t = self._stage("analyze", t)
@@ -542,6 +542,8 @@ class _Writer:
                 column_rows.setdefault(self._ckey(n.unique_id, c.name), {"key": self._ckey(n.unique_id, c.name), "props": _column_props(n, c, i, name)})
         # endpoints of new edges must exist as nodes
         for k, v in to_create.items():
+            if "props" in v and k[2] not in column_rows:
+                column_rows[k[2]] = {"key": k[2], "props": v["props"]}
             for endpoint in v.get("endpoints", ()):
                 uid, col = endpoint
                 key = self._ckey(uid, col)
@@ -556,6 +558,10 @@ class _Writer:
         for row in column_rows.values():
             if row["props"].get("unique_id") not in self.states:
                 row["props"] = {k: v for k, v in row["props"].items() if v is not None}
+        self.say(
+            f"writing {len(model_rows)} models, {len(column_rows)} columns, {len(to_create)} new relationships, "
+            f"closing {len(to_close)}"
+        )
         g = self.graph
         bid = self.build_id
         g.write_batches("write/merge_models", model_rows)
@@ -645,22 +651,25 @@ class _Writer:
         node = self.project.nodes[uid]
         mkey = self._mkey(uid)
         if node.resource_type in ("source", "seed"):
-            for c in node.columns:
+            for i, c in enumerate(node.columns):
                 ckey = self._ckey(uid, c.name)
-                desired[("has", mkey, ckey)] = {"row": {"model": mkey, "column": ckey}, "endpoints": [(uid, c.name.lower())]}
+                desired[("has", mkey, ckey)] = {
+                    "row": {"model": mkey, "column": ckey},
+                    "endpoints": [],
+                    "props": _column_props(node, c, i, self.project.name),
+                }
             return
         lin = self.lineages[uid]
         catalog_cols = {c.name.lower(): (i, c) for i, c in enumerate(node.columns)}
         names = [c.name for c in lin.columns] or list(catalog_cols)
         for i, col in enumerate(names):
             ckey = self._ckey(uid, col)
-            desired[("has", mkey, ckey)] = {"row": {"model": mkey, "column": ckey}, "endpoints": []}
-            if ckey not in column_rows:
-                if col in catalog_cols:
-                    pos, c = catalog_cols[col]
-                    column_rows[ckey] = {"key": ckey, "props": _column_props(node, c, pos, self.project.name)}
-                else:
-                    column_rows[ckey] = {"key": ckey, "props": {**self._endpoint_props(uid, col), "position": i}}
+            if col in catalog_cols:
+                pos, c = catalog_cols[col]
+                props = _column_props(node, c, pos, self.project.name)
+            else:
+                props = {**self._endpoint_props(uid, col), "position": i}
+            desired[("has", mkey, ckey)] = {"row": {"model": mkey, "column": ckey}, "endpoints": [], "props": props}
         for c in lin.columns:
             down = self._ckey(uid, c.name)
             for s in c.sources:
