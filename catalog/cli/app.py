@@ -6,7 +6,7 @@ import typer
 
 from catalog import __version__
 from catalog.cli import ask_cmd, build_cmd, history_cmd, lineage_cmd, neo4j_cmd
-from catalog.cli import prune_cmd
+from catalog.cli import prune_cmd, query_cmd
 from catalog.cli import evaluate_cmd
 
 app = typer.Typer(
@@ -27,6 +27,7 @@ app.command("diff")(history_cmd.diff)
 app.command("gc")(history_cmd.gc)
 app.command("lineage")(lineage_cmd.lineage)
 app.command("prune")(prune_cmd.prune)
+app.command("query")(query_cmd.query)
 app.command("evaluate")(evaluate_cmd.evaluate)
 app.add_typer(neo4j_cmd.app, name="neo4j")
 
