@@ -46,10 +46,13 @@ class Reached(BaseModel, frozen=True):
     hops: tuple[Hop, ...]  # one shortest path, in data-flow order
     via: str  # the asked column this path starts or ends at
     resource_type: str | None = None
+    safe_on_every_path: bool | None = None  # impact: no path from the asked columns computes
 
     @property
     def safe(self) -> bool:
-        """All hops pass the value through or rename it: safe to rename along."""
+        """Every path only passes the value through or renames it: safe to rename along."""
+        if self.safe_on_every_path is not None:
+            return self.safe_on_every_path
         return all(h.type in SAFE_TYPES for h in self.hops)
 
     @property
@@ -168,7 +171,7 @@ class Catalog:
             build_id=self.build_id,
             max_depth=max_depth,
         )
-        reached = _best_per_column(rows, "start")
+        reached = self._mark_safe(asked, _best_per_column(rows, "start"))
         conditions: list[ConditionUse] = []
         if with_conditions:
             keys = [c.key for c in asked] + [r.column.key for r in reached]
@@ -185,6 +188,29 @@ class Catalog:
             max_depth=max_depth,
         )
         return Answer(project=self.project, build_id=self.build_id, asked=tuple(asked), columns=tuple(_best_per_column(rows, "target")))
+
+    def _mark_safe(self, asked: list[ColumnId], reached: list[Reached]) -> list[Reached]:
+        """A column is safe when no path to it, from any asked column, has a calculating hop."""
+        if not reached:
+            return reached
+        keys = [c.key for c in asked] + [r.column.key for r in reached]
+        edges = self.graph.read("read/find_edges_between", project=self.project, column_keys=keys, build_id=self.build_id)
+        out_edges: dict[str, list[tuple[str, bool]]] = defaultdict(list)
+        for e in edges:
+            out_edges[e["up"]].append((e["down"], e["type"] in SAFE_TYPES))
+        tainted: set[str] = set()
+        seen: set[tuple[str, bool]] = set()
+        stack = [(c.key, False) for c in asked]
+        while stack:
+            node, bad = stack.pop()
+            if (node, bad) in seen:
+                continue
+            seen.add((node, bad))
+            if bad:
+                tainted.add(node)
+            for down, safe in out_edges.get(node, ()):
+                stack.append((down, bad or not safe))
+        return [r.model_copy(update={"safe_on_every_path": r.column.key not in tainted}) for r in reached]
 
     def _conditions(self, keys: list[str]) -> list[ConditionUse]:
         rows = self.graph.read("read/find_conditioned_models", project=self.project, column_keys=keys, build_id=self.build_id)
