@@ -63,12 +63,14 @@ def main() -> None:
         summary = Builder(graph, out / "target", project_name=name).run()
         print(f"build {summary.build_id}: {summary.models.total} models, {summary.edges.total} edges, "
               f"{summary.models.recomputed} recomputed, {time.perf_counter() - t:.1f}s")
-        hub_rows = graph.read("read/find_top_fanout_columns", project=name, build_id=None, limit=1)
-        leaf_rows = graph.read("read/find_leaf_columns", project=name, build_id=None, limit=1)
-        hub = f"{hub_rows[0]['unique_id']}.{hub_rows[0]['name']}"
-        leaf = f"{leaf_rows[0]['unique_id']}.{leaf_rows[0]['name']}"
         catalog = Catalog(graph, name)
-        print(f"hub column:  {hub} ({hub_rows[0]['fanout']} direct downstream edges)")
+        # the hub: of the 10 columns with the most direct downstream edges, the one reaching most columns
+        candidates = graph.read("read/find_top_fanout_columns", project=name, build_id=None, limit=10)
+        reach = {f"{r['unique_id']}.{r['name']}": len(catalog.impact([f"{r['unique_id']}.{r['name']}"]).columns) for r in candidates}
+        hub = max(sorted(reach), key=reach.get)
+        leaf_rows = graph.read("read/find_leaf_columns", project=name, build_id=None, limit=1)
+        leaf = f"{leaf_rows[0]['unique_id']}.{leaf_rows[0]['name']}"
+        print(f"hub column:  {hub} ({reach[hub]} downstream columns)")
         print(f"leaf column: {leaf}")
         print(f"{'query':<22}{'p50 ms':>10}{'p95 ms':>10}{'columns':>10}")
         for label, fn in (

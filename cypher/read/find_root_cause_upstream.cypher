@@ -8,11 +8,11 @@ OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
 WITH coalesce($build_id, active.id) AS b
 UNWIND $column_keys AS target_key
 MATCH (target:Column {key: target_key})
-MATCH path = ANY SHORTEST (u:Column)(()-[r:FEEDS WHERE r.since <= b AND (r.until IS NULL OR r.until > b)]->()){1,}(target)
+MATCH path = ANY SHORTEST (target)(()<-[r:FEEDS WHERE r.since <= b AND (r.until IS NULL OR r.until > b)]-()){1,}(u:Column)
 WHERE $max_depth IS NULL OR length(path) <= $max_depth
 OPTIONAL MATCH (m:Model {key: $project + '/' + u.unique_id})
 RETURN target.key AS target, u.key AS column, u.unique_id AS unique_id, u.model_name AS model, u.name AS name,
        m.resource_type AS resource_type, length(path) AS depth,
-       [rel IN relationships(path) | {from: startNode(rel).key, to: endNode(rel).key, type: rel.type,
+       [rel IN reverse(relationships(path)) | {from: startNode(rel).key, to: endNode(rel).key, type: rel.type,
                                       expr: rel.expr, resolved: rel.resolved}] AS hops
 ORDER BY depth, column, target
