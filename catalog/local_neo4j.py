@@ -53,9 +53,12 @@ ENV_HTTP_PORT = "CATALOG_NEO4J_HTTP_PORT"
 MARKER_NAME = ".catalog-installed"
 PID_NAME = "catalog-neo4j.pid"
 
+ENV_HEAP = "CATALOG_NEO4J_HEAP"
+ENV_PAGECACHE = "CATALOG_NEO4J_PAGECACHE"
+DEFAULT_HEAP = "2g"  # large builds write hundreds of thousands of rows per transaction batch
+DEFAULT_PAGECACHE = "1g"  # a 5,000-model project's graph is several hundred MB
+
 JVM_OPTIONS = (
-    "-Xms512m",
-    "-Xmx1g",
     "-XX:+UseG1GC",
     "--add-opens=java.base/java.nio=ALL-UNNAMED",
     "--add-opens=java.base/java.io=ALL-UNNAMED",
@@ -352,7 +355,7 @@ def start(timeout: float = 120, progress: Progress | None = None) -> ServerStatu
         _write_conf(where)
 
         cmd = [
-            java, *JVM_OPTIONS, "-cp", str(where.lib_dir / "*"), ENTRY_POINT,
+            java, *_heap_options(), *JVM_OPTIONS, "-cp", str(where.lib_dir / "*"), ENTRY_POINT,
             f"--home-dir={where.server_home}", f"--config-dir={where.conf_file.parent}",
         ]  # fmt: skip
         say(f"Starting Neo4j {NEO4J_VERSION} on bolt://{HOST}:{where.bolt_port} ...")
@@ -507,6 +510,20 @@ def _check_port_free(name: str, port: int) -> None:
     )
 
 
+def _heap_options() -> tuple[str, ...]:
+    heap = os.environ.get(ENV_HEAP, DEFAULT_HEAP)
+    return (f"-Xms{min(heap, '512m', key=_size_mb)}", f"-Xmx{heap}")
+
+
+def _size_mb(size: str) -> float:
+    """``512m`` -> 512, ``2g`` -> 2048."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgKMG]?)\s*", size)
+    if not m:
+        raise ServerError(f"{ENV_HEAP}={size!r}: expected a size such as 512m or 2g")
+    value, unit = float(m.group(1)), m.group(2).lower()
+    return value * {"k": 1 / 1024, "m": 1, "g": 1024, "": 1 / (1024 * 1024)}[unit]
+
+
 def _write_conf(where: Layout) -> None:
     home = where.server_home
     for sub in ("conf", "data", "logs", "import", "run", "plugins"):
@@ -520,7 +537,9 @@ def _write_conf(where: Layout) -> None:
         "server.http.listen_address": f"{HOST}:{where.http_port}",
         "server.https.enabled": "false",
         "dbms.security.auth_enabled": "false",
-        "server.memory.pagecache.size": "256m",
+        "server.memory.pagecache.size": os.environ.get(ENV_PAGECACHE, DEFAULT_PAGECACHE),
+        # keep only a little transaction log: the catalog's history lives in the graph itself
+        "db.tx_log.rotation.retention_policy": "2 files",
         "dbms.usage_report.enabled": "false",
         "server.directories.data": str(home / "data"),
         "server.directories.logs": str(home / "logs"),
