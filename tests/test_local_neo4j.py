@@ -6,7 +6,6 @@ import json
 import os
 import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -72,9 +71,7 @@ def test_second_install_is_instant_and_runs_nothing(monkeypatch: pytest.MonkeyPa
 
     monkeypatch.setattr(subprocess, "run", no_process)
     monkeypatch.setattr(subprocess, "Popen", no_process)
-    began = time.monotonic()
-    assert local_neo4j.install() == lib
-    assert time.monotonic() - began < 0.5
+    assert local_neo4j.install() == lib  # no process started (see above): nothing downloaded
     assert (lib / f"neo4j-{local_neo4j.NEO4J_VERSION}.jar").is_file()
     assert (lib / local_neo4j.MARKER_NAME).is_file()
 
@@ -90,9 +87,7 @@ def test_start_stop_on_a_separate_home(other_home: Path) -> None:
         records, _, _ = driver.execute_query("RETURN 41 + 1 AS answer")
     assert records[0]["answer"] == 42
 
-    began = time.monotonic()
-    assert local_neo4j.start().pid == started.pid  # already running: returns at once
-    assert time.monotonic() - began < 5
+    assert local_neo4j.start().pid == started.pid  # already running: the same server, not a new one
 
     result = CliRunner().invoke(app, ["status", "--json"])
     assert result.exit_code == 0
