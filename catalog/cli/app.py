@@ -8,6 +8,7 @@ from catalog import __version__
 from catalog.cli import ask_cmd, build_cmd, history_cmd, lineage_cmd, neo4j_cmd
 from catalog.cli import prune_cmd, query_cmd
 from catalog.cli import evaluate_cmd
+from catalog.cli import report_cmd
 
 app = typer.Typer(
     name="catalog",
@@ -26,6 +27,7 @@ app.command("builds")(history_cmd.builds)
 app.command("diff")(history_cmd.diff)
 app.command("gc")(history_cmd.gc)
 app.command("lineage")(lineage_cmd.lineage)
+app.command("report")(report_cmd.report)
 app.command("prune")(prune_cmd.prune)
 app.command("query")(query_cmd.query)
 app.command("evaluate")(evaluate_cmd.evaluate)

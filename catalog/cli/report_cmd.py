@@ -1,0 +1,80 @@
+"""``catalog report``: the governance report of a build, as HTML, Markdown or JSON."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from catalog.cli.common import err, handle_errors
+from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
+from catalog.errors import CatalogError
+from catalog.query import Catalog
+from catalog.report.governance import DEFAULT_TOP, collect_report
+from catalog.report.governance_html import report_html
+from catalog.report.governance_render import DEFAULT_MAX_ROWS, report_dict, report_markdown
+
+DEFAULT_HTML = Path("catalog-report.html")
+
+
+class Format(str, Enum):
+    html = "html"
+    md = "md"
+    json = "json"
+
+
+ProjectOpt = Annotated[str | None, typer.Option("--project", help="dbt project name; needed only when the database holds several.")]
+BuildOpt = Annotated[int | None, typer.Option("--build", min=1, help="Report on this build id (default: the active build).")]
+
+
+@handle_errors
+def report(
+    fmt: Annotated[
+        Format, typer.Option("--format", "-f", help="html (one self-contained file), md (Markdown, for a pull request) or json.")
+    ] = Format.html,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help=f"Write here. Default: {DEFAULT_HTML} for html, stdout for md and json.", dir_okay=False),
+    ] = None,
+    top: Annotated[int, typer.Option("--top", min=1, help="How many most depended-on columns to list.")] = DEFAULT_TOP,
+    max_rows: Annotated[
+        int,
+        typer.Option("--max-rows", min=0, help="Rows shown per list in html and md (0: all); json always has every row."),
+    ] = DEFAULT_MAX_ROWS,
+    project: ProjectOpt = None,
+    build: BuildOpt = None,
+    uri: UriOpt = None,
+    user: UserOpt = None,
+    password: PasswordOpt = None,
+    database: DatabaseOpt = None,
+) -> None:
+    """Governance report of a build: lineage coverage (model statuses and reasons, resolved
+    and unresolved columns), where PII-tagged columns flow, undocumented columns of public
+    models, unused columns, the most depended-on columns, descriptions that could be inherited
+    along passthrough and renamed edges, and pictures of the lineage around key columns."""
+    t0 = time.perf_counter()
+    with graph_from(uri, user, password, database) as graph:
+        catalog = Catalog(graph, project, build)
+        err.print(f"Reading build {catalog.build_id} of {catalog.project}…", highlight=False)
+        data = collect_report(catalog, top=top, progress=lambda msg: err.print(f"  {msg}", highlight=False, markup=False))
+    if fmt == Format.json:
+        text = json.dumps(report_dict(data), indent=2) + "\n"
+    elif fmt == Format.md:
+        text = report_markdown(data, max_rows=max_rows)
+    else:
+        text = report_html(data, max_rows=max_rows)
+    target = output if output is not None else (DEFAULT_HTML if fmt == Format.html else None)
+    if target is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            target.write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise CatalogError(f"{target}: cannot write the report ({e.strerror})") from e
+        err.print(f"Report written in {time.perf_counter() - t0:.1f}s:", highlight=False)
+        typer.echo(str(target.resolve()))

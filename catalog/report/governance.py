@@ -1,0 +1,586 @@
+"""The governance report of one build: what a data-platform team checks before trusting the
+lineage and the documentation of a dbt project.
+
+Sections (each read with one ``cypher/read/report_*.cypher`` file, runnable in Neo4j Browser):
+
+- lineage coverage: every model's status and reason, and how many columns are resolved;
+- PII: columns tagged PII in dbt and every column downstream of them, at any depth;
+- undocumented columns of public models (of all models when the project has no public one);
+- unused columns: on models that others depend on, columns nothing reads;
+- the most depended-on columns (fan-out and everything reached downstream);
+- descriptions an undocumented column could inherit through passthrough and renamed edges;
+- pictures of the lineage around the most depended-on columns (nodes in layers, edges).
+
+:func:`collect_report` returns a :class:`GovernanceReport` (plain records, deterministic
+order); ``governance_render`` turns it into JSON and Markdown, ``governance_html`` into one
+self-contained HTML file with inline SVG.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from pydantic import BaseModel, computed_field
+
+from catalog.query import Catalog
+
+STATUSES = ("resolved", "partial", "unresolved", "failed")
+SEVERITY = ("failed", "unresolved", "partial", "resolved")  # order of the per-model table: problems first
+ANALYZED = ("model", "snapshot")  # dbt nodes whose SQL is analyzed; sources and seeds are origins
+COPY_TYPES = frozenset({"passthrough", "renamed"})
+# the rule catalog.build uses to set Column.pii, spelled out here to say which part matched
+PII_TAGS = ("pii", "sensitive", "personal")
+PII_META_KEYS = ("contains_pii", "pii", "is_pii")
+
+DEFAULT_TOP = 10
+PICTURES = 3
+PICTURE_CANDIDATES = 30  # most depended-on columns considered as picture focuses
+PICTURE_DOWNSTREAM_DEPTH = 4
+PICTURE_UPSTREAM_DEPTH = 2
+PICTURE_LAYER_WIDTH = 8  # columns drawn per layer; the rest is counted in a "+N more" box
+
+# What each section means, shown with it in HTML and Markdown.
+NOTES = {
+    "coverage": (
+        "Status of every analyzed model and snapshot: resolved (every column's origin proved), partial "
+        "(some columns unresolved), unresolved (none could be, or no SQL) and failed (the analysis raised; "
+        "the model keeps the lineage of an earlier build, marked carried over). Columns: resolved (upstream "
+        "edges all proved), no upstream (proved to have no upstream column: literals, current_timestamp, "
+        "count(*), row_number()), unresolved (an unproved edge, no edge in an unresolved model, or any "
+        "column of a failed model) and untraced (no edge in a partial model: either no upstream column or an unresolved one, "
+        "the graph does not record which). Sources and seeds are origins and are not counted."
+    ),
+    "pii": (
+        "Columns tagged PII in dbt (meta contains_pii / pii / is_pii, or tag pii / sensitive / personal) and "
+        "every column their values flow into, at any depth through FEEDS, with one shortest path. "
+        "\"copied\": every hop passes the value through or renames it; \"transformed\": some hop computes "
+        "with it (the result may still identify a person). Reached columns not tagged PII themselves are "
+        "marked: tag them or check that the value is no longer personal."
+    ),
+    "unused": (
+        "Columns that no model, snapshot or seed reads (no outgoing FEEDS edge and no use in a WHERE, "
+        "JOIN, GROUP BY, HAVING, QUALIFY, window or ORDER BY), on models, seeds and snapshots that at "
+        "least one other node depends on: the dependents read the model but not these columns, so they "
+        "are candidates to drop or to stop computing. Leaf models are left out (their columns are the "
+        "project's output), and so are sources. Exposures, BI tools and ad-hoc queries are not known to "
+        "the catalog. A dependent whose own lineage is not fully resolved may read a column unseen: such "
+        "rows name it."
+    ),
+    "depended_on": (
+        "Columns whose change reaches the most columns downstream: fan-out counts direct FEEDS edges, "
+        "reach counts the distinct columns (and models) reached at any depth, conditions counts the "
+        "models whose rows the column filters, joins, groups or orders."
+    ),
+    "inheritable": (
+        "Undocumented columns of models and snapshots whose value is copied unchanged (passthrough or "
+        "renamed hops only, through undocumented columns) from a documented column: the description they "
+        "would inherit and where from. When the nearest documented columns disagree, every candidate is "
+        "listed and none is proposed."
+    ),
+    "pictures": (
+        "The lineage around the most depended-on columns (each picture skips columns already drawn in an "
+        "earlier one): upstream columns to the left, downstream to the right, in layers by distance; edges "
+        "colored by type, dashed when unproved."
+    ),
+}
+
+
+# ---------------------------------------------------------------------------- records
+class Col(BaseModel, frozen=True):
+    """A column as people and scripts name it."""
+
+    model: str  # display name: orders, or shop.orders for a source
+    unique_id: str
+    name: str
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def label(self) -> str:
+        return f"{self.model}.{self.name}"
+
+
+class BuildInfo(BaseModel, frozen=True):
+    id: int
+    status: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    dialect: str | None = None
+
+
+class ModelCoverage(BaseModel, frozen=True):
+    unique_id: str
+    name: str
+    resource_type: str
+    materialized: str | None
+    access: str | None
+    status: str
+    reason: str | None
+    carried_over: bool
+    columns: int
+    resolved: int
+    no_upstream: int
+    unresolved: int
+    untraced: int
+
+
+class CoverageTotals(BaseModel, frozen=True):
+    models: int
+    by_status: dict[str, int]
+    columns: int
+    resolved: int
+    no_upstream: int
+    unresolved: int
+    untraced: int
+    sources: int
+    seeds: int
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def models_resolved_pct(self) -> float:
+        return _pct(self.by_status.get("resolved", 0), self.models)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def columns_resolved_pct(self) -> float:
+        return _pct(self.resolved + self.no_upstream, self.columns)
+
+
+class ReasonGroup(BaseModel, frozen=True):
+    status: str
+    reason: str
+    models: tuple[str, ...]
+
+
+class UnresolvedColumn(BaseModel, frozen=True):
+    column: Col
+    model_status: str
+    kind: str  # analysis_failed | unproved_edge | no_edge
+    reason: str | None
+    expr: str | None
+
+
+class Coverage(BaseModel, frozen=True):
+    totals: CoverageTotals
+    models: tuple[ModelCoverage, ...]
+    reasons: tuple[ReasonGroup, ...]
+    unresolved_columns: tuple[UnresolvedColumn, ...]
+
+
+class PiiReach(BaseModel, frozen=True):
+    column: Col
+    depth: int
+    types: tuple[str, ...]
+    tagged: bool
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def effect(self) -> str:
+        return "copied" if all(t in COPY_TYPES for t in self.types) else "transformed"
+
+
+class PiiColumn(BaseModel, frozen=True):
+    column: Col
+    tagged_by: tuple[str, ...]
+    reaches: tuple[PiiReach, ...]
+
+
+class Pii(BaseModel, frozen=True):
+    columns: tuple[PiiColumn, ...]
+    reached: tuple[Col, ...]  # every distinct column reached from any PII column
+    untagged: tuple[Col, ...]  # those not tagged PII themselves
+
+
+class UndocumentedColumn(BaseModel, frozen=True):
+    column: Col
+    access: str | None
+    data_type: str | None
+    declared: bool
+
+
+class Undocumented(BaseModel, frozen=True):
+    scope: str  # public_models | all_models
+    public_models: int
+    models_in_scope: int
+    columns_in_scope: int
+    columns: tuple[UndocumentedColumn, ...]
+
+
+class UnusedColumn(BaseModel, frozen=True):
+    column: Col
+    resource_type: str
+    data_type: str | None
+    dependents: int
+    incomplete_dependents: tuple[str, ...]
+
+
+class DependedOn(BaseModel, frozen=True):
+    key: str
+    column: Col
+    description: str | None
+    pii: bool
+    fanout: int
+    reach: int
+    models_reached: int
+    conditions: int
+
+
+class Candidate(BaseModel, frozen=True):
+    column: Col
+    description: str
+    hops: tuple[str, ...]  # edge types from the documented column down to the undocumented one
+
+
+class Inheritable(BaseModel, frozen=True):
+    column: Col
+    description: str | None  # the proposal; None when the candidates disagree
+    source: Col | None
+    hops: tuple[str, ...]
+    candidates: tuple[Candidate, ...]
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def conflict(self) -> bool:
+        return self.description is None
+
+
+class PictureNode(BaseModel, frozen=True):
+    key: str
+    column: Col | None  # None for a "+N more" box
+    layer: int  # 0: the focus column; negative upstream, positive downstream
+    pii: bool = False
+    focus: bool = False
+    more: int = 0  # columns not drawn in this layer
+
+
+class PictureEdge(BaseModel, frozen=True):
+    up: str
+    down: str
+    type: str
+    expr: str | None
+    resolved: bool | None
+
+
+class Picture(BaseModel, frozen=True):
+    focus: Col
+    nodes: tuple[PictureNode, ...]
+    edges: tuple[PictureEdge, ...]
+    truncated: bool  # some columns were left out (depth or width limits)
+
+
+class GovernanceReport(BaseModel, frozen=True):
+    project: str
+    build: BuildInfo
+    coverage: Coverage
+    pii: Pii
+    undocumented: Undocumented
+    unused: tuple[UnusedColumn, ...]
+    depended_on: tuple[DependedOn, ...]
+    inheritable: tuple[Inheritable, ...]
+    pictures: tuple[Picture, ...]
+
+
+# ---------------------------------------------------------------------------- collection
+def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[[str], None] | None = None) -> GovernanceReport:
+    """Read every section of the report for ``catalog``'s project and build."""
+    say = progress or (lambda _msg: None)
+    graph, project, build_id = catalog.graph, catalog.project, catalog.build_id
+    params = {"project": project, "build_id": build_id}
+
+    def read(name: str, **extra: Any) -> list[dict[str, Any]]:
+        t0 = time.perf_counter()
+        rows = graph.read(f"read/{name}", **params, **extra)
+        say(f"{name}: {len(rows)} rows in {time.perf_counter() - t0:.2f}s")
+        return rows
+
+    build_rows = graph.read("read/find_build", project=project, build_id=build_id)
+    build = _build_info(build_id, build_rows[0]["build"] if build_rows else {})
+    # The queries are independent: run them side by side (the driver is thread-safe).
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        futures = {
+            "coverage": pool.submit(read, "report_model_coverage"),
+            "unresolved": pool.submit(read, "report_unresolved_columns"),
+            "pii": pool.submit(read, "report_pii_propagation"),
+            "unused": pool.submit(read, "report_unused_columns"),
+            "depended_on": pool.submit(read, "report_most_depended_on", limit=max(top, PICTURE_CANDIDATES)),
+            "inheritable": pool.submit(read, "report_inheritable_descriptions"),
+        }
+        rows = {name: f.result() for name, f in futures.items()}
+    coverage = _coverage(rows["coverage"], rows["unresolved"])
+    public = sum(1 for m in coverage.models if m.resource_type == "model" and m.access == "public")
+    undocumented = _undocumented(read("report_undocumented_columns", public_only=public > 0), coverage, public)
+    depended_all = [_depended_on(r) for r in rows["depended_on"]]
+    t0 = time.perf_counter()
+    pictures = _pictures(lambda keys: graph.read("read/report_feeds_of_columns", **params, column_keys=keys), depended_all)
+    say(f"report_feeds_of_columns: {len(pictures)} pictures in {time.perf_counter() - t0:.2f}s")
+    return GovernanceReport(
+        project=project,
+        build=build,
+        coverage=coverage,
+        pii=_pii(rows["pii"]),
+        undocumented=undocumented,
+        unused=tuple(_unused(r) for r in rows["unused"]),
+        depended_on=tuple(depended_all[:top]),
+        inheritable=_inheritable(rows["inheritable"]),
+        pictures=pictures,
+    )
+
+
+def _pct(part: int, whole: int) -> float:
+    return round(100.0 * part / whole, 1) if whole else 100.0
+
+
+def _col(model: str | None, unique_id: str, name: str) -> Col:
+    return Col(model=model or unique_id, unique_id=unique_id, name=name)
+
+
+def _build_info(build_id: int, b: dict[str, Any]) -> BuildInfo:
+    def text(v: Any) -> str | None:
+        return None if v is None else str(v)
+
+    return BuildInfo(id=build_id, status=b.get("status"), started_at=text(b.get("started_at")),
+                     finished_at=text(b.get("finished_at")), dialect=b.get("dialect"))
+
+
+# ---------------------------------------------------------------------------- coverage
+def _severity(status: str) -> int:
+    return SEVERITY.index(status) if status in SEVERITY else -1
+
+
+_PARTIAL_PREFIX = re.compile(r"^\d+ of \d+ columns unresolved: ")
+
+
+def _coverage(model_rows: list[dict[str, Any]], column_rows: list[dict[str, Any]]) -> Coverage:
+    models: list[ModelCoverage] = []
+    sources = seeds = 0
+    for r in model_rows:
+        if r["resource_type"] not in ANALYZED:
+            sources += r["resource_type"] == "source"
+            seeds += r["resource_type"] == "seed"
+            continue
+        status = r["status"] or "resolved"
+        unfed = r["unfed"]
+        failed = status == "failed"  # lineage carried over from an earlier build proves nothing about this SQL
+        models.append(
+            ModelCoverage(
+                unique_id=r["unique_id"], name=r["name"], resource_type=r["resource_type"],
+                materialized=r["materialized"], access=r["access"], status=status, reason=r["reason"],
+                carried_over=bool(r["carried_over"]), columns=r["columns"], resolved=0 if failed else r["fed_resolved"],
+                no_upstream=unfed if status == "resolved" else 0,
+                unresolved=r["columns"] if failed else r["fed_unresolved"] + (unfed if status == "unresolved" else 0),
+                untraced=unfed if status == "partial" else 0,
+            )
+        )
+    models.sort(key=lambda m: (_severity(m.status), m.name, m.unique_id))
+    by_status = {s: 0 for s in STATUSES}
+    for m in models:
+        by_status[m.status] = by_status.get(m.status, 0) + 1
+    totals = CoverageTotals(
+        models=len(models), by_status=by_status, columns=sum(m.columns for m in models),
+        resolved=sum(m.resolved for m in models), no_upstream=sum(m.no_upstream for m in models),
+        unresolved=sum(m.unresolved for m in models), untraced=sum(m.untraced for m in models),
+        sources=sources, seeds=seeds,
+    )
+    groups: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for m in models:
+        if m.status != "resolved":
+            reason = _PARTIAL_PREFIX.sub("", m.reason or "no reason recorded")
+            groups[(m.status, reason)].append(m.name)
+    reasons = tuple(
+        ReasonGroup(status=s, reason=reason, models=tuple(sorted(names)))
+        for (s, reason), names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), _severity(kv[0][0]), kv[0][1]))
+    )
+    unresolved = tuple(
+        UnresolvedColumn(column=_col(r["model"], r["unique_id"], r["column"]), model_status=r["model_status"],
+                         kind=r["kind"], reason=r["reason"], expr=r["expr"] or None)
+        for r in column_rows
+    )
+    return Coverage(totals=totals, models=tuple(models), reasons=reasons, unresolved_columns=unresolved)
+
+
+# ---------------------------------------------------------------------------- PII
+def _tagged_by(tags: list[str] | None, meta: str | None) -> tuple[str, ...]:
+    found = [f"tag {t}" for t in (tags or []) if str(t).lower() in PII_TAGS]
+    try:
+        meta_dict = json.loads(meta) if meta else {}
+    except ValueError:
+        meta_dict = {}
+    if isinstance(meta_dict, dict):
+        found += [f"meta {k}" for k, v in meta_dict.items() if str(k).lower() in PII_META_KEYS and v]
+    return tuple(sorted(found)) or ("pii",)
+
+
+def _pii(rows: list[dict[str, Any]]) -> Pii:
+    columns: list[PiiColumn] = []
+    reached: dict[str, tuple[Col, bool]] = {}
+    for r in rows:
+        reaches = []
+        for d in r["reaches"]:
+            col = _col(d["model"], d["unique_id"], d["column"])
+            reaches.append(PiiReach(column=col, depth=d["depth"], types=tuple(d["types"]), tagged=bool(d["pii"])))
+            reached[d["key"]] = (col, bool(d["pii"]))
+        reaches.sort(key=lambda x: (x.depth, x.column.model, x.column.name, x.column.unique_id))
+        columns.append(
+            PiiColumn(column=_col(r["model"], r["unique_id"], r["column"]), tagged_by=_tagged_by(r["tags"], r["meta"]),
+                      reaches=tuple(reaches))
+        )
+    columns.sort(key=lambda p: (p.column.model, p.column.name, p.column.unique_id))
+    order = sorted(reached.values(), key=lambda ct: (ct[0].model, ct[0].name, ct[0].unique_id))
+    return Pii(columns=tuple(columns), reached=tuple(c for c, _ in order), untagged=tuple(c for c, tagged in order if not tagged))
+
+
+# ---------------------------------------------------------------------------- documentation, use
+def _undocumented(rows: list[dict[str, Any]], coverage: Coverage, public: int) -> Undocumented:
+    in_scope = [m for m in coverage.models if m.resource_type == "model" and (not public or m.access == "public")]
+    return Undocumented(
+        scope="public_models" if public else "all_models",
+        public_models=public,
+        models_in_scope=len(in_scope),
+        columns_in_scope=sum(m.columns for m in in_scope),
+        columns=tuple(
+            UndocumentedColumn(column=_col(r["model"], r["unique_id"], r["column"]), access=r["access"],
+                               data_type=r["data_type"], declared=bool(r["declared"]))
+            for r in rows
+        ),
+    )
+
+
+def _unused(r: dict[str, Any]) -> UnusedColumn:
+    return UnusedColumn(
+        column=_col(r["model"], r["unique_id"], r["column"]), resource_type=r["resource_type"], data_type=r["data_type"],
+        dependents=r["dependents"], incomplete_dependents=tuple(sorted(r["incomplete_dependents"] or [])),
+    )
+
+
+def _depended_on(r: dict[str, Any]) -> DependedOn:
+    return DependedOn(
+        key=r["key"], column=_col(r["model"], r["unique_id"], r["column"]), description=r["description"] or None,
+        pii=bool(r["pii"]), fanout=r["fanout"], reach=r["reach"], models_reached=r["models_reached"],
+        conditions=r["conditions"],
+    )
+
+
+def _inheritable(rows: list[dict[str, Any]]) -> tuple[Inheritable, ...]:
+    by_column: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by_column[r["key"]].append(r)
+    out: list[Inheritable] = []
+    for cands in by_column.values():
+        nearest = min(c["distance"] for c in cands)
+        best = sorted(
+            (c for c in cands if c["distance"] == nearest), key=lambda c: (c["from_model"] or "", c["from_column"], c["from_key"])
+        )
+        candidates = tuple(
+            Candidate(column=_col(c["from_model"], c["from_unique_id"], c["from_column"]), description=c["description"].strip(),
+                      hops=tuple(c["types"]))
+            for c in best
+        )
+        agreed = len({c.description for c in candidates}) == 1
+        first = candidates[0]
+        out.append(
+            Inheritable(
+                column=_col(cands[0]["model"], cands[0]["unique_id"], cands[0]["column"]),
+                description=first.description if agreed else None,
+                source=first.column if agreed else None,
+                hops=first.hops if agreed else (),
+                candidates=candidates,
+            )
+        )
+    out.sort(key=lambda i: (i.column.model, i.column.name, i.column.unique_id))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------- pictures
+def _pictures(read_feeds: Callable[[list[str]], list[dict[str, Any]]], ranked: list[DependedOn]) -> tuple[Picture, ...]:
+    pictures: list[Picture] = []
+    drawn: set[str] = set()
+    for d in ranked:
+        if len(pictures) == PICTURES:
+            break
+        if d.key in drawn:
+            continue
+        pic = _picture(read_feeds, d)
+        drawn.update(n.key for n in pic.nodes)
+        pictures.append(pic)
+    return tuple(pictures)
+
+
+def _picture(read_feeds: Callable[[list[str]], list[dict[str, Any]]], focus: DependedOn) -> Picture:
+    """Walk out from the focus column, layer by layer, both ways, keeping each layer small."""
+    cols: dict[str, tuple[Col, bool]] = {focus.key: (focus.column, focus.pii)}
+    edges: dict[tuple[str, str], PictureEdge] = {}
+    more: dict[int, int] = {}
+    truncated = False
+    for direction, depth_limit, sign in (("out", PICTURE_DOWNSTREAM_DEPTH, 1), ("in", PICTURE_UPSTREAM_DEPTH, -1)):
+        frontier = [focus.key]
+        for depth in range(1, depth_limit + 1):
+            rows = [r for r in read_feeds(frontier) if r["direction"] == direction]
+            found: dict[str, tuple[Col, bool]] = {}
+            pending: list[tuple[str, dict[str, Any]]] = []
+            for r in rows:
+                end = "down" if direction == "out" else "up"
+                key = r[f"{end}_key"]
+                pending.append((key, r))
+                if key not in cols:
+                    found[key] = (_col(r[f"{end}_model"], r[f"{end}_unique_id"], r[f"{end}_column"]), bool(r[f"{end}_pii"]))
+            kept = sorted(found, key=lambda k: (found[k][0].model, found[k][0].name, k))
+            if len(kept) > PICTURE_LAYER_WIDTH:
+                more[sign * depth] = len(kept) - PICTURE_LAYER_WIDTH
+                kept = kept[:PICTURE_LAYER_WIDTH]
+                truncated = True
+            for k in kept:
+                cols[k] = found[k]
+            for key, r in pending:
+                if key in cols:
+                    edges[(r["up_key"], r["down_key"])] = PictureEdge(
+                        up=r["up_key"], down=r["down_key"], type=r["type"], expr=r["expr"], resolved=r["resolved"]
+                    )
+            frontier = kept
+            if not frontier:
+                break
+        else:
+            if frontier and any(r["direction"] == direction for r in read_feeds(frontier)):
+                truncated = True
+    layers = _layers(focus.key, cols, list(edges.values()))
+    nodes = [
+        PictureNode(key=k, column=c, layer=layers[k], pii=pii, focus=k == focus.key)
+        for k, (c, pii) in cols.items()
+    ]
+    nodes += [PictureNode(key=f"more:{layer}", column=None, layer=layer, more=n) for layer, n in more.items()]
+    nodes.sort(key=lambda n: (n.layer, n.more > 0, n.column.model if n.column else "", n.column.name if n.column else "", n.key))
+    return Picture(
+        focus=focus.column,
+        nodes=tuple(nodes),
+        edges=tuple(sorted(edges.values(), key=lambda e: (e.up, e.down))),
+        truncated=truncated,
+    )
+
+
+def _layers(focus: str, cols: dict[str, Any], edges: list[PictureEdge]) -> dict[str, int]:
+    """Downstream columns at their longest distance from the focus, upstream ones at minus
+    their longest distance to it, so that every edge points right."""
+    children: dict[str, list[str]] = defaultdict(list)
+    parents: dict[str, list[str]] = defaultdict(list)
+    for e in edges:
+        children[e.up].append(e.down)
+        parents[e.down].append(e.up)
+    layer = {focus: 0}
+    for adjacency, sign in ((children, 1), (parents, -1)):
+        stack = [focus]
+        bound = len(cols)  # longest simple path; guards against a cycle
+        while stack:
+            k = stack.pop()
+            for n in adjacency.get(k, []):
+                want = layer[k] + sign
+                if n not in layer or (sign > 0 and want > layer[n]) or (sign < 0 and want < layer[n]):
+                    if abs(want) <= bound:
+                        layer[n] = want
+                        stack.append(n)
+    for k in cols:
+        layer.setdefault(k, 0)
+    return layer

@@ -1,0 +1,193 @@
+"""The governance report as JSON (for scripts) and Markdown (for pull-request comments).
+
+Both carry the same sections in the same order as the HTML report. JSON always holds every
+row; Markdown and HTML show at most ``max_rows`` rows per list (0: no limit) and say how many
+were left out. The lineage pictures are drawn only in HTML; JSON carries their nodes and
+edges, Markdown names their focus columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from catalog.report.governance import NOTES, GovernanceReport
+
+T = TypeVar("T")
+DEFAULT_MAX_ROWS = 500
+
+
+def report_dict(r: GovernanceReport) -> dict[str, Any]:
+    """Plain JSON-ready data: every section, every row, plus what each section means."""
+    data = r.model_dump(mode="json")
+    data["notes"] = dict(NOTES)
+    return data
+
+
+def capped(rows: Sequence[T], max_rows: int) -> tuple[Sequence[T], int]:
+    """The rows to show and how many are left out."""
+    if max_rows <= 0 or len(rows) <= max_rows:
+        return rows, 0
+    return rows[:max_rows], len(rows) - max_rows
+
+
+def summary_lines(r: GovernanceReport) -> list[tuple[str, str]]:
+    """The headline figures, as (what, value) pairs shared by Markdown and HTML."""
+    t = r.coverage.totals
+    by = t.by_status
+    un = r.undocumented
+    scope = "public models" if un.scope == "public_models" else "all models (no public model)"
+    return [
+        ("Models analyzed", f"{t.models}: {by.get('resolved', 0)} resolved ({t.models_resolved_pct}%), "
+                            f"{by.get('partial', 0)} partial, {by.get('unresolved', 0)} unresolved, {by.get('failed', 0)} failed"),
+        ("Columns of analyzed models", f"{t.columns}: {t.resolved} resolved, {t.no_upstream} with no upstream, "
+                                       f"{t.unresolved} unresolved, {t.untraced} untraced ({t.columns_resolved_pct}% resolved)"),
+        ("PII", f"{len(r.pii.columns)} columns tagged PII reach {len(r.pii.reached)} columns, "
+                f"{len(r.pii.untagged)} of them not tagged PII"),
+        ("Undocumented columns", f"{len(un.columns)} of {un.columns_in_scope} in {un.models_in_scope} {scope}"),
+        ("Unused columns", f"{len(r.unused)} on models that others depend on"),
+        ("Inheritable descriptions", f"{sum(1 for i in r.inheritable if not i.conflict)} columns "
+                                     f"(+{sum(1 for i in r.inheritable if i.conflict)} with conflicting candidates)"),
+    ]
+
+
+def path_text(types: Sequence[str]) -> str:
+    return " → ".join(types)
+
+
+# ---------------------------------------------------------------------------- Markdown
+def _cell(value: Any) -> str:
+    text = "" if value is None else str(value)
+    text = text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace("\n", " ").strip()
+
+
+def _code(value: str) -> str:
+    """A code span in a table cell: no backticks inside, pipes escaped, one line."""
+    text = value.replace("`", "'").replace("|", "\\|").replace("\n", " ").strip()
+    return f"`{text}`" if text else ""
+
+
+class _Md:
+    def __init__(self, max_rows: int):
+        self.lines: list[str] = []
+        self.max_rows = max_rows
+
+    def add(self, *lines: str) -> None:
+        self.lines.extend(lines)
+
+    def table(self, header: Sequence[str], rows: Sequence[Sequence[Any]], empty: str, align: str = "") -> None:
+        if not rows:
+            self.add(f"_{empty}_", "")
+            return
+        shown, hidden = capped(rows, self.max_rows)
+        aligns = align or "l" * len(header)
+        self.add("| " + " | ".join(header) + " |", "|" + "|".join("---:" if a == "r" else "---" for a in aligns) + "|")
+        for row in shown:
+            self.add("| " + " | ".join(str(c) for c in row) + " |")
+        if hidden:
+            self.add("", f"_… and {hidden} more rows (all of them in `--format json`)._")
+        self.add("")
+
+
+def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> str:
+    md = _Md(max_rows)
+    b = r.build
+    md.add(f"# Governance report: {r.project}, build {b.id}", "")
+    md.add(f"Build {b.id} ({b.status or 'unknown status'}; finished {b.finished_at or '-'}; dialect {b.dialect or '-'}).", "")
+
+    md.add("## Summary", "")
+    md.table(["figure", "value"], [(_cell(k), _cell(v)) for k, v in summary_lines(r)], "nothing")
+
+    # coverage
+    cov = r.coverage
+    md.add("## Lineage coverage", "", NOTES["coverage"], "")
+    by = cov.totals.by_status
+    md.table(["status", "models"], [(s, by[s]) for s in by], "no analyzed models", "lr")
+    md.add("### Models", "")
+    md.table(
+        ["model", "type", "status", "columns", "resolved", "no upstream", "unresolved", "untraced", "reason"],
+        [
+            (_code(m.name), m.resource_type, m.status + (" (carried over)" if m.carried_over else ""), m.columns, m.resolved,
+             m.no_upstream, m.unresolved, m.untraced, _cell(m.reason))
+            for m in cov.models
+        ],
+        "no analyzed models",
+        "lllrrrrrl",
+    )
+    md.add("### Reasons", "")
+    md.table(["status", "reason", "models"], [(g.status, _cell(g.reason), ", ".join(_code(n) for n in g.models)) for g in cov.reasons],
+             "every model is resolved")
+    md.add("### Unresolved columns", "")
+    md.table(
+        ["column", "model status", "kind", "reason", "expression"],
+        [(_code(u.column.label), u.model_status, u.kind.replace("_", " "), _cell(u.reason), _code(u.expr or ""))
+         for u in cov.unresolved_columns],
+        "no unresolved column",
+    )
+
+    # PII
+    md.add("## PII propagation", "", NOTES["pii"], "")
+    rows: list[tuple[Any, ...]] = []
+    for p in r.pii.columns:
+        tag = ", ".join(p.tagged_by)
+        if not p.reaches:
+            rows.append((_code(p.column.label), tag, "_nothing downstream_", "", "", "", ""))
+        for x in p.reaches:
+            rows.append((_code(p.column.label), tag, _code(x.column.label), x.depth, path_text(x.types), x.effect,
+                         "yes" if x.tagged else "**no**"))
+    md.table(["PII column", "tagged by", "reaches", "depth", "path", "effect", "tagged PII"], rows, "no column is tagged PII",
+             "lllrlll")
+    if r.pii.untagged:
+        md.add("Reached but not tagged PII: " + ", ".join(_code(c.label) for c in r.pii.untagged[: max_rows or None])
+               + (" …" if max_rows and len(r.pii.untagged) > max_rows else ""), "")
+
+    # undocumented
+    un = r.undocumented
+    md.add("## Undocumented columns", "")
+    if un.scope == "public_models":
+        md.add(f"Columns with no description on the {un.public_models} public models (access: public).", "")
+    else:
+        md.add("**The project has no public model** (access: public): undocumented columns of **all models** are "
+               "listed instead.", "")
+    md.table(["column", "access", "data type", "declared in YAML"],
+             [(_code(u.column.label), u.access or "", u.data_type or "", "yes" if u.declared else "no") for u in un.columns],
+             "every column in scope is documented")
+
+    # unused
+    md.add("## Unused columns", "", NOTES["unused"], "")
+    md.table(["column", "node", "data type", "dependents", "dependents with incomplete lineage"],
+             [(_code(u.column.label), u.resource_type, u.data_type or "", u.dependents, ", ".join(u.incomplete_dependents))
+              for u in r.unused],
+             "every column of a depended-on model is read downstream", "lllrl")
+
+    # depended-on
+    md.add("## Most depended-on columns", "", NOTES["depended_on"], "")
+    md.table(["column", "fan-out", "reach (columns)", "models reached", "conditions", "PII", "description"],
+             [(_code(d.column.label), d.fanout, d.reach, d.models_reached, d.conditions, "yes" if d.pii else "",
+               _cell(d.description)) for d in r.depended_on],
+             "no column feeds another", "lrrrrll")
+
+    # inheritable
+    md.add("## Inheritable descriptions", "", NOTES["inheritable"], "")
+    rows = []
+    for i in r.inheritable:
+        if i.conflict:
+            options = "; ".join(f"{_code(c.column.label)}: {_cell(c.description)}" for c in i.candidates)
+            rows.append((_code(i.column.label), f"_conflicting:_ {options}", "", ""))
+        else:
+            assert i.source is not None
+            rows.append((_code(i.column.label), _cell(i.description), _code(i.source.label), path_text(i.hops)))
+    md.table(["column", "would inherit", "from", "path"], rows, "no undocumented column copies a documented one")
+
+    # pictures
+    md.add("## Lineage pictures", "")
+    if r.pictures:
+        md.add("Drawn in the HTML report (`catalog report --format html`). Focus columns:", "")
+        for p in r.pictures:
+            drawn = sum(1 for n in p.nodes if n.column is not None)
+            md.add(f"- {_code(p.focus.label)}: {drawn} columns, {len(p.edges)} edges" + (" (trimmed)" if p.truncated else ""))
+        md.add("")
+    else:
+        md.add("_No column feeds another: nothing to draw._", "")
+    return "\n".join(md.lines).rstrip() + "\n"
