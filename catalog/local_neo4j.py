@@ -418,6 +418,7 @@ def _wait_gone(pid: int, timeout: float) -> bool:
     while True:
         _reap(pid)
         if not _alive(pid):
+            _reap(pid)  # it may have turned zombie after the first look
             return True
         if time.monotonic() >= deadline:
             return False
