@@ -414,6 +414,14 @@ def _signal_ours(pid: int, sig: signal.Signals, where: Layout) -> None:
 
 
 def _wait_gone(pid: int, timeout: float) -> bool:
+    proc = _CHILDREN.get(pid)
+    if proc is not None:  # our child: wait for it (its /proc entry shows Z while threads still exit)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        del _CHILDREN[pid]
+        return True
     deadline = time.monotonic() + timeout
     while True:
         _reap(pid)
