@@ -9,7 +9,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 EXAMPLE := examples/coffee_shop
 
-.PHONY: demo test install clean
+.PHONY: demo test install browser clean
 
 install: $(VENV)/.installed
 
@@ -28,8 +28,16 @@ demo: install
 	@echo "Explore the graph in Neo4j Browser: http://127.0.0.1:7474/browser/ (no authentication)"
 	@echo "Stop the server with: $(BIN)/catalog neo4j stop"
 
-test: install
+test: install browser
 	$(BIN)/pytest
+
+# The governance report's test opens the HTML in a real headless Chromium (Debian's package).
+# Installed only where it is missing and apt-get can run (as root); otherwise that test skips.
+browser:
+	@command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || \
+	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) ; } || \
+	  echo "chromium not installed: the HTML report test will skip"
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -5,10 +5,17 @@ from __future__ import annotations
 import typer
 
 from catalog import __version__
-from catalog.cli import ask_cmd, build_cmd, history_cmd, lineage_cmd, neo4j_cmd
-from catalog.cli import prune_cmd, query_cmd
-from catalog.cli import evaluate_cmd
-from catalog.cli import report_cmd
+from catalog.cli import (
+    ask_cmd,
+    build_cmd,
+    evaluate_cmd,
+    history_cmd,
+    lineage_cmd,
+    neo4j_cmd,
+    prune_cmd,
+    query_cmd,
+    report_cmd,
+)
 
 app = typer.Typer(
     name="catalog",
@@ -20,16 +27,17 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
     add_completion=False,
 )
+# in the order of a user's day: store, ask, look back, analyze without Neo4j, run the server
 app.command("build")(build_cmd.build)
 app.command("impact")(ask_cmd.impact)
 app.command("trace")(ask_cmd.trace)
+app.command("prune")(prune_cmd.prune)
+app.command("query")(query_cmd.query)
+app.command("report")(report_cmd.report)
 app.command("builds")(history_cmd.builds)
 app.command("diff")(history_cmd.diff)
 app.command("gc")(history_cmd.gc)
 app.command("lineage")(lineage_cmd.lineage)
-app.command("report")(report_cmd.report)
-app.command("prune")(prune_cmd.prune)
-app.command("query")(query_cmd.query)
 app.command("evaluate")(evaluate_cmd.evaluate)
 app.add_typer(neo4j_cmd.app, name="neo4j")
 
