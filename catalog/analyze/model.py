@@ -18,15 +18,8 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.scope import Scope, ScopeType, build_scope
 
-from catalog.analyze.records import (
-    ColumnKind,
-    ColumnLineage,
-    ColumnRef,
-    Condition,
-    ConditionClause,
-    ModelLineage,
-    ModelStatus,
-)
+from catalog.analyze.packed import Packed, PackedColumn, unpack
+from catalog.analyze.records import ColumnKind, ConditionClause, ModelLineage, ModelStatus
 from catalog.analyze.relations import EPHEMERAL_PREFIX, RelationIndex
 
 PASS = ColumnKind.PASSTHROUGH
@@ -89,7 +82,21 @@ class Output:
 class _Source:
     """Something a scope selects from."""
 
-    names: list[str] | None = None  # known columns, in order
+    _names: list[str] | None = None
+    _known: frozenset[str] | None = None
+
+    @property
+    def names(self) -> list[str] | None:
+        """Its columns in order; None when they are not known."""
+        return self._names
+
+    @names.setter
+    def names(self, names: list[str] | None) -> None:
+        self._names = names
+        self._known = frozenset(names) if names is not None else None
+
+    def has(self, name: str) -> bool:
+        return self._known is not None and name in self._known
 
     def get(self, name: str) -> Lin | None:  # pragma: no cover - interface
         raise NotImplementedError
@@ -99,12 +106,8 @@ class _Relation(_Source):
     def __init__(self, unique_id: str, names: list[str] | None, self_ref: bool = False):
         self.unique_id = unique_id
         self.names = names
-        self._known = set(names) if names is not None else None
         self.self_ref = self_ref
         self._cache: dict[str, Lin] = {}
-
-    def has(self, name: str) -> bool:
-        return self._known is not None and name in self._known
 
     def get(self, name: str) -> Lin:
         lin = self._cache.get(name)
@@ -198,6 +201,10 @@ class ModelAnalyzer:
 
     # ----------------------------------------------------------------- entry point
     def run(self) -> ModelLineage:
+        return unpack(self.run_packed())
+
+    def run_packed(self) -> Packed:
+        """The lineage in its plain-tuple form (see :mod:`catalog.analyze.packed`)."""
         try:
             statements = [s for s in sqlglot.parse(self.sql, read=self.dialect) if s is not None]
         except SqlglotError as e:
@@ -212,11 +219,9 @@ class ModelAnalyzer:
         out = self.scope_output(root)
         return self._lineage(out)
 
-    def _fail(self, status: ModelStatus, reason: str) -> ModelLineage:
-        cols = tuple(
-            ColumnLineage(name=n, kind=UNKNOWN, resolved=False, expr="", reason=reason) for n in (self.output_names or [])
-        )
-        return ModelLineage(unique_id=self.unique_id, status=status, reason=reason, columns=cols)
+    def _fail(self, status: ModelStatus, reason: str) -> Packed:
+        cols: list[PackedColumn] = [(n, UNKNOWN.value, False, "", (), reason) for n in (self.output_names or [])]
+        return (self.unique_id, status.value, reason, cols, [])
 
     def _drop_ephemeral_ctes(self, query: exp.Query) -> exp.Query:
         """``__dbt__cte__x`` CTEs stand for ephemeral model x: read them as that model's relation."""
@@ -236,8 +241,8 @@ class ModelAnalyzer:
         return name.lower().startswith(EPHEMERAL_PREFIX) and self.relations.ephemeral(name) is not None
 
     # ----------------------------------------------------------------- results
-    def _lineage(self, out: Output) -> ModelLineage:
-        columns: list[ColumnLineage] = []
+    def _lineage(self, out: Output) -> Packed:
+        columns: list[PackedColumn] = []
         names = out.names
         if self.output_names and len(self.output_names) == len(names):
             # unnamed expressions get the name the warehouse gave them
@@ -248,42 +253,38 @@ class ModelAnalyzer:
             }
         else:
             rename = {}
+        this = self.unique_id
+        unresolved: list[PackedColumn] = []
         for name in names:
             lin = out.cols[name]
             sources = lin.sources
-            if any(uid == self.unique_id for uid, _ in sources):  # {{ this }}: no self loop
+            if any(uid == this for uid, _ in sources):  # {{ this }}: no self loop, a condition instead
                 for ref in sources:
-                    if ref[0] == self.unique_id:
+                    if ref[0] == this:
                         self.conditions.add((ref, ConditionClause.WHERE))
-                sources = frozenset(r for r in sources if r[0] != self.unique_id)
-            node = out.exprs.get(name)
-            columns.append(
-                ColumnLineage.model_construct(
-                    name=rename.get(name, name),
-                    kind=lin.kind,
-                    resolved=lin.resolved,
-                    expr=self._expr_sql(node),
-                    sources=tuple(ColumnRef.model_construct(unique_id=u, column=c) for u, c in sorted(sources)),
-                    reason=None if lin.resolved else (lin.reason or "could not be resolved"),
-                )
+                sources = frozenset(r for r in sources if r[0] != this)
+            col: PackedColumn = (
+                rename.get(name, name),
+                lin.kind.value,
+                lin.resolved,
+                self._expr_sql(out.exprs.get(name)),
+                tuple(sorted(sources)),
+                None if lin.resolved else (lin.reason or "could not be resolved"),
             )
-        conditions = tuple(
-            Condition.model_construct(column=ColumnRef.model_construct(unique_id=u, column=c), clause=clause)
-            for (u, c), clause in sorted(self.conditions, key=lambda x: (x[0], x[1].value))
-        )
-        unresolved = [c for c in columns if not c.resolved]
+            columns.append(col)
+            if not lin.resolved:
+                unresolved.append(col)
+        conditions = sorted((u, c, clause.value) for (u, c), clause in self.conditions)
         if out.opaque_reason:
             status, reason = ModelStatus.UNRESOLVED if not columns else ModelStatus.PARTIAL, out.opaque_reason
         elif not unresolved:
             status, reason = ModelStatus.RESOLVED, None
         elif len(unresolved) == len(columns):
-            status, reason = ModelStatus.UNRESOLVED, unresolved[0].reason
+            status, reason = ModelStatus.UNRESOLVED, unresolved[0][5]
         else:
             status = ModelStatus.PARTIAL
-            reason = f"{len(unresolved)} of {len(columns)} columns unresolved: {unresolved[0].reason}"
-        return ModelLineage(
-            unique_id=self.unique_id, status=status, reason=reason, columns=tuple(columns), conditions=conditions
-        )
+            reason = f"{len(unresolved)} of {len(columns)} columns unresolved: {unresolved[0][5]}"
+        return (this, status.value, reason, columns, conditions)
 
     def _expr_sql(self, node: exp.Expression | str | None) -> str:
         if node is None:
@@ -620,7 +621,7 @@ class _Context:
                     if n in right_names and n not in keys:
                         keys.append(n)
         for key in keys:
-            parts = [src.get(key) for a, src in self.sources.items() if _has(src, key)]
+            parts = [src.get(key) for src in self.sources.values() if src.has(key)]
             if not parts:
                 parts = [self.sources[a].get(key) for a in self.star_sources[-2:]]
             lins = [p for p in parts if p is not None]
@@ -631,9 +632,8 @@ class _Context:
 
     # --------------------------------------------------------------- resolution
     def resolve(self, col: exp.Column, allow_alias: bool = True) -> Lin:
-        name = _lower(col.name)
-        table = _lower(col.table) if col.table else ""
-        db = _lower(col.args["db"].name) if col.args.get("db") else ""
+        name = col.name.lower()
+        table = col.table.lower()
         if table:
             # qualifiers, outermost first: [catalog,] [db,] table
             chain = [_lower(p.name) for p in (col.args.get("catalog"), col.args.get("db")) if p] + [table]
@@ -682,7 +682,12 @@ class _Context:
         return lin
 
     def _find_unqualified(self, name: str) -> Lin | None:
-        holders = [src for src in self.sources.values() if _has(src, name)]
+        if len(self.sources) == 1:  # the common case, made quick
+            (only,) = self.sources.values()
+            if only.has(name) or only.names is None:
+                return only.get(name)
+            return None
+        holders = [src for src in self.sources.values() if src.has(name)]
         if len(holders) == 1:
             return holders[0].get(name)
         if len(holders) > 1:
@@ -787,11 +792,10 @@ class _Context:
             lin = self.resolve(inner)
             if not lin.resolved and not lin.sources:
                 return Lin(frozenset(), UNKNOWN, False, lin.reason)
-            if lin.kind == UNKNOWN:
-                return lin
-            return Lin(
-                lin.sources, inherit(lin.kind, _lower(inner.name) == name), lin.resolved, lin.reason, lin.window_refs
-            )
+            kind = lin.kind
+            if kind != PASS or inner.name.lower() == name:
+                return lin  # same kind: Lin is immutable, share it
+            return Lin(lin.sources, RENAMED, lin.resolved, lin.reason, lin.window_refs)
         return self._expression(inner)
 
     def _expression(self, node: exp.Expression) -> Lin:
@@ -929,12 +933,6 @@ def _lateral_query(node: exp.Expression) -> exp.Query | None:
 def _explicitly_named(node: exp.Expression | str | None) -> bool:
     """An alias, a bare column or a star-expanded column: its name is not the warehouse's choice."""
     return node is None or isinstance(node, (str, exp.Alias, exp.Column, exp.Dot))
-
-
-def _has(source: _Source, name: str) -> bool:
-    if isinstance(source, _Relation):
-        return source.has(name)
-    return source.names is not None and name in source.names
 
 
 def _field_access(base: Lin) -> Lin:

@@ -15,15 +15,8 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Callable
 
 from catalog.analyze.model import SNAPSHOT_META_COLUMNS, ModelAnalyzer
-from catalog.analyze.records import (
-    ColumnKind,
-    ColumnLineage,
-    ColumnRef,
-    Condition,
-    ConditionClause,
-    ModelLineage,
-    ModelStatus,
-)
+from catalog.analyze.packed import Packed, RefCache, unpack
+from catalog.analyze.records import ColumnKind, ModelLineage, ModelStatus
 from catalog.analyze.relations import RelationIndex
 from catalog.extract import DbtNode, DbtProject
 
@@ -62,8 +55,13 @@ class ProjectColumns:
         if lineage.status in (ModelStatus.RESOLVED, ModelStatus.PARTIAL) and lineage.columns:
             self._analyzed[lineage.unique_id] = [c.name for c in lineage.columns]
 
-    def analyzed_snapshot(self) -> dict[str, list[str]]:
-        return dict(self._analyzed)
+    def add_packed(self, packed: Packed) -> None:
+        uid, status, _, cols, _ = packed
+        if status in _USABLE and cols:
+            self._analyzed[uid] = [c[0] for c in cols]
+
+    def analyzed(self, unique_id: str) -> list[str] | None:
+        return self._analyzed.get(unique_id)
 
     def update_analyzed(self, known: dict[str, list[str]]) -> None:
         self._analyzed.update(known)
@@ -77,22 +75,28 @@ class ProjectColumns:
 
 def analyze_node(node: DbtNode, dialect: str, relations: RelationIndex, columns: ProjectColumns) -> ModelLineage:
     """Lineage of one model; never raises (a failure is a ``failed`` status with the error)."""
+    return unpack(analyze_node_packed(node, dialect, relations, columns))
+
+
+def analyze_node_packed(node: DbtNode, dialect: str, relations: RelationIndex, columns: ProjectColumns) -> Packed:
+    """:func:`analyze_node` in the plain-tuple form of :mod:`catalog.analyze.packed`."""
     real_names = columns.catalog(node.unique_id)
     if node.language != "sql":
         return _without_sql(node, real_names, f"{node.language} model: no SQL to analyze")
     if not node.sql:
         return _without_sql(node, real_names, "no compiled or raw SQL in the manifest (run `dbt compile`)")
     try:
-        lineage = ModelAnalyzer(node.unique_id, node.sql, dialect, relations, columns, real_names).run()
+        packed = ModelAnalyzer(node.unique_id, node.sql, dialect, relations, columns, real_names).run_packed()
     except Exception as e:  # noqa: BLE001 - recorded as the model's failure, with the error
         where = traceback.extract_tb(e.__traceback__)[-1]
         reason = f"analysis raised {type(e).__name__}: {e} (at {where.name}:{where.lineno})"
         return _without_sql(node, real_names, reason, ModelStatus.FAILED)
+    uid, status, reason, cols, conds = packed
     if node.resource_type == "snapshot":
-        lineage = _with_snapshot_meta(lineage, real_names or [])
-    if node.sql_origin == "raw" and lineage.status != ModelStatus.FAILED:
-        lineage = lineage.model_copy(update={"reason": (lineage.reason or "") + " (analyzed raw SQL: no compiled SQL)"})
-    return lineage
+        cols = _with_snapshot_meta(cols, real_names or [])
+    if node.sql_origin == "raw" and status != ModelStatus.FAILED.value:
+        reason = (reason or "") + " (analyzed raw SQL: no compiled SQL)"
+    return (uid, status, reason, cols, conds)
 
 
 def analyze_project(
@@ -110,14 +114,15 @@ def analyze_project(
     waves = _waves(project, columns)
     total = sum(len(w) for w in waves)
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    refs: RefCache = {}  # one ColumnRef per column, shared by all models
     result: dict[str, ModelLineage] = {}
     done = 0
     if jobs <= 1 or total < PARALLEL_MIN_MODELS or multiprocessing.get_start_method(allow_none=True) not in (None, "fork"):
         for wave in waves:
             for node in wave:
-                lineage = analyze_node(node, project.dialect, relations, columns)
-                columns.add_analyzed(lineage)
-                result[node.unique_id] = lineage
+                packed = analyze_node_packed(node, project.dialect, relations, columns)
+                columns.add_packed(packed)
+                result[node.unique_id] = unpack(packed, refs)
                 done += 1
                 if progress:
                     progress(done, total)
@@ -129,13 +134,14 @@ def analyze_project(
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
             for wave in waves:
-                known = columns.analyzed_snapshot()
                 chunks = _chunks([n.unique_id for n in wave], jobs * 4)
-                for packed in pool.map(_analyze_chunk, chunks, [known] * len(chunks)):
-                    for lineage in map(_unpack, packed):
-                        columns.add_analyzed(lineage)
-                        result[lineage.unique_id] = lineage
-                    done += len(packed)
+                # each chunk carries the analyzed columns of the upstream models its models read
+                known = [_known_upstream(project, chunk, columns) for chunk in chunks]
+                for packed_chunk in pool.map(_analyze_chunk, chunks, known):
+                    for packed in packed_chunk:
+                        columns.add_packed(packed)
+                        result[packed[0]] = unpack(packed, refs)
+                    done += len(packed_chunk)
                     if progress:
                         progress(done, total)
     finally:
@@ -144,47 +150,25 @@ def analyze_project(
 
 
 PARALLEL_MIN_MODELS = 200
+_USABLE = (ModelStatus.RESOLVED.value, ModelStatus.PARTIAL.value)
 _WORKER_STATE: tuple[DbtProject, RelationIndex, ProjectColumns] | None = None
 
 
-def _analyze_chunk(unique_ids: list[str], known: dict[str, list[str]]) -> list[tuple]:
+def _known_upstream(project: DbtProject, unique_ids: list[str], columns: ProjectColumns) -> dict[str, list[str]]:
+    known: dict[str, list[str]] = {}
+    for uid in unique_ids:
+        for dep in project.nodes[uid].depends_on:
+            names = columns.analyzed(dep)
+            if names is not None:
+                known[dep] = names
+    return known
+
+
+def _analyze_chunk(unique_ids: list[str], known: dict[str, list[str]]) -> list[Packed]:
     assert _WORKER_STATE is not None
     project, relations, columns = _WORKER_STATE
     columns.update_analyzed(known)
-    return [_pack(analyze_node(project.nodes[uid], project.dialect, relations, columns)) for uid in unique_ids]
-
-
-def _pack(m: ModelLineage) -> tuple:
-    """Plain tuples cross process boundaries several times faster than pydantic objects."""
-    return (
-        m.unique_id,
-        m.status.value,
-        m.reason,
-        [
-            (c.name, c.kind.value, c.resolved, c.expr, [(s.unique_id, s.column) for s in c.sources], c.reason)
-            for c in m.columns
-        ],
-        [(c.column.unique_id, c.column.column, c.clause.value) for c in m.conditions],
-    )
-
-
-def _unpack(t: tuple) -> ModelLineage:
-    uid, status, reason, cols, conds = t
-    ref = ColumnRef.model_construct
-    return ModelLineage.model_construct(
-        unique_id=uid,
-        status=ModelStatus(status),
-        reason=reason,
-        columns=tuple(
-            ColumnLineage.model_construct(
-                name=n, kind=ColumnKind(k), resolved=r, expr=e, sources=tuple(ref(unique_id=u, column=c) for u, c in s), reason=why
-            )
-            for n, k, r, e, s, why in cols
-        ),
-        conditions=tuple(
-            Condition.model_construct(column=ref(unique_id=u, column=c), clause=ConditionClause(cl)) for u, c, cl in conds
-        ),
-    )
+    return [analyze_node_packed(project.nodes[uid], project.dialect, relations, columns) for uid in unique_ids]
 
 
 def _chunks(items: list[str], parts: int) -> list[list[str]]:
@@ -211,20 +195,17 @@ def _waves(project: DbtProject, columns: ProjectColumns) -> list[list[DbtNode]]:
 
 def _without_sql(
     node: DbtNode, names: list[str] | None, reason: str, status: ModelStatus = ModelStatus.UNRESOLVED
-) -> ModelLineage:
-    cols = tuple(
-        ColumnLineage(name=n, kind=ColumnKind.UNKNOWN, resolved=False, expr="", reason=reason) for n in (names or [])
-    )
-    return ModelLineage(unique_id=node.unique_id, status=status, reason=reason, columns=cols)
+) -> Packed:
+    cols = [(n, ColumnKind.UNKNOWN.value, False, "", (), reason) for n in (names or [])]
+    return (node.unique_id, status.value, reason, cols, [])
 
 
-def _with_snapshot_meta(lineage: ModelLineage, real_names: list[str]) -> ModelLineage:
-    have = {c.name for c in lineage.columns}
+def _with_snapshot_meta(cols: list, real_names: list[str]) -> list:
+    """dbt adds its snapshot columns (dbt_scd_id, dbt_valid_from, ...): source, no upstream."""
+    have = {c[0] for c in cols}
     extra = [
-        ColumnLineage(name=n, kind=ColumnKind.SOURCE, resolved=True, expr=f"snapshot: {n}")
+        (n, ColumnKind.SOURCE.value, True, f"snapshot: {n}", (), None)
         for n in real_names
         if n in SNAPSHOT_META_COLUMNS and n not in have
     ]
-    if not extra:
-        return lineage
-    return lineage.model_copy(update={"columns": lineage.columns + tuple(extra)})
+    return cols + extra if extra else cols

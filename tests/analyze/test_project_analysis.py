@@ -102,14 +102,14 @@ def test_every_model_without_lineage_says_why() -> None:
 
 
 def test_an_analysis_that_raises_is_failed_and_the_rest_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = ModelAnalyzer.run
+    real = ModelAnalyzer.run_packed
 
-    def run(self: ModelAnalyzer):
+    def run_packed(self: ModelAnalyzer):
         if self.unique_id == "model.p.good":
             raise RuntimeError("boom")
         return real(self)
 
-    monkeypatch.setattr(ModelAnalyzer, "run", run)
+    monkeypatch.setattr(ModelAnalyzer, "run_packed", run_packed)
     result = analyze_project(messy_project(), jobs=1)
     assert result["model.p.good"].status == ModelStatus.FAILED
     assert "RuntimeError: boom" in result["model.p.good"].reason

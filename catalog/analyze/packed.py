@@ -1,0 +1,71 @@
+"""A model's lineage as plain tuples: what the analyzer builds, and what crosses processes.
+
+Pydantic records cost microseconds each and a large project has hundreds of thousands of
+columns and edges, so the analyzer builds this form, worker processes send it as is (plain
+tuples pickle several times faster than records), and :func:`unpack` makes the
+:class:`~catalog.analyze.records.ModelLineage` once, sharing one ``ColumnRef`` per column.
+"""
+
+from __future__ import annotations
+
+from catalog.analyze.records import (
+    ColumnKind,
+    ColumnLineage,
+    ColumnRef,
+    Condition,
+    ConditionClause,
+    ModelLineage,
+    ModelStatus,
+)
+
+# (name, kind, resolved, expr, ((unique_id, column), ...), reason)
+PackedColumn = tuple[str, str, bool, str, tuple[tuple[str, str], ...], "str | None"]
+# (unique_id, column, clause)
+PackedCondition = tuple[str, str, str]
+# (unique_id, status, reason, columns, conditions)
+Packed = tuple[str, str, "str | None", list[PackedColumn], list[PackedCondition]]
+
+RefCache = dict[tuple[str, str], ColumnRef]
+
+_KINDS = {k.value: k for k in ColumnKind}
+_STATUSES = {s.value: s for s in ModelStatus}
+_CLAUSES = {c.value: c for c in ConditionClause}
+
+
+def pack(m: ModelLineage) -> Packed:
+    return (
+        m.unique_id,
+        m.status.value,
+        m.reason,
+        [
+            (c.name, c.kind.value, c.resolved, c.expr, tuple((s.unique_id, s.column) for s in c.sources), c.reason)
+            for c in m.columns
+        ],
+        [(c.column.unique_id, c.column.column, c.clause.value) for c in m.conditions],
+    )
+
+
+def unpack(t: Packed, refs: RefCache | None = None) -> ModelLineage:
+    """The records of a packed lineage; ``refs`` shares ColumnRefs across calls."""
+    uid, status, reason, cols, conds = t
+    cache: RefCache = {} if refs is None else refs
+    make_ref = ColumnRef.model_construct
+
+    def ref(key: tuple[str, str]) -> ColumnRef:
+        r = cache.get(key)
+        if r is None:
+            r = cache[key] = make_ref(unique_id=key[0], column=key[1])
+        return r
+
+    make_col = ColumnLineage.model_construct
+    make_cond = Condition.model_construct
+    return ModelLineage.model_construct(
+        unique_id=uid,
+        status=_STATUSES[status],
+        reason=reason,
+        columns=tuple(
+            make_col(name=n, kind=_KINDS[k], resolved=r, expr=e, sources=tuple(map(ref, s)), reason=why)
+            for n, k, r, e, s, why in cols
+        ),
+        conditions=tuple(make_cond(column=ref((u, c)), clause=_CLAUSES[cl]) for u, c, cl in conds),
+    )
