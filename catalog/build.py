@@ -407,11 +407,23 @@ class Builder:
         self.timings["total"] = round(time.perf_counter() - t_start, 6)
         return summary
 
+    def _analysis_progress(self) -> Callable[[int, int], None]:
+        """Say how far the analysis is, at most about ten times."""
+        said = [0]
+
+        def progress(done: int, total: int) -> None:
+            step = max(1, total // 10)
+            if done == total or done - said[0] >= step:
+                said[0] = done
+                self.say(f"analyzed {done}/{total} models")
+
+        return progress
+
     def _analyze(self, project: DbtProject, recompute: list[DbtNode], states: dict[str, Any]) -> dict[str, ModelLineage]:
         if not recompute:
             return {}
         if len(recompute) == len(project.models()):
-            return analyze_project(project, jobs=self.jobs)
+            return analyze_project(project, jobs=self.jobs, progress=self._analysis_progress())
         relations = RelationIndex.for_project(project)
         columns = ProjectColumns(project)
         known = {uid: s["columns"] for uid, s in states.items() if s.get("columns")}
