@@ -9,6 +9,12 @@ from pydantic import BaseModel, ConfigDict, SecretStr
 DEFAULT_URI = "bolt://127.0.0.1:7687"
 
 
+def local_uri() -> str:
+    """The local server's Bolt URI (``catalog neo4j start``), on CATALOG_NEO4J_BOLT_PORT if set."""
+    port = os.environ.get("CATALOG_NEO4J_BOLT_PORT", "").strip()
+    return f"bolt://127.0.0.1:{port}" if port.isdigit() else DEFAULT_URI
+
+
 class Neo4jSettings(BaseModel):
     """Where the catalog's graph lives.
 
@@ -34,7 +40,7 @@ class Neo4jSettings(BaseModel):
         """Options win over ``NEO4J_URI``, ``NEO4J_USER``, ``NEO4J_PASSWORD``, ``NEO4J_DATABASE``."""
         env = os.environ
         return cls(
-            uri=uri or env.get("NEO4J_URI") or DEFAULT_URI,
+            uri=uri or env.get("NEO4J_URI") or local_uri(),
             user=user or env.get("NEO4J_USER") or "neo4j",
             password=SecretStr(password if password is not None else env.get("NEO4J_PASSWORD", "")),
             database=database or env.get("NEO4J_DATABASE") or "neo4j",
@@ -43,7 +49,7 @@ class Neo4jSettings(BaseModel):
     @property
     def is_default_local(self) -> bool:
         """True when nothing was configured and the local server is meant."""
-        return self.uri == DEFAULT_URI
+        return self.uri == local_uri()
 
     def auth(self) -> tuple[str, str] | None:
         secret = self.password.get_secret_value()
