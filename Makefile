@@ -22,8 +22,8 @@ $(VENV)/.installed: pyproject.toml
 demo: install
 	$(BIN)/catalog neo4j start
 	$(BIN)/catalog build $(EXAMPLE)
-	$(BIN)/catalog impact stg_orders.order_id --with-conditions
-	$(BIN)/catalog trace customers.lifetime_value
+	$(BIN)/catalog impact stg_orders.order_id --with-conditions --project coffee_shop
+	$(BIN)/catalog trace customers.lifetime_value --project coffee_shop
 	@echo
 	@echo "Explore the graph in Neo4j Browser: http://127.0.0.1:7474/browser/ (no authentication)"
 	@echo "Stop the server with: $(BIN)/catalog neo4j stop"

@@ -413,7 +413,7 @@ class Builder:
 
         def progress(done: int, total: int) -> None:
             step = max(1, total // 10)
-            if done == total or done - said[0] >= step:
+            if total >= 100 and (done == total or done - said[0] >= step):
                 said[0] = done
                 self.say(f"analyzed {done}/{total} models")
 

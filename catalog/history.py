@@ -166,3 +166,22 @@ def collect_garbage(graph: Graph, project: str, keep: int) -> GcResult:
         builds_deleted=int(deleted[0]["deleted"]) if deleted else 0,
         relationships_deleted=int(rels[0]["deleted"]) if rels else 0,
     )
+
+
+class ForgetResult(BaseModel):
+    project: str
+    nodes_deleted: int
+    builds_deleted: int
+
+
+def forget_project(graph: Graph, project: str) -> ForgetResult:
+    """Delete everything stored for one project; other projects are untouched."""
+    if not graph.read("read/find_project", project=project):
+        raise NotFound(f"no project {project!r} in this database")
+    nodes = graph.run_autocommit("write/delete_project_nodes", project=project)
+    builds = graph.write("write/delete_project_builds", project=project)
+    return ForgetResult(
+        project=project,
+        nodes_deleted=int(nodes[0]["deleted"]) if nodes else 0,
+        builds_deleted=int(builds[0]["deleted"]) if builds else 0,
+    )

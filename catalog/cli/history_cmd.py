@@ -9,7 +9,7 @@ import typer
 
 from catalog.cli.common import handle_errors, out, print_json
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
-from catalog.history import collect_garbage, diff_builds, list_builds
+from catalog.history import collect_garbage, diff_builds, forget_project, list_builds
 from catalog.query import Catalog
 from catalog.report.history import builds_table, diff_markdown, diff_table
 
@@ -90,3 +90,24 @@ def gc(
             f"and {result.relationships_deleted} relationships",
             highlight=False,
         )
+
+
+@handle_errors
+def forget(
+    project: Annotated[str, typer.Argument(help="The project name, as `catalog builds` and `catalog query list_projects` show it.")],
+    yes: Annotated[bool, typer.Option("--yes", help="Really delete: required, there is no undo.")] = False,
+    as_json: JsonOpt = False,
+    uri: UriOpt = None,
+    user: UserOpt = None,
+    password: PasswordOpt = None,
+    database: DatabaseOpt = None,
+) -> None:
+    """Delete every build, model and column stored for one project. Other projects are untouched."""
+    if not yes:
+        raise typer.BadParameter("pass --yes to delete the project's whole history", param_hint="--yes")
+    with graph_from(uri, user, password, database) as graph:
+        result = forget_project(graph, project)
+    if as_json:
+        print_json(result.model_dump())
+    else:
+        out.print(f"forgot {project}: {result.builds_deleted} builds, {result.nodes_deleted} models and columns", highlight=False)

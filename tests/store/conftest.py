@@ -5,11 +5,13 @@ from __future__ import annotations
 import shutil
 import uuid
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Callable
 
 import pytest
 
 from catalog.build import Builder, BuildSummary
+from catalog.history import forget_project
 from catalog.query import Catalog
 from catalog.store.graph import Graph
 
@@ -25,9 +27,14 @@ def graph(neo4j_driver, neo4j_settings) -> Graph:
 
 
 @pytest.fixture
-def project_name() -> str:
-    """Each test stores its builds under a project name of its own: nothing is wiped."""
-    return f"test_{uuid.uuid4().hex[:10]}"
+def project_name(graph: Graph) -> Iterator[str]:
+    """Each test stores its builds under a project name of its own (nothing shared is wiped),
+    and forgets that project and any named after it afterwards."""
+    name = f"test_{uuid.uuid4().hex[:10]}"
+    yield name
+    for row in graph.read("read/list_projects"):
+        if row["name"].startswith(name):
+            forget_project(graph, row["name"])
 
 
 @pytest.fixture

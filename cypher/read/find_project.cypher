@@ -1,0 +1,5 @@
+// One project stored in this database.
+// Parameters: $project
+// Returns: name
+MATCH (p:Project {name: $project})
+RETURN p.name AS name

@@ -1,0 +1,10 @@
+// Forget a project: delete its models and columns with their relationships, in batches of
+// their own transactions. Other projects in the database are not touched.
+// Parameters: $project
+// Returns: deleted
+MATCH (n)
+WHERE (n:Model OR n:Column) AND n.project = $project
+CALL (n) {
+  DETACH DELETE n
+} IN TRANSACTIONS OF 5000 ROWS
+RETURN count(*) AS deleted
