@@ -7,12 +7,14 @@ relations missing from it, the upstream model's analyzed output is used instead.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import graphlib
 import multiprocessing
 import os
 import traceback
 from concurrent.futures import ProcessPoolExecutor
-from typing import Callable
+from typing import Callable, Iterator
 
 from catalog.analyze.model import SNAPSHOT_META_COLUMNS, ModelAnalyzer
 from catalog.analyze.packed import Packed, RefCache, unpack
@@ -118,21 +120,24 @@ def analyze_project(
     result: dict[str, ModelLineage] = {}
     done = 0
     if jobs <= 1 or total < PARALLEL_MIN_MODELS or multiprocessing.get_start_method(allow_none=True) not in (None, "fork"):
-        for wave in waves:
-            for node in wave:
-                packed = analyze_node_packed(node, project.dialect, relations, columns)
-                columns.add_packed(packed)
-                result[node.unique_id] = unpack(packed, refs)
-                done += 1
-                if progress:
-                    progress(done, total)
+        with young_garbage_only():
+            for wave in waves:
+                for node in wave:
+                    packed = analyze_node_packed(node, project.dialect, relations, columns)
+                    gc.collect(1)
+                    columns.add_packed(packed)
+                    result[node.unique_id] = unpack(packed, refs)
+                    done += 1
+                    if progress:
+                        progress(done, total)
         return dict(sorted(result.items()))
 
     global _WORKER_STATE
     _WORKER_STATE = (project, relations, columns)  # inherited by the forked workers
     ctx = multiprocessing.get_context("fork")
     try:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        # forked with the collector off: the workers collect young garbage themselves
+        with young_garbage_only(), ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
             for wave in waves:
                 chunks = _chunks([n.unique_id for n in wave], jobs * 4)
                 # each chunk carries the analyzed columns of the upstream models its models read
@@ -168,7 +173,29 @@ def _analyze_chunk(unique_ids: list[str], known: dict[str, list[str]]) -> list[P
     assert _WORKER_STATE is not None
     project, relations, columns = _WORKER_STATE
     columns.update_analyzed(known)
-    return [analyze_node_packed(project.nodes[uid], project.dialect, relations, columns) for uid in unique_ids]
+    packed = []
+    for uid in unique_ids:
+        packed.append(analyze_node_packed(project.nodes[uid], project.dialect, relations, columns))
+        gc.collect(1)
+    return packed
+
+
+@contextlib.contextmanager
+def young_garbage_only() -> Iterator[None]:
+    """Turn off the automatic collector; the caller runs ``gc.collect(1)`` after each model.
+
+    A model's syntax tree is garbage with reference cycles (parent links) once analyzed, and
+    collecting the young generations then frees it. Left automatic, the collector also
+    rescans the whole project again and again while hundreds of thousands of objects are
+    made, which took about 40% of the analysis time.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _chunks(items: list[str], parts: int) -> list[list[str]]:
