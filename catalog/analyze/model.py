@@ -762,6 +762,19 @@ class _Context:
                     source = _Unknown(problem)
                 unexpanded.append((source, frozenset(excluded)))
                 continue
+            if not (excluded or replaced or renamed or (self.using and not table)):
+                # the common case: every column as it is
+                get = source.get
+                prefix = f"{alias}." if table else ""
+                for n in source.names:
+                    lin = get(n)
+                    if n not in cols:
+                        names.append(n)
+                        exprs[n] = prefix + n
+                    elif n not in exprs:
+                        exprs[n] = prefix + n
+                    cols[n] = lin if lin is not None else Lin(frozenset(), UNKNOWN, False, f"column {n!r} missing")
+                continue
             for n in source.names:
                 if n in excluded:
                     continue

@@ -8,6 +8,8 @@ tuples pickle several times faster than records), and :func:`unpack` makes the
 
 from __future__ import annotations
 
+from typing import Callable
+
 from catalog.analyze.records import (
     ColumnKind,
     ColumnLineage,
@@ -45,20 +47,48 @@ def pack(m: ModelLineage) -> Packed:
     )
 
 
+def _maker(cls: type) -> Callable[..., object]:
+    """A constructor for a record from trusted values, through pydantic's pickling protocol
+    (``__setstate__``): what unpickling does, and about twice as fast as ``model_construct``."""
+    fields = frozenset(cls.model_fields)  # type: ignore[attr-defined]
+    new = cls.__new__
+    setstate = cls.__setstate__  # type: ignore[attr-defined]
+
+    def make(**values: object) -> object:
+        obj = new(cls)
+        setstate(
+            obj,
+            {
+                "__dict__": values,
+                "__pydantic_fields_set__": set(fields),
+                "__pydantic_extra__": None,
+                "__pydantic_private__": None,
+            },
+        )
+        return obj
+
+    return make
+
+
+_make_ref = _maker(ColumnRef)
+_make_col = _maker(ColumnLineage)
+_make_cond = _maker(Condition)
+
+
 def unpack(t: Packed, refs: RefCache | None = None) -> ModelLineage:
     """The records of a packed lineage; ``refs`` shares ColumnRefs across calls."""
     uid, status, reason, cols, conds = t
     cache: RefCache = {} if refs is None else refs
-    make_ref = ColumnRef.model_construct
+    make_ref = _make_ref
 
     def ref(key: tuple[str, str]) -> ColumnRef:
         r = cache.get(key)
         if r is None:
-            r = cache[key] = make_ref(unique_id=key[0], column=key[1])
+            r = cache[key] = make_ref(unique_id=key[0], column=key[1])  # type: ignore[assignment]
         return r
 
-    make_col = ColumnLineage.model_construct
-    make_cond = Condition.model_construct
+    make_col = _make_col
+    make_cond = _make_cond
     return ModelLineage.model_construct(
         unique_id=uid,
         status=_STATUSES[status],

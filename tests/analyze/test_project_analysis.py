@@ -164,3 +164,26 @@ def test_each_model_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     analyze_project(project, jobs=1)
     with_sql = [n.sql for n in project.models() if n.sql and n.language == "sql"]
     assert sorted(calls) == sorted(with_sql)
+
+
+def test_packed_records_equal_validated_ones() -> None:
+    from catalog.analyze.packed import pack, unpack
+    from catalog.analyze.records import ColumnLineage, ColumnRef, Condition, ConditionClause, ModelLineage
+
+    ref = ColumnRef(unique_id="model.p.a", column="x")
+    built = ModelLineage(
+        unique_id="model.p.b",
+        status=ModelStatus.PARTIAL,
+        reason="1 of 2 columns unresolved: why",
+        columns=(
+            ColumnLineage(name="x", kind=ColumnKind.PASSTHROUGH, resolved=True, expr="x", sources=(ref,)),
+            ColumnLineage(name="y", kind=ColumnKind.UNKNOWN, resolved=False, expr="", reason="why"),
+        ),
+        conditions=(Condition(column=ref, clause=ConditionClause.WHERE),),
+    )
+    again = unpack(pack(built))
+    assert again == built
+    assert again.model_dump() == built.model_dump()
+    assert again.model_fields_set == built.model_fields_set
+    assert hash(again.columns[0].sources[0]) == hash(ref)
+    assert again.model_copy(update={"reason": None}).reason is None
