@@ -10,6 +10,8 @@ table functions), which is what makes one pass per model enough.
 
 from __future__ import annotations
 
+import fnmatch
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
@@ -192,6 +194,7 @@ class ModelAnalyzer:
         self.relations = relations
         self.columns_of = columns_of
         self.output_names = output_names  # the model's real columns (catalog.json), to name unnamed expressions
+        self.may_use_columns = "columns" in sql.lower()  # DuckDB's COLUMNS(...) star expression
         self.conditions: set[tuple[Ref, ConditionClause]] = set()
         self._memo: dict[int, Output] = {}
         self._in_progress: dict[int, Output | None] = {}
@@ -717,6 +720,15 @@ class _Context:
                 reason = self._expand_star(proj, star, names, cols, exprs, unexpanded)
                 opaque = opaque or reason
                 continue
+            if isinstance(proj, _PATTERN_STARS) or (self.a.may_use_columns and proj.find(exp.Columns)):
+                keep = _column_filter(proj)  # DuckDB: COLUMNS('regex'), * LIKE 'pattern'
+                if keep is None:
+                    opaque = opaque or f"{proj.sql(dialect=self.a.dialect)[:80]}: column list not expanded"
+                    unexpanded.append((_Unknown("COLUMNS(...) not expanded"), frozenset()))
+                else:
+                    reason = self._expand_star(proj, exp.Star(), names, cols, exprs, unexpanded, keep)
+                    opaque = opaque or reason
+                continue
             name = _lower(proj.alias if isinstance(proj, exp.Alias) else proj.output_name) or f"_col_{i}"
             lin = self.classify(proj, name)
             if name not in cols:
@@ -738,8 +750,10 @@ class _Context:
         cols: dict[str, Lin],
         exprs: dict[str, exp.Expression],
         unexpanded: list[tuple[_Source, frozenset[str]]],
+        keep: Callable[[str], bool] | None = None,
     ) -> str | None:
-        """Add the star's columns; returns why it could not be (fully) expanded, if so.
+        """Add the star's columns (those ``keep`` accepts); returns why it could not be
+        (fully) expanded, if so.
 
         Relations whose columns are unknown go to ``unexpanded`` (with the excluded names).
         """
@@ -758,10 +772,12 @@ class _Context:
             if source.names is None:
                 reason = getattr(source, "reason", None) or f"columns of {alias!r} are unknown"
                 problem = problem or f"select * over {alias!r} cannot be expanded: {reason}"
-                if replaced or renamed:  # names of its output are not the relation's own
+                if replaced or renamed or keep is not None:  # names of its output are not the relation's own
                     source = _Unknown(problem)
                 unexpanded.append((source, frozenset(excluded)))
                 continue
+            if keep is not None:
+                excluded = excluded | {n for n in source.names if not keep(n)}
             if not (excluded or replaced or renamed or (self.using and not table)):
                 # the common case: every column as it is
                 get = source.get
@@ -886,9 +902,18 @@ class _Context:
                 idx = int(item.name) - 1
                 if 0 <= idx < len(out.names):
                     self.a._add_conditions(out.cols[out.names[idx]], clause)
+        by_output: set[int] = set()
+        if clause == ConditionClause.ORDER_BY and isinstance(node, exp.Order):
+            # ORDER BY <name> means the output column of that name before an input column
+            for item in node.expressions:
+                col = item.this if isinstance(item, exp.Ordered) else item
+                if isinstance(col, exp.Column) and not col.table and col.name.lower() in out.cols:
+                    self.a._add_conditions(out.cols[col.name.lower()], clause)
+                    by_output.add(id(col))
         for sub, _ in _walk_value(node, self.windows):
             if isinstance(sub, exp.Column) and not isinstance(sub.this, exp.Star):
-                self.a._add_conditions(self.resolve(sub, allow_alias=True), clause)
+                if id(sub) not in by_output:
+                    self.a._add_conditions(self.resolve(sub, allow_alias=True), clause)
             elif isinstance(sub, exp.Query):
                 self.a._add_conditions(self._subquery_value(sub), clause)
 
@@ -951,6 +976,45 @@ def _explicitly_named(node: exp.Expression | str | None) -> bool:
 def _field_access(base: Lin) -> Lin:
     kind = UNKNOWN if base.kind == UNKNOWN else (DERIVED if base.sources or base.kind == DERIVED else base.kind)
     return Lin(base.sources, kind, base.resolved, base.reason)
+
+
+_PATTERN_STARS = (exp.Columns, exp.Like, exp.ILike, exp.Glob, exp.SimilarTo)
+
+
+def _column_filter(proj: exp.Expression) -> Callable[[str], bool] | None:
+    """Which columns DuckDB's ``COLUMNS(...)`` or ``* LIKE/ILIKE/GLOB/SIMILAR TO`` selects,
+    when that can be told from the SQL and the projection is the bare selection."""
+    if isinstance(proj, exp.Columns) and not proj.args.get("unpack"):
+        arg = proj.this
+        if isinstance(arg, exp.Star):
+            return lambda name: True
+        if isinstance(arg, exp.Literal) and arg.is_string:
+            try:
+                pattern = re.compile(arg.this, re.IGNORECASE)
+            except re.error:
+                return None
+            return lambda name: pattern.search(name) is not None
+        if isinstance(arg, exp.Array) and all(isinstance(e, exp.Literal) for e in arg.expressions):
+            wanted = {e.name.lower() for e in arg.expressions}
+            return lambda name: name in wanted
+        return None
+    if isinstance(proj, (exp.Like, exp.ILike, exp.Glob, exp.SimilarTo)) and isinstance(proj.this, exp.Star):
+        pat = proj.expression
+        if not (isinstance(pat, exp.Literal) and pat.is_string):
+            return None
+        text = pat.this
+        if isinstance(proj, exp.Glob):
+            rx = fnmatch.translate(text)
+        elif isinstance(proj, exp.SimilarTo):
+            rx = f"(?:{text})\\Z"
+        else:
+            rx = "".join(".*" if ch == "%" else "." if ch == "_" else re.escape(ch) for ch in text) + "\\Z"
+        try:
+            compiled = re.compile(rx, re.IGNORECASE | re.DOTALL)
+        except re.error:
+            return None
+        return lambda name: compiled.match(name) is not None
+    return None
 
 
 def _star_of(proj: exp.Expression) -> exp.Star | None:

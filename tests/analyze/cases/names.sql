@@ -166,3 +166,24 @@ expect:
 doubled  derived  orders.amount
 conditions:
 where  orders.amount
+
+=== ORDER BY a name means the output column, before an input column of that name
+schema: {"orders": ["amount", "fee", "id"]}
+sql:
+select id, fee as amount from orders order by amount desc, fee
+expect:
+id      passthrough  orders.id
+amount  renamed      orders.fee
+conditions:
+order_by  orders.fee
+
+=== GROUP BY a name means the input column, before an output alias of that name
+schema: {"orders": ["amount", "fee"]}
+sql:
+select fee as amount, count(*) as n from orders group by amount, fee
+expect:
+amount  renamed  orders.fee
+n       derived  -
+conditions:
+group_by  orders.amount
+group_by  orders.fee

@@ -242,3 +242,36 @@ with unused as (select x from other where x > 1)
 select id from orders
 expect:
 id  passthrough  orders.id
+
+=== a WITH inside a subquery, reading an outer CTE
+schema: {"orders": ["id", "amount"]}
+sql:
+with a as (select id, amount * 2 as doubled from orders)
+select s.id, s.d from (with b as (select id, doubled as d from a) select * from b) s
+expect:
+id  passthrough  orders.id
+d   derived      orders.amount
+
+=== the same CTE read twice under two aliases
+schema: {"orders": ["id", "parent_id", "name"]}
+sql:
+with o as (select id, parent_id, name from orders)
+select c.name as child, p.name as parent from o c join o p on c.parent_id = p.id
+expect:
+child   renamed  orders.name
+parent  renamed  orders.name
+conditions:
+join  orders.parent_id
+join  orders.id
+
+=== IN list and BETWEEN in WHERE, boolean column in SELECT
+schema: {"orders": ["id", "status", "amount", "ordered_at"]}
+sql:
+select id, status in ('a', 'b') as is_ab from orders
+where amount between 1 and 10 and ordered_at is not null
+expect:
+id     passthrough  orders.id
+is_ab  derived      orders.status
+conditions:
+where  orders.amount
+where  orders.ordered_at

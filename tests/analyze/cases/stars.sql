@@ -174,3 +174,37 @@ select id, amount from (select * from orders) t
 expect:
 id      passthrough  orders.id
 amount  passthrough  orders.amount
+
+=== DuckDB COLUMNS('regex') selects the matching columns as they are
+schema: {"orders": ["id", "amount_net", "amount_gross", "status"]}
+sql:
+select id, columns('amount_.*') from orders
+expect:
+id            passthrough  orders.id
+amount_net    passthrough  orders.amount_net
+amount_gross  passthrough  orders.amount_gross
+
+=== DuckDB COLUMNS(*) and COLUMNS of a list
+schema: {"a": ["x", "y", "z"]}
+sql:
+with t as (select * from a) select columns(['z', 'x']) from t
+expect:
+x  passthrough  a.x
+z  passthrough  a.z
+
+=== DuckDB * LIKE and * GLOB patterns
+schema: {"orders": ["id", "amount_net", "amount_gross", "status"]}
+sql:
+select * like 'amount%', * glob 'st*' from orders
+expect:
+amount_net    passthrough  orders.amount_net
+amount_gross  passthrough  orders.amount_gross
+status        passthrough  orders.status
+
+=== COLUMNS inside an expression is not expanded: unresolved with a reason
+status: unresolved
+reason: column list not expanded
+schema: {"orders": ["a", "b"]}
+sql:
+select min(columns(*)) from orders
+expect:
