@@ -195,6 +195,7 @@ class ModelAnalyzer:
         self.columns_of = columns_of
         self.output_names = output_names  # the model's real columns (catalog.json), to name unnamed expressions
         self.may_use_columns = "columns" in sql.lower()  # DuckDB's COLUMNS(...) star expression
+        self.positional_params = dialect == "snowflake"  # $1 is the first column, not a bind parameter
         self.conditions: set[tuple[Ref, ConditionClause]] = set()
         self._memo: dict[int, Output] = {}
         self._in_progress: dict[int, Output | None] = {}
@@ -635,6 +636,8 @@ class _Context:
 
     # --------------------------------------------------------------- resolution
     def resolve(self, col: exp.Column, allow_alias: bool = True) -> Lin:
+        if isinstance(col.this, exp.Parameter):  # t.$1
+            return self._positional(col.this, col.table.lower())
         name = col.name.lower()
         table = col.table.lower()
         if table:
@@ -665,6 +668,31 @@ class _Context:
             if outer.resolved or self._all_unknown_sources():
                 return outer
         return self._unresolved_unqualified(name)
+
+    def _positional_source(self, param: exp.Parameter, table: str) -> tuple[_Source | None, int]:
+        index = param.this
+        if not (isinstance(index, exp.Literal) and not index.is_string and index.name.isdigit()):
+            return None, 0
+        if table:
+            return self.sources.get(table), int(index.name)
+        only = list(self.sources.values())
+        return (only[0] if len(only) == 1 else None), int(index.name)
+
+    def _positional_name(self, param: exp.Parameter, table: str) -> str:
+        source, n = self._positional_source(param, table)
+        names = source.names if source is not None else None
+        return names[n - 1] if names and 1 <= n <= len(names) else ""
+
+    def _positional(self, param: exp.Parameter, table: str) -> Lin:
+        """Snowflake's ``$n`` / ``t.$n``: the relation's n-th column, when its columns are known."""
+        name = self._positional_name(param, table)
+        if name:
+            source, _ = self._positional_source(param, table)
+            lin = source.get(name) if source is not None else None
+            if lin is not None:
+                return lin
+        text = param.sql(dialect=self.a.dialect)
+        return Lin(frozenset(), UNKNOWN, False, f"positional column {text} cannot be told")
 
     def sees_alias(self, alias: str) -> bool:
         """Whether ``alias`` names a relation here or in an enclosing query."""
@@ -817,12 +845,21 @@ class _Context:
         inner = proj.this if isinstance(proj, exp.Alias) else proj
         while isinstance(inner, exp.Paren):
             inner = inner.this
-        if isinstance(inner, exp.Column) and not isinstance(inner.this, exp.Star):
-            lin = self.resolve(inner)
+        bare_param = isinstance(inner, exp.Parameter) and self.a.positional_params
+        if bare_param or (isinstance(inner, exp.Column) and not isinstance(inner.this, exp.Star)):
+            if bare_param:
+                lin = self._positional(inner, "")
+                inner_name = self._positional_name(inner, "")
+            else:
+                lin = self.resolve(inner)
+                if isinstance(inner.this, exp.Parameter):
+                    inner_name = self._positional_name(inner.this, inner.table.lower())
+                else:
+                    inner_name = inner.name.lower()
             if not lin.resolved and not lin.sources:
                 return Lin(frozenset(), UNKNOWN, False, lin.reason)
             kind = lin.kind
-            if kind != PASS or inner.name.lower() == name:
+            if kind != PASS or inner_name == name:
                 return lin  # same kind: Lin is immutable, share it
             return Lin(lin.sources, RENAMED, lin.resolved, lin.reason, lin.window_refs)
         return self._expression(inner)
@@ -841,8 +878,16 @@ class _Context:
                 else:
                     self.a._add_conditions(lin, clause)
                     window_refs |= lin.influences
-            elif isinstance(sub, (exp.AggFunc, exp.Window)):
-                has_agg = True
+            elif isinstance(sub, (exp.AggFunc, exp.Window, exp.Exists)):
+                has_agg = True  # EXISTS (...) counts the subquery's rows, like count(*) > 0
+            elif isinstance(sub, exp.Parameter) and self.a.positional_params and isinstance(sub.parent, exp.Expression):
+                if not isinstance(sub.parent, exp.Column):  # Snowflake $1: the first column
+                    lin = self._positional(sub, "")
+                    if clause is None:
+                        parts.append(lin)
+                    else:
+                        self.a._add_conditions(lin, clause)
+                        window_refs |= lin.influences
             elif isinstance(sub, exp.Query):
                 lin = self._subquery_value(sub)
                 if clause is None:
@@ -916,6 +961,8 @@ class _Context:
                     self.a._add_conditions(self.resolve(sub, allow_alias=True), clause)
             elif isinstance(sub, exp.Query):
                 self.a._add_conditions(self._subquery_value(sub), clause)
+            elif isinstance(sub, exp.Parameter) and self.a.positional_params and not isinstance(sub.parent, exp.Column):
+                self.a._add_conditions(self._positional(sub, ""), clause)
 
 
 RECURSION_LIMIT = 20  # passes over a recursive CTE's recursive part

@@ -132,3 +132,27 @@ id       passthrough  orders.id
 doubled  derived      orders.items
 s        derived      orders.amount
 plus     derived      orders.items
+
+=== Snowflake: $n and t.$n are the relation's n-th column
+dialect: snowflake
+status: partial
+schema: {"DB.S.T": ["ID", "V", "TS"]}
+output: ["ID", "$2", "TS1", "NINE"]
+sql:
+select t.$1 as id, $2, $3 + 1 as ts1, $9 as nine from db.s.t t where $2 > 0
+expect:
+id    passthrough  db.s.t.id
+$2    renamed      db.s.t.v
+ts1   derived      db.s.t.ts
+nine  unknown      unresolved
+conditions:
+where  db.s.t.v
+
+=== Postgres: $1 is a bind parameter, a value given at run time
+dialect: postgres
+schema: {"public.t": ["id"]}
+sql:
+select id, $1 as p from public.t
+expect:
+id  passthrough  public.t.id
+p   source       -

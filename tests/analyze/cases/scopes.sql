@@ -275,3 +275,13 @@ is_ab  derived      orders.status
 conditions:
 where  orders.amount
 where  orders.ordered_at
+
+=== EXISTS as a column counts rows like count(*): derived, its filter a condition
+schema: {"t": ["id", "v"]}
+sql:
+select id, exists(select 1 from t t2 where t2.id > t.id) as has_next from t
+expect:
+id        passthrough  t.id
+has_next  derived      -
+conditions:
+where  t.id
