@@ -213,7 +213,7 @@ class ModelAnalyzer:
             statements = [s for s in sqlglot.parse(self.sql, read=self.dialect) if s is not None]
         except SqlglotError as e:
             return self._fail(ModelStatus.FAILED, f"cannot parse SQL: {_short(e)}")
-        query = next((s for s in reversed(statements) if isinstance(s, exp.Query)), None)
+        query = next((q for q in map(_query_of, reversed(statements)) if q is not None), None)
         if query is None:
             return self._fail(ModelStatus.UNRESOLVED, "no SELECT statement in the compiled SQL")
         query = self._drop_ephemeral_ctes(query)
@@ -502,7 +502,9 @@ class _Context:
                 source: _Source = _Unknown("lateral subquery could not be analyzed")
             else:
                 source = _Derived(_rename_by_alias(self.a.scope_output(inner, self), node.args.get("alias")))
-        elif isinstance(node, (exp.Unnest, exp.Lateral)) or (isinstance(node, exp.Table) and isinstance(node.this, exp.Func)):
+        elif isinstance(node, (exp.Unnest, exp.Lateral, exp.TableFromRows)) or (
+            isinstance(node, exp.Table) and isinstance(node.this, exp.Func)
+        ):
             source = self._function_source(node)
             alias = alias or f"__udtf_{len(self.sources)}"
         elif alias in child_scopes:  # CTE, subquery in FROM, VALUES list
@@ -524,7 +526,7 @@ class _Context:
     def _function_source(self, node: exp.Expression) -> _Source:
         """UNNEST, LATERAL FLATTEN, table functions: their columns derive from the arguments."""
         args = node
-        if isinstance(node, exp.Lateral):
+        if isinstance(node, (exp.Lateral, exp.TableFromRows)):
             args = node.this
         elif isinstance(node, exp.Table) and isinstance(node.this, exp.Func):
             args = node.this
@@ -786,15 +788,21 @@ class _Context:
         Relations whose columns are unknown go to ``unexpanded`` (with the excluded names).
         """
         table = _lower(proj.table) if isinstance(proj, exp.Column) and proj.table else ""
-        if table and table not in self.sources:
-            unexpanded.append((_Unknown(f"{proj.sql()} refers to an unknown relation"), frozenset()))
-            return f"{proj.sql()} refers to an unknown relation"
+        problem: str | None = None
+        if isinstance(proj, exp.Dot) or (table and table not in self.sources):
+            text = proj.sql(dialect=self.a.dialect)
+            struct = isinstance(proj, exp.Dot) or self._find_unqualified(table) is not None
+            problem = f"{text}: {'the fields of a struct column are not known' if struct else 'unknown relation'}"
+        elif self.select.args.get("match"):
+            problem = "select * with MATCH_RECOGNIZE: its output columns are not resolved"
+        if problem:
+            unexpanded.append((_Unknown(problem), frozenset()))
+            return problem
         aliases = [table] if table else list(self.star_sources)
         excluded = {_lower(c.name) for c in star.args.get("except_") or []}
         replaced = {_lower(r.alias_or_name): r for r in star.args.get("replace") or []}
         renamed = {_lower(r.this.name): _lower(r.alias) for r in star.args.get("rename") or [] if isinstance(r, exp.Alias)}
         seen_using: set[str] = set()
-        problem: str | None = None
         for alias in aliases:
             source = self.sources[alias]
             if source.names is None:
@@ -1005,6 +1013,15 @@ def _rename_by_alias(out: Output, alias: exp.Expression | None) -> Output:
     return Output(names, cols, exprs, out.opaque_reason, out.open_source, out.open_excluded)
 
 
+def _query_of(statement: exp.Expression) -> exp.Query | None:
+    """The SELECT of a statement: itself, or the one of CREATE ... AS / INSERT ... SELECT."""
+    if isinstance(statement, (exp.Create, exp.Insert)):
+        statement = statement.expression
+    while isinstance(statement, exp.Subquery) and not statement.alias:  # (SELECT ...)
+        statement = statement.this
+    return statement if isinstance(statement, exp.Query) else None
+
+
 def _lateral_query(node: exp.Expression) -> exp.Query | None:
     """The SELECT of ``LATERAL (SELECT ...)``, else None."""
     if not isinstance(node, exp.Lateral):
@@ -1069,6 +1086,8 @@ def _star_of(proj: exp.Expression) -> exp.Star | None:
         return proj
     if isinstance(proj, exp.Column) and isinstance(proj.this, exp.Star):
         return proj.this
+    if isinstance(proj, exp.Dot) and isinstance(proj.expression, exp.Star):  # (struct_col).*
+        return proj.expression
     return None
 
 
@@ -1112,13 +1131,18 @@ def _walk_value(
                     bound.update(id(c) for c in part.find_all(exp.Column) if not c.table and _lower(c.name) == var)
         if isinstance(cur, exp.Window):
             ref = cur.args.get("alias")
-            named = windows.get(_lower(ref.name)) if windows and ref is not None else None
-            if named is not None:
+            seen: set[str] = set()
+            while windows and ref is not None and _lower(ref.name) not in seen:  # OVER w, w AS (w0 ...)
+                seen.add(_lower(ref.name))
+                named = windows.get(_lower(ref.name))
+                if named is None:
+                    break
                 for key in ("partition_by", "order"):
                     value = named.args.get(key)
                     for child in value if isinstance(value, list) else [value]:
                         if isinstance(child, exp.Expression):
                             stack.append((child, ConditionClause.WINDOW))
+                ref = named.args.get("alias")
             for key, value in cur.args.items():
                 if value is None:
                     continue

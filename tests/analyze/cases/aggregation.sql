@@ -312,3 +312,14 @@ schema: {"sales": ["region", "month", "amount"]}
 sql:
 pivot sales on month in ('jan', 'feb') using sum(amount) group by region
 expect:
+
+=== a named window built on another named window
+schema: {"t": ["id", "a", "b"]}
+sql:
+select a, sum(b) over w2 as s from t window w1 as (partition by id), w2 as (w1 order by a)
+expect:
+a  passthrough  t.a
+s  derived      t.b
+conditions:
+window  t.id
+window  t.a

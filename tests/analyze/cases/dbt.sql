@@ -123,3 +123,11 @@ conditions:
 join   snapshot.shop.snap.code
 join   seed.shop.codes.code
 where  snapshot.shop.snap.dbt_valid_to
+
+=== compiled SQL that wraps the SELECT in CREATE TABLE ... AS
+schema: {"raw.t": ["id", "v"]}
+sql:
+create or replace table analytics.x as (select id, v * 2 as v2 from raw.t)
+expect:
+id  passthrough  raw.t.id
+v2  derived      raw.t.v

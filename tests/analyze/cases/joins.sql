@@ -225,3 +225,13 @@ conditions:
 group_by  orders.customer_id
 join      orders.customer_id
 join      customers.id
+
+=== Snowflake TABLE(FLATTEN(...)) joined to its input
+dialect: snowflake
+schema: {"T": ["ID", "ARR"]}
+sql:
+select t.id, f.value, f.index from t, table(flatten(t.arr)) f
+expect:
+id     passthrough  t.id
+value  derived      t.arr
+index  derived      t.arr

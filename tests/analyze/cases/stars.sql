@@ -208,3 +208,20 @@ schema: {"orders": ["a", "b"]}
 sql:
 select min(columns(*)) from orders
 expect:
+
+=== a struct column's fields are not known: s.* and (s).* are unresolved with a reason
+status: unresolved
+reason: fields of a struct column are not known
+schema: {"t": ["id", "s"]}
+sql:
+select s.* from t
+expect:
+
+=== MATCH_RECOGNIZE: select * is not expanded (its columns are partition keys and measures)
+dialect: snowflake
+status: unresolved
+reason: MATCH_RECOGNIZE
+schema: {"T": ["ID", "A", "B"]}
+sql:
+select * from t match_recognize (partition by id order by a measures first(b) as fb one row per match pattern (x+) define x as a > 0)
+expect:
