@@ -626,11 +626,20 @@ class _Context:
                 for n in self.sources[other_alias].names or []:
                     if n in right_names and n not in keys:
                         keys.append(n)
+        right = self.sources[alias]
+        others = [src for a, src in self.sources.items() if a != alias]
         for key in keys:
-            parts = [src.get(key) for src in self.sources.values() if src.has(key)]
-            if not parts:
-                parts = [self.sources[a].get(key) for a in self.star_sources[-2:]]
-            lins = [p for p in parts if p is not None]
+            if key in self.using:  # a USING chain: the key merged so far
+                left: list[Lin | None] = [self.using[key]]
+            else:
+                left = [src.get(key) for src in others if src.has(key)]
+                if not left:
+                    unknown = [src for src in others if src.names is None]
+                    if len(unknown) == 1:  # the only relation that can have it
+                        left = [unknown[0].get(key)]
+                    else:
+                        left = [Lin(frozenset(), UNKNOWN, False, f"which relation's {key!r} USING joins is unknown")]
+            lins = [p for p in (*left, right.get(key)) if p is not None]
             sources, resolved, reason = merge(lins)
             merged = Lin(sources, PASS, resolved, reason)
             self.using[key] = merged

@@ -235,3 +235,26 @@ expect:
 id     passthrough  t.id
 value  derived      t.arr
 index  derived      t.arr
+
+=== USING with a relation whose columns are unknown: the key is still from both sides
+schema: {"t": ["id", "a"], "v": null}
+sql:
+select id, a, k from v join t using (id)
+expect:
+id  passthrough  v.id t.id
+a   passthrough  t.a
+k   passthrough  v.k
+conditions:
+join  v.id
+join  t.id
+
+=== a USING chain over three relations, one of unknown columns
+schema: {"t": ["id", "a"], "u": ["id", "c"], "v": null}
+sql:
+select id from t join u using (id) join v using (id)
+expect:
+id  passthrough  t.id u.id v.id
+conditions:
+join  t.id
+join  u.id
+join  v.id
