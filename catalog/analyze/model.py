@@ -726,7 +726,11 @@ class _Context:
     def _find_unqualified(self, name: str) -> Lin | None:
         if len(self.sources) == 1:  # the common case, made quick
             (only,) = self.sources.values()
-            if only.has(name) or only.names is None:
+            if only.has(name):
+                return only.get(name)
+            if only.names is None:
+                if self.parent is not None and self.parent.has_known(name):
+                    return Lin(frozenset(), UNKNOWN, False, f"column {name!r}: this query's relation or the outer query's")
                 return only.get(name)
             return None
         holders = [src for src in self.sources.values() if src.has(name)]
@@ -736,9 +740,21 @@ class _Context:
             return Lin(frozenset(), UNKNOWN, False, f"column {name!r} is ambiguous: several relations have it")
         unknown = [s for s in self.sources.values() if s.names is None or isinstance(s, _Unknown)]
         if len(unknown) == 1:
-            # the only relation whose columns are unknown, and no other has it: it is that one's
+            # the only relation whose columns are unknown, and no other has it: it is that one's,
+            # unless an enclosing query has such a column too (a correlated reference)
+            if self.parent is not None and self.parent.has_known(name):
+                return Lin(frozenset(), UNKNOWN, False, f"column {name!r}: this query's relation or the outer query's")
             return unknown[0].get(name)
         return None
+
+    def has_known(self, name: str) -> bool:
+        """Whether a relation here or in an enclosing query is known to have the column."""
+        ctx: _Context | None = self
+        while ctx is not None:
+            if name in ctx.using or any(src.has(name) for src in ctx.sources.values()):
+                return True
+            ctx = ctx.parent
+        return False
 
     def _unresolved_unqualified(self, name: str) -> Lin:
         unknown = [s for s in self.sources.values() if s.names is None or isinstance(s, _Unknown)]

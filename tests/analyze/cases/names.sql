@@ -187,3 +187,14 @@ n       derived  -
 conditions:
 group_by  orders.amount
 group_by  orders.fee
+
+=== a correlated name that the inner relation of unknown columns may also have is not guessed
+# id: ext.id or t.id? Neither is recorded as a condition.
+schema: {"t": ["id", "a"], "ext": null}
+sql:
+select a, (select max(x) from ext where ext.k = id) as m from t
+expect:
+a  passthrough  t.a
+m  derived      ext.x
+conditions:
+where  ext.k
