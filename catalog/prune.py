@@ -223,29 +223,28 @@ class LineageGraph:
         self.conditions: dict[str, list[tuple[str, str]]] = defaultdict(list)  # column -> [(model, clause)]
         for node in project.nodes.values():
             lin = lineages.get(node.unique_id)
-            names = [c.name for c in lin.columns] if lin is not None and lin.columns else [c.name.lower() for c in node.columns]
+            names = [c.name for c in lin.columns] if lin is not None and lin.columns else [c.name for c in node.columns]
+            owned = self.model_columns[node.unique_id]
             for name in names:
-                self._add_column(node.unique_id, name, owned=True)
+                owned.append(self._add_column(node.unique_id, name))
         for uid, lin in lineages.items():
             for c in lin.columns:
                 down = column_key(uid, c.name)
+                kind = c.kind.value
                 for s in c.sources:
-                    self._add_column(s.unique_id, s.column)
-                    self.feeds[s.key].append((down, c.kind.value, c.expr))
+                    self.feeds[self._add_column(s.unique_id, s.column)].append((down, kind, c.expr))
             for cond in lin.conditions:
-                self._add_column(cond.column.unique_id, cond.column.column)
-                self.conditions[cond.column.key].append((uid, cond.clause.value))
+                self.conditions[self._add_column(cond.column.unique_id, cond.column.column)].append((uid, cond.clause.value))
         for table in (self.feeds, self.conditions, self.model_columns):
             for k in table:
                 table[k] = sorted(set(table[k]))  # type: ignore[index]
 
-    def _add_column(self, uid: str, name: str, owned: bool = False) -> None:
+    def _add_column(self, uid: str, name: str) -> str:
         key = column_key(uid, name)
         if key not in self.column_model:
             self.column_model[key] = uid
             self.column_name[key] = name.lower()
-        if owned:
-            self.model_columns[uid].append(key)
+        return key
 
     # ------------------------------------------------------------------ names
     def resolve(self, text: str) -> str:
@@ -271,57 +270,71 @@ class LineageGraph:
     # ------------------------------------------------------------------ closure
     def prune(self, start_keys: Iterable[str]) -> list[PrunedModel]:
         """Same answer as ``read/find_prune_models`` (the path may differ among equally short ones)."""
-        starts = sorted(set(start_keys))
-        best: dict[str, tuple[tuple, PrunedModel]] = {}
+        best: dict[str, tuple[tuple[int, int, str, str], dict, tuple[str, str]]] = {}
         columns: dict[str, set[str]] = defaultdict(set)
-        for start in starts:
-            for lineage, node, path in self._walk(start):
-                uid = node[1] if node[0] == "m" else self.column_model[node[1]]
-                if node[0] == "c":
-                    columns[uid].add(self.column_name[node[1]])
-                rank = (_RANK[lineage], len(path), start, node[1])
-                if uid not in best or rank < best[uid][0]:
-                    best[uid] = (rank, self._model(uid, lineage, start, node[1], path))
+        for start in sorted(set(start_keys)):
+            for mixed in (False, True):
+                parent = self._bfs(start, mixed)
+                for node, (depth, _, _) in parent.items():
+                    if node[0] == "c":
+                        uid = self.column_model[node[1]]
+                        columns[uid].add(self.column_name[node[1]])
+                    else:
+                        uid = node[1]
+                    if mixed and depth == 0:
+                        continue
+                    rank = (2 if mixed else (0 if depth == 0 else 1), depth, start, node[1])
+                    if uid not in best or rank < best[uid][0]:
+                        best[uid] = (rank, parent, node)
         out = []
-        for uid, (_, m) in sorted(best.items()):
-            out.append(m.model_copy(update={"columns": tuple(sorted(columns[uid]))}))
+        for uid, (rank, parent, node) in sorted(best.items()):
+            path = self._path(parent, node)
+            lineage = ("changed", "value", "condition")[rank[0]]
+            model = self._model(uid, lineage, rank[2], rank[3], path)
+            out.append(model.model_copy(update={"columns": tuple(sorted(columns[uid]))}))
         return out
 
-    def _walk(self, start: str):
-        """(lineage, node, path) for every node reached: FEEDS only first, then all three."""
-        for mixed in (False, True):
-            parent: dict[tuple[str, str], tuple[tuple[str, str], PruneHop] | None] = {("c", start): None}
-            queue = deque([("c", start)])
-            while queue:
-                node = queue.popleft()
-                for nxt, hop in self._next(node, mixed):
-                    if nxt not in parent:
-                        parent[nxt] = (node, hop)
-                        queue.append(nxt)
-            for node in parent:
-                path: list[PruneHop] = []
-                cur = node
-                while parent[cur] is not None:
-                    prev, hop = parent[cur]  # type: ignore[misc]
-                    path.append(hop)
-                    cur = prev
-                path.reverse()
-                if not mixed:
-                    yield ("changed" if not path else "value"), node, path
-                elif path and any(h.kind == "conditions" for h in path):
-                    yield "condition", node, path
+    def _bfs(self, start: str, mixed: bool) -> dict[tuple[str, str], tuple[int, tuple[str, str] | None, tuple | None]]:
+        """Breadth-first from a column: node -> (depth, previous node, edge taken)."""
+        parent: dict[tuple[str, str], tuple[int, tuple[str, str] | None, tuple | None]] = {("c", start): (0, None, None)}
+        queue = deque([("c", start)])
+        while queue:
+            node = queue.popleft()
+            depth = parent[node][0] + 1
+            kind, key = node
+            if kind == "c":
+                for down, typ, expr in self.feeds.get(key, ()):
+                    if ("c", down) not in parent:
+                        parent[("c", down)] = (depth, node, ("feeds", typ, expr))
+                        queue.append(("c", down))
+                if mixed:
+                    for uid, clause in self.conditions.get(key, ()):
+                        if ("m", uid) not in parent:
+                            parent[("m", uid)] = (depth, node, ("conditions", clause))
+                            queue.append(("m", uid))
+            elif mixed:
+                for col in self.model_columns.get(key, ()):
+                    if ("c", col) not in parent:
+                        parent[("c", col)] = (depth, node, ("has",))
+                        queue.append(("c", col))
+        return parent
 
-    def _next(self, node: tuple[str, str], mixed: bool):
-        kind, key = node
-        if kind == "c":
-            for down, typ, expr in self.feeds.get(key, ()):
-                yield ("c", down), PruneHop(kind="feeds", from_key=key, to_key=down, type=typ, expr=expr)
-            if mixed:
-                for uid, clause in self.conditions.get(key, ()):
-                    yield ("m", uid), PruneHop(kind="conditions", from_key=key, to_key=uid, clause=clause)
-        elif mixed:
-            for col in self.model_columns.get(key, ()):
-                yield ("c", col), PruneHop(kind="has", from_key=key, to_key=col)
+    @staticmethod
+    def _path(parent: dict, node: tuple[str, str]) -> list[PruneHop]:
+        hops: list[PruneHop] = []
+        while True:
+            _, prev, edge = parent[node]
+            if prev is None:
+                break
+            if edge[0] == "feeds":
+                hops.append(PruneHop(kind="feeds", from_key=prev[1], to_key=node[1], type=edge[1], expr=edge[2]))
+            elif edge[0] == "conditions":
+                hops.append(PruneHop(kind="conditions", from_key=prev[1], to_key=node[1], clause=edge[1]))
+            else:
+                hops.append(PruneHop(kind="has", from_key=prev[1], to_key=node[1]))
+            node = prev
+        hops.reverse()
+        return hops
 
     def _model(self, uid: str, lineage: str, via: str, reached: str, path: list[PruneHop]) -> PrunedModel:
         node = self.project.nodes.get(uid)
@@ -705,13 +718,22 @@ class _ModelFingerprint:
         for p in projections:
             if not _is_star(p):
                 continue
+            star = p.this if isinstance(p, exp.Column) else p
+            args = {k: v for k, v in star.args.items() if v}
+            replaced = {r.alias_or_name.lower(): r for r in args.pop("replace", [])}
+            renamed = {r.alias_or_name.lower(): _unalias(r) for r in args.pop("rename", [])}
+            excluded = {c.name.lower() for c in args.pop("except_", []) if isinstance(c, exp.Column)}
+            if name in replaced:  # * REPLACE (expr AS name)
+                return _h("col", self.canon(_unalias(replaced[name]), scope, own=name), self._windows(scope))
+            source_name = renamed[name].name.lower() if name in renamed and isinstance(renamed[name], exp.Column) else name
+            if source_name in excluded or (name not in renamed and name in {r.name.lower() for r in renamed.values() if isinstance(r, exp.Column)}):
+                continue  # * EXCLUDE (name), or renamed away by * RENAME
             table = p.table if isinstance(p, exp.Column) else ""
             sources = {table: scope.sources.get(table)} if table else {a: s for a, (_, s) in scope.selected_sources.items()}
             for src in sources.values():
-                if self._may_have(src, name):
-                    tokens.add(self._source_token(src, name))
-            star = p.this if isinstance(p, exp.Column) else p
-            if any(v for k, v in star.args.items()):  # EXCLUDE, REPLACE, RENAME
+                if self._may_have(src, source_name):
+                    tokens.add(self._source_token(src, source_name))
+            if args:  # a star modifier not understood here: keep all of it
                 modifiers.append(self.canon(p, scope))
         if not tokens:
             return _h("unknown", name)

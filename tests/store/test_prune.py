@@ -268,6 +268,28 @@ def test_state_change_inside_a_cte_is_a_column_change(example, example_copy):
     }
 
 
+def test_state_star_replace_changes_only_the_replaced_column(example, example_copy):
+    # stg_order_items: `id as order_item_id, * exclude (id, _etl_loaded_at)`
+    edit_sql(
+        example_copy,
+        "model.coffee_shop.stg_order_items",
+        "* exclude (id, _etl_loaded_at)",
+        "* exclude (_etl_loaded_at, id) replace (quantity * 2 as quantity)",
+    )
+    plan = prune_state(*analyzed(example), *analyzed(example_copy))
+    assert [(c.column, c.change) for c in by_name(plan, "stg_order_items").changes] == [("quantity", "modified")]
+    # int_order_items_priced: quantity, line_total = quantity * price; orders: total_quantity,
+    # items_amount, payment_status; product_sales: units_sold, revenue (and its HAVING)
+    assert reasons(plan) == {
+        "stg_order_items": ("changed", 0),
+        "int_order_items_priced": ("value", 1),
+        "orders": ("value", 2),
+        "product_sales": ("value", 2),
+    }
+    assert by_name(plan, "orders").columns == ("items_amount", "payment_status", "total_quantity")
+    assert plan.selector() == "orders product_sales stg_order_items"
+
+
 def test_state_changed_filter_changes_every_column(example, example_copy):
     edit_sql(example_copy, CUSTOMERS, "where status <> 'cancelled'", "where status not in ('cancelled', 'returned')")
     plan = prune_state(*analyzed(example), *analyzed(example_copy))
