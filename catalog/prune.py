@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import json
 from collections import defaultdict, deque
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, Literal
 
 import sqlglot
@@ -395,6 +397,7 @@ def diff_state(
     unaffected: list[str] = []
     old_fp = _Fingerprints(old)
     new_fp = _Fingerprints(new)
+    old_seeds, new_seeds = _seed_checksums(old), _seed_checksums(new)
     for uid in sorted(new.nodes):
         node = new.nodes[uid]
         before = old.nodes.get(uid)
@@ -421,6 +424,9 @@ def diff_state(
                 unaffected.append(uid)
         elif node.resource_type in ("seed", "source") and before is not None:
             found = _relation_changes(before, node)
+            if uid in new_seeds and uid in old_seeds and new_seeds[uid] != old_seeds[uid]:
+                found.append(ColumnChange(column="*", change="rows", detail="seed file changed"))
+                start.update(column_key(uid, c.name) for c in node.columns)
             if found:
                 changes[uid] = found
                 start.update(column_key(uid, c.column) for c in found if c.change in ("added", "modified"))
@@ -489,6 +495,21 @@ def prune_state(
         removed_models=diff.removed_models,
         unaffected_models=diff.unaffected_models,
     )
+
+
+def _seed_checksums(project: DbtProject) -> dict[str, str]:
+    """The manifest's checksum of each seed file (the extracted records do not keep it)."""
+    if not any(n.resource_type == "seed" for n in project.nodes.values()):
+        return {}
+    try:
+        nodes = json.loads((Path(project.target_dir) / "manifest.json").read_bytes()).get("nodes", {})
+    except (OSError, ValueError):
+        return {}
+    return {
+        uid: str((n.get("checksum") or {}).get("checksum"))
+        for uid, n in nodes.items()
+        if n.get("resource_type") == "seed" and (n.get("checksum") or {}).get("checksum")
+    }
 
 
 def _sql_text(sql: str | None) -> str:

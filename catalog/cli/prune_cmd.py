@@ -73,7 +73,7 @@ def prune(
 
     A changed column's own model is included; so is every model with a column it feeds, at
     any depth; so is every model it conditions (WHERE, JOIN, GROUP BY, HAVING, QUALIFY,
-    window), whose rows then change, and with them all of that model's columns and what they
+    window, ORDER BY), whose rows then change, and with them all of that model's columns and what they
     feed. A model reached by nothing is left out, even when it depends on a changed model.
     Ephemeral models and sources are reported but not selected (dbt does not build them).
 
@@ -89,7 +89,9 @@ def prune(
     QUALIFY, DISTINCT, LIMIT, UNION), all its columns changed. A model whose SQL changed but
     whose output columns are all identical is reported as unaffected and drags nothing along;
     removed columns include their model; new models are included; removed models are
-    reported. The downstream closure is computed from PATH's own lineage. OLD_TARGET should
+    reported; a seed whose file changed changes all its columns. Config-only changes
+    (materialization, hooks, grants) are not column changes and are not looked at. The
+    downstream closure is computed from PATH's own lineage. OLD_TARGET should
     hold catalog.json too (dbt docs generate), else `select *` may read differently and more
     is included than needed.
 

@@ -321,6 +321,18 @@ def test_state_new_removed_and_added(example, example_copy):
     assert plan.selector() == "order_events_v2 stg_orders"
 
 
+def test_state_changed_seed_file_changes_its_rows(example, example_copy):
+    path = example_copy / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["nodes"]["seed.coffee_shop.country_codes"]["checksum"]["checksum"] = "0" * 64
+    path.write_text(json.dumps(manifest))
+    plan = prune_state(*analyzed(example), *analyzed(example_copy))
+    # customers: countries.country_name, and the join on country_code; customer_segments: select *
+    assert reasons(plan) == {"country_codes": ("changed", 0), "customers": ("value", 1), "customer_segments": ("value", 2)}
+    assert [(c.column, c.change) for c in by_name(plan, "country_codes").changes] == [("*", "rows")]
+    assert plan.selector() == "country_codes customer_segments customers"
+
+
 def test_state_cli_needs_no_graph(example, example_copy, tmp_path):
     edit_sql(example_copy, STG_PAYMENTS, "lower(payment_method)", "upper(payment_method)")
     env = {"NEO4J_URI": "bolt://127.0.0.1:1"}  # nothing listens there: --state must not connect
