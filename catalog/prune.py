@@ -46,9 +46,10 @@ from catalog.errors import NotFound
 from catalog.extract import DbtNode, DbtProject
 from catalog.query import Catalog
 
-Lineage = Literal["changed", "new", "value", "condition"]
+# changed / new: the model itself changed; value: reached through FEEDS alone; condition: only
+# through a condition; dependency (--state): below a changed model whose columns are unknown
+Lineage = Literal["changed", "new", "value", "condition", "dependency"]
 BUILDABLE = frozenset({"model", "snapshot", "seed"})
-_RANK = {"changed": 0, "new": 0, "value": 1, "condition": 2}
 
 
 # ---------------------------------------------------------------------------- records
@@ -77,7 +78,7 @@ class PrunedModel(BaseModel, frozen=True):
     name: str
     resource_type: str
     materialized: str | None = None
-    lineage: Lineage  # changed (owns a changed column), new, value (FEEDS only), condition
+    lineage: Lineage
     via: str | None = None  # the changed column the reason starts at
     reached: str | None = None  # the column (or, for a conditioned model, the model) it reaches
     depth: int = 0
@@ -483,8 +484,7 @@ def prune_state(
                 name=node.display_name,
                 resource_type=node.resource_type,
                 materialized=node.materialized,
-                lineage="value",
-                via=None,
+                lineage="dependency",
                 changes=(ColumnChange(column="*", change="rows", detail="downstream of a changed model whose columns are unknown"),),
             )
     return PrunePlan(

@@ -97,8 +97,9 @@ def prune(
 
     --json prints each model with its reason: lineage `changed` or `new` (the model itself
     changed), `value` (a changed column reaches one of its columns through FEEDS) or
-    `condition` (reached only through condition lineage), the changed column it starts at,
-    one shortest path, and the columns of the model that change.
+    `condition` (reached only through condition lineage), or, with --state, `dependency`
+    (below a changed model whose columns are unknown, followed model by model); the changed
+    column it starts at, one shortest path, and the columns of the model that change.
     """
     names = [n.strip() for item in changed or [] for n in item.split(",") if n.strip()]
     if not names and state is None:
@@ -137,7 +138,7 @@ def prune(
 
 def _summary(plan: PrunePlan, seconds: float) -> None:
     selected = plan.selected()
-    by = {k: sum(1 for m in selected if m.lineage == k) for k in ("changed", "new", "value", "condition")}
+    by = {k: sum(1 for m in selected if m.lineage == k) for k in ("changed", "new", "value", "condition", "dependency")}
     detail = ", ".join(f"{n} {k}" for k, n in by.items() if n)
     msg = f"{len(selected)} models to rebuild" + (f" ({detail})" if detail else "") + f" in {seconds:.2f}s"
     if not selected:
@@ -157,7 +158,7 @@ def plan_table(plan: PrunePlan) -> Group:
     t.add_column("lineage")
     t.add_column("depth", justify="right")
     t.add_column("why")
-    styles = {"changed": "bold", "new": "bold", "value": "yellow", "condition": "magenta"}
+    styles = {"changed": "bold", "new": "bold", "value": "yellow", "condition": "magenta", "dependency": "red"}
     for m in plan.models:
         if m.changes:
             why = "; ".join(f"{c.column}: {c.change}" + (f" ({c.detail})" if c.detail else "") for c in m.changes)

@@ -333,6 +333,22 @@ def test_state_changed_seed_file_changes_its_rows(example, example_copy):
     assert plan.selector() == "country_codes customer_segments customers"
 
 
+def test_state_model_without_known_columns_drags_its_dependants(example, example_copy):
+    # stg_orders no longer parses and catalog.json lost it: its columns are unknown, so
+    # everything depending on it is included, model by model
+    edit_sql(example_copy, STG_ORDERS, "select\n    id as order_id", "select from from where")
+    path = example_copy / "catalog.json"
+    catalog = json.loads(path.read_text())
+    del catalog["nodes"][STG_ORDERS]
+    path.write_text(json.dumps(catalog))
+    plan = prune_state(*analyzed(example), *analyzed(example_copy))
+    assert by_name(plan, "stg_orders").lineage == "changed"
+    assert ("*", "rows") in [(c.column, c.change) for c in by_name(plan, "stg_orders").changes]
+    assert {m.name for m in plan.models if m.lineage == "dependency"} == {
+        "orders", "order_events", "customers", "customer_orders_daily", "customer_segments",
+    }  # fmt: skip
+
+
 def test_state_cli_needs_no_graph(example, example_copy, tmp_path):
     edit_sql(example_copy, STG_PAYMENTS, "lower(payment_method)", "upper(payment_method)")
     env = {"NEO4J_URI": "bolt://127.0.0.1:1"}  # nothing listens there: --state must not connect
