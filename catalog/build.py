@@ -31,10 +31,11 @@ from catalog.analyze.relations import RelationIndex
 from catalog.artifacts import find_target_dir
 from catalog.errors import StoreError
 from catalog.extract import DbtNode, DbtProject, load_project
+from catalog.memory import paused_gc
 from catalog.store.graph import SCHEMA_VERSION, Graph
 from catalog.store.keys import column_node_key, model_node_key
 
-ANALYZER_VERSION = "1"  # bump when the analyzer's output changes for the same input
+ANALYZER_VERSION = "2"  # bump when the analyzer's output changes for the same input
 STALE_HEARTBEAT_SECONDS = 600
 
 Progress = Callable[[str], None]
@@ -78,7 +79,9 @@ def _now() -> str:
 
 
 def _sha(*parts: Any) -> str:
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+    """A digest of plain values (str, int, None, bool, tuples and lists of them); repr is
+    deterministic for those and several times faster than JSON."""
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
 # ---------------------------------------------------------------------------- fingerprints
@@ -118,7 +121,13 @@ def fingerprints(project: DbtProject) -> dict[str, Fingerprint]:
 
 
 def _meta_hash(node: DbtNode) -> str:
-    return _sha(_model_props(node, ""), [_column_props(node, c, i, "") for i, c in enumerate(node.columns)])
+    """What the graph shows of a node besides its lineage: names, types, docs, tags, meta."""
+    model = sorted((k, repr(v)) for k, v in _model_props(node, "").items())
+    columns = [
+        (c.name, c.data_type, c.description, c.tags, repr(sorted(c.meta.items())), c.declared, c.in_catalog)
+        for c in node.columns
+    ]
+    return _sha(model, columns)
 
 
 # ---------------------------------------------------------------------------- node properties
@@ -377,7 +386,8 @@ class Builder:
     ) -> BuildSummary:
         t = time.perf_counter()
         name = project.name
-        fps = fingerprints(project)
+        with paused_gc():
+            fps = fingerprints(project)
         active_id = active["id"] if active else None
         states = {s["unique_id"]: s for s in self.graph.list_model_states(name, active_id)} if active_id else {}
         t = self._stage("compare", t)

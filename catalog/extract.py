@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from catalog.artifacts import Catalog, ManifestNode, find_target_dir, load_catalog, load_manifest
 from catalog.errors import ArtifactError
+from catalog.memory import paused_gc
 
 LINEAGE_TYPES = ("model", "seed", "snapshot", "source")
 
@@ -104,6 +105,11 @@ class DbtProject(BaseModel):
 
 def load_project(path: Path, dialect: str | None = None) -> DbtProject:
     """Read ``manifest.json`` (required), ``catalog.json`` (optional) and compiled SQL."""
+    with paused_gc():
+        return _load_project(path, dialect)
+
+
+def _load_project(path: Path, dialect: str | None) -> DbtProject:
     target = find_target_dir(Path(path))
     manifest, manifest_sha = load_manifest(target / "manifest.json")
     catalog_path = target / "catalog.json"

@@ -7,6 +7,7 @@ import time
 from catalog.analyze.project import analyze_project
 from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, ProjectPath, err, handle_errors, out, print_json
 from catalog.extract import load_project
+from catalog.memory import paused_gc
 from catalog.report.lineage_json import lineage_document
 from catalog.report.tables import lineage_table
 
@@ -24,7 +25,8 @@ def lineage(path: ProjectPath, as_json: JsonOpt = False, dialect: DialectOpt = N
     project = load_project(path, dialect=dialect)
     lineages = analyze_project(project, jobs=jobs)
     if as_json:
-        print_json(lineage_document(project.name, project.dialect, lineages))
+        with paused_gc():
+            print_json(lineage_document(project.name, project.dialect, lineages))
     else:
         out.print(lineage_table(project, lineages))
     err.print(f"{len(lineages)} models analyzed in {time.perf_counter() - t0:.2f}s", highlight=False)
