@@ -44,6 +44,7 @@ from catalog.analyze.records import ModelLineage, ModelStatus, column_key
 from catalog.analyze.relations import EPHEMERAL_PREFIX, RelationIndex
 from catalog.errors import NotFound
 from catalog.extract import DbtNode, DbtProject
+from catalog.memory import paused_gc
 from catalog.query import Catalog
 
 # changed / new: the model itself changed; value: reached through FEEDS alone; condition: only
@@ -217,6 +218,10 @@ class LineageGraph:
     """A project's column lineage in memory: the graph ``find_prune_models`` walks in Neo4j."""
 
     def __init__(self, project: DbtProject, lineages: dict[str, ModelLineage]):
+        with paused_gc():  # hundreds of thousands of small tuples, no cycles
+            self._load(project, lineages)
+
+    def _load(self, project: DbtProject, lineages: dict[str, ModelLineage]) -> None:
         self.project = project
         self.lineages = lineages
         self.column_model: dict[str, str] = {}  # column id -> unique id
