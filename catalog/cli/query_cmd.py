@@ -126,7 +126,7 @@ def query(
     described = cypher.describe(qname)
     check_params(described, params)
     with graph_from(uri, user, password, database) as graph:
-        rows = graph.read(qname, timeout=timeout, **params)
+        rows = graph.read(qname, timeout_=timeout, **params)
     columns = list(rows[0]) if rows else [c.strip() for c in _returns(described)]
     if as_json:
         print_json({"query": qname, "parameters": params, "columns": columns, "rows": rows})

@@ -37,9 +37,9 @@ class Graph:
         self.database = database
 
     # ------------------------------------------------------------------ plumbing
-    def read(self, name: str, timeout: float | None = None, **params: Any) -> list[dict[str, Any]]:
-        """Run ``cypher/<name>.cypher`` read-only; rows as dicts."""
-        query = Query(cypher.load(name), timeout=timeout)
+    def read(self, name: str, /, *, timeout_: float | None = None, **params: Any) -> list[dict[str, Any]]:
+        """Run ``cypher/<name>.cypher`` read-only; rows as dicts. ``params`` are the query's."""
+        query = Query(cypher.load(name), timeout=timeout_)
         try:
             records, _, _ = self.driver.execute_query(
                 query, params, routing_=RoutingControl.READ, database_=self.database
@@ -50,7 +50,7 @@ class Graph:
             raise StoreError(f"Neo4j refused {name}: {e.message or e}") from e
         return [r.data() for r in records]
 
-    def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
+    def write(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         text = cypher.load(name)
 
         def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
@@ -61,6 +61,7 @@ class Graph:
     def write_batches(
         self,
         name: str,
+        /,
         rows: list[dict[str, Any]],
         on_batch: Callable[[int], None] | None = None,
         parallel: int = WRITERS,
@@ -86,7 +87,7 @@ class Graph:
         with ThreadPoolExecutor(max_workers=parallel) as pool:
             return sum(pool.map(one, chunks))
 
-    def run_autocommit(self, name: str, **params: Any) -> list[dict[str, Any]]:
+    def run_autocommit(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         """Statements with ``CALL { ... } IN TRANSACTIONS`` must run outside a transaction function."""
         try:
             with self.driver.session(database=self.database) as session:

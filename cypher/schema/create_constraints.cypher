@@ -1,6 +1,7 @@
 // Uniqueness constraints and indexes of the catalog graph. Idempotent: safe to run again.
 // Statements are separated by semicolons; Neo4j Browser runs them one after another.
-// Parameters: none.
+// Parameters: none
+// Returns: nothing
 CREATE CONSTRAINT catalog_project_name IF NOT EXISTS FOR (p:Project) REQUIRE p.name IS UNIQUE;
 CREATE CONSTRAINT catalog_build_id IF NOT EXISTS FOR (b:Build) REQUIRE b.id IS UNIQUE;
 CREATE CONSTRAINT catalog_model_key IF NOT EXISTS FOR (m:Model) REQUIRE m.key IS UNIQUE;

@@ -14,20 +14,13 @@ import pytest
 from catalog.build import Builder
 from catalog.errors import StoreError
 from catalog.history import collect_garbage, diff_builds, list_builds
+from edits import edit_sql
 
 pytestmark = pytest.mark.neo4j
 
 STG_PAYMENTS = "model.coffee_shop.stg_payments"
 STG_ORDERS = "model.coffee_shop.stg_orders"
 
-
-def edit_sql(target: Path, uid: str, old: str, new: str) -> None:
-    path = target / "manifest.json"
-    manifest = json.loads(path.read_text())
-    sql = manifest["nodes"][uid]["compiled_code"]
-    assert old in sql, f"{old!r} not in {uid}"
-    manifest["nodes"][uid]["compiled_code"] = sql.replace(old, new)
-    path.write_text(json.dumps(manifest))
 
 
 def add_catalog_column(target: Path, uid: str, name: str, data_type: str) -> None:

@@ -24,6 +24,7 @@ from catalog.cli.app import app
 from catalog.errors import NotFound
 from catalog.extract import load_project
 from catalog.prune import prune_artifacts, prune_graph, prune_state
+from edits import edit_sql
 
 neo4j = pytest.mark.neo4j
 
@@ -36,14 +37,6 @@ CUSTOMER_COLUMNS = (
     "last_ordered_at", "lifetime_value", "order_count", "rank_in_country", "signup_date",
 )  # fmt: skip
 
-
-def edit_sql(target: Path, uid: str, old: str, new: str) -> None:
-    path = target / "manifest.json"
-    manifest = json.loads(path.read_text())
-    sql = manifest["nodes"][uid]["compiled_code"]
-    assert old in sql, f"{old!r} not in {uid}"
-    manifest["nodes"][uid]["compiled_code"] = sql.replace(old, new)
-    path.write_text(json.dumps(manifest))
 
 
 def reasons(plan) -> dict[str, tuple[str, int]]:
