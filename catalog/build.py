@@ -235,14 +235,11 @@ class Builder:
             project_name = project.name
             t = self._stage("extract", t)
 
-        build_id, active, schema_version = self._start(project_name, manifest_sha, catalog_sha)
-        t = self._stage("start", t)
-        try:
-            if schema_version != SCHEMA_VERSION:
-                self.graph.create_constraints()
-                t = self._stage("prepare", t)
-            dialect_hint = self.dialect or (quick["adapter_type"] and _dialect_for(quick["adapter_type"]))
-            if (
+        dialect_hint = self.dialect or (quick["adapter_type"] and _dialect_for(quick["adapter_type"]))
+
+        def unchanged(active: dict[str, Any] | None) -> bool:
+            """Same inputs as the active build: nothing to analyze or write."""
+            return (
                 not self.full
                 and active is not None
                 and active.get("manifest_sha256") == manifest_sha
@@ -251,9 +248,17 @@ class Builder:
                 and active.get("analyzer_version") == ANALYZER_VERSION
                 and active.get("dialect") == dialect_hint
                 and not active.get("models_failed")
-            ):
-                summary = self._unchanged(project_name, build_id, active, t_start)
-                return summary
+            )
+
+        build_id, active, schema_version, done = self._start(project_name, manifest_sha, catalog_sha, unchanged)
+        t = self._stage("start", t)
+        if done is not None:  # the no-change build was created and made active in that one transaction
+            self.timings["total"] = round(time.perf_counter() - t_start, 6)
+            return done
+        try:
+            if schema_version != SCHEMA_VERSION:
+                self.graph.create_constraints()
+                t = self._stage("prepare", t)
             if project is None:
                 project = self._load(target)
                 t = self._stage("extract", t)
@@ -270,7 +275,11 @@ class Builder:
         return project
 
     # ------------------------------------------------------------------ start / stop
-    def _start(self, project: str, manifest_sha: str, catalog_sha: str | None) -> tuple[int, dict[str, Any] | None, Any]:
+    def _start(
+        self, project: str, manifest_sha: str, catalog_sha: str | None, unchanged: Callable[[dict[str, Any] | None], bool]
+    ) -> tuple[int, dict[str, Any] | None, Any, BuildSummary | None]:
+        """Lock the project and create the running build; when nothing changed, also make it
+        active in the same transaction (one commit for a no-change build)."""
         host = socket.gethostname()
         pid = os.getpid()
         now = _now()
@@ -281,7 +290,7 @@ class Builder:
             for r in state["running"]:
                 (alive if _is_alive(r, host) else dead).append(r)
             if alive:
-                return None, state, dead, alive
+                return None, state, dead, alive, None
             build = {
                 "id": state["next_id"],
                 "started_at": now,
@@ -302,9 +311,19 @@ class Builder:
                     reason="the process running this build died before it finished",
                     now=now,
                 ).consume()
-            return state["next_id"], state, dead, alive
+            elif state["schema_version"] == SCHEMA_VERSION and unchanged(state["active"]):
+                summary = _unchanged_summary(project, state["next_id"], state["active"])
+                summary.timings = self.timings
+                row = tx.run(
+                    _cy("write/set_active_build"),
+                    project=project, build_id=state["next_id"], summary=_flat(summary), now=_now(),
+                ).single()  # fmt: skip
+                summary.previous_build_id = row["previous_id"]
+                summary.status = "active"
+                return state["next_id"], state, dead, alive, summary
+            return state["next_id"], state, dead, alive, None
 
-        build_id, state, dead, alive = self.graph.transaction("write/lock_project", work)
+        build_id, state, dead, alive, done = self.graph.transaction("write/lock_project", work)
         if build_id is None:
             other = alive[0]
             raise StoreError(
@@ -318,7 +337,7 @@ class Builder:
                 f"cleaned up build {r['id']} left by a process that died: "
                 f"{undone['deleted']} relationships removed, {undone['reopened']} reopened"
             )
-        return build_id, state["active"], state["schema_version"]
+        return build_id, state["active"], state["schema_version"], done
 
     def _abandon(self, build_id: int, error: BaseException) -> None:
         """The build failed: record why and undo its writes; the active build stays."""
@@ -331,47 +350,13 @@ class Builder:
 
     def _activate(self, project: str, build_id: int, summary: BuildSummary) -> BuildSummary:
         t = time.perf_counter()
-        flat = {
-            "dialect": summary.dialect,
-            "models_total": summary.models.total,
-            "models_reused": summary.models.reused,
-            "models_recomputed": summary.models.recomputed,
-            "models_failed": summary.models.failed,
-            "models_carried_over": summary.models.carried_over,
-            "models_removed": summary.models.removed,
-            "columns": summary.columns,
-            "edges_total": summary.edges.total,
-            "edges_written": summary.edges.written,
-            "edges_closed": summary.edges.closed,
-            "statuses": json.dumps(summary.statuses),
-            "recomputed_models": summary.recomputed_models,
-            "timings": json.dumps(summary.timings),
-        }
+        flat = _flat(summary)
         rows = self.graph.write("write/set_active_build", project=project, build_id=build_id, summary=flat, now=_now())
         if not rows:
             raise StoreError(f"build {build_id} was marked failed by another process before it could become active")
         self._stage("activate", t)
         summary.previous_build_id = rows[0]["previous_id"]
         summary.status = "active"
-        return summary
-
-    # ------------------------------------------------------------------ no change at all
-    def _unchanged(self, project: str, build_id: int, active: dict[str, Any], t_start: float) -> BuildSummary:
-        total = int(active.get("models_total") or 0)
-        summary = BuildSummary(
-            build_id=build_id,
-            project=project,
-            status="running",
-            dialect=active.get("dialect") or "",
-            models=ModelCounts(total=total, reused=total),
-            statuses=json.loads(active.get("statuses") or "{}"),
-            columns=int(active.get("columns") or 0),
-            edges=EdgeCounts(total=int(active.get("edges_total") or 0)),
-        )
-        self.timings["total"] = round(time.perf_counter() - t_start, 6)
-        summary.timings = self.timings
-        summary = self._activate(project, build_id, summary)
-        self.timings["total"] = round(time.perf_counter() - t_start, 6)
         return summary
 
     # ------------------------------------------------------------------ the general case
@@ -446,6 +431,41 @@ class Builder:
                 columns.add_analyzed(lineage)
                 out[node.unique_id] = lineage
         return out
+
+
+def _flat(summary: BuildSummary) -> dict[str, Any]:
+    """The summary as Build node properties."""
+    return {
+        "dialect": summary.dialect,
+        "models_total": summary.models.total,
+        "models_reused": summary.models.reused,
+        "models_recomputed": summary.models.recomputed,
+        "models_failed": summary.models.failed,
+        "models_carried_over": summary.models.carried_over,
+        "models_removed": summary.models.removed,
+        "columns": summary.columns,
+        "edges_total": summary.edges.total,
+        "edges_written": summary.edges.written,
+        "edges_closed": summary.edges.closed,
+        "statuses": json.dumps(summary.statuses),
+        "recomputed_models": summary.recomputed_models,
+        "timings": json.dumps(summary.timings),
+    }
+
+
+def _unchanged_summary(project: str, build_id: int, active: dict[str, Any]) -> BuildSummary:
+    """A build with the active build's inputs: everything reused, nothing written."""
+    total = int(active.get("models_total") or 0)
+    return BuildSummary(
+        build_id=build_id,
+        project=project,
+        status="running",
+        dialect=active.get("dialect") or "",
+        models=ModelCounts(total=total, reused=total),
+        statuses=json.loads(active.get("statuses") or "{}"),
+        columns=int(active.get("columns") or 0),
+        edges=EdgeCounts(total=int(active.get("edges_total") or 0)),
+    )
 
 
 def _dialect_for(adapter: str) -> str:
