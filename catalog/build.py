@@ -582,26 +582,29 @@ class _Writer:
         for n in changed_meta:
             for i, c in enumerate(n.columns):
                 column_rows.setdefault(self._ckey(n.unique_id, c.name), {"key": self._ckey(n.unique_id, c.name), "props": _column_props(n, c, i, name)})
-        # endpoints of new edges must exist as nodes
+        # columns a model newly has are written with their HAS relationship; endpoints of new
+        # edges that no model of this build has (yet) must exist as nodes too
+        has_keys = {k[2] for k in to_create if k[0] == "has"}
+        model_keys = {r["key"] for r in model_rows}
         for k, v in to_create.items():
-            if "props" in v and k[2] not in column_rows:
-                column_rows[k[2]] = {"key": k[2], "props": v["props"]}
-            for endpoint in v.get("endpoints", ()):
-                uid, col = endpoint
+            for uid, col in v.get("endpoints", ()):
                 key = self._ckey(uid, col)
-                if key not in column_rows:
+                if key not in column_rows and key not in has_keys:
                     column_rows[key] = {"key": key, "props": self._endpoint_props(uid, col)}
-            if k[0] == "depends_on" and k[2] not in {r["key"] for r in model_rows}:
+            if k[0] == "depends_on" and k[2] not in model_keys and v["parent_uid"] not in p.nodes:
                 parent_uid = v["parent_uid"]
-                if parent_uid not in p.nodes:
-                    model_rows.append({"key": k[2], "props": {"project": name, "unique_id": parent_uid, "name": parent_uid, "resource_type": parent_uid.split(".")[0]}})
+                model_keys.add(k[2])
+                model_rows.append({"key": k[2], "props": {"project": name, "unique_id": parent_uid, "name": parent_uid, "resource_type": parent_uid.split(".")[0]}})
+        has_rows = [
+            {"model": v["row"]["model"], "key": k[2], "props": v["props"]} for k, v in to_create.items() if k[0] == "has"
+        ]
 
         # a node of a model the graph did not know yet: unset properties need no removal
-        for row in column_rows.values():
+        for row in [*column_rows.values(), *has_rows]:
             if row["props"].get("unique_id") not in self.states:
                 row["props"] = {k: v for k, v in row["props"].items() if v is not None}
         self.say(
-            f"writing {len(model_rows)} models, {len(column_rows)} columns, {len(to_create)} new relationships, "
+            f"writing {len(model_rows)} models, {len(column_rows) + len(has_rows)} columns, {len(to_create)} new relationships, "
             f"closing {len(to_close)}"
         )
         g = self.graph
@@ -610,11 +613,11 @@ class _Writer:
         g.write_batches("write/merge_columns", list(column_rows.values()))
         closed = g.close_relationships(bid, to_close)
         self.checkpoint("close")
-        rows = {"has": [], "feeds": [], "conditions": [], "depends_on": []}
+        rows: dict[str, list[dict[str, Any]]] = {"has": [], "feeds": [], "conditions": [], "depends_on": []}
         for k, v in to_create.items():
             rows[k[0]].append(v["row"])
         created = 0
-        created += g.write_batches("write/create_has", rows["has"], build_id=bid)
+        created += g.write_batches("write/merge_model_columns", has_rows, build_id=bid)
         created += g.write_batches("write/create_depends_on", rows["depends_on"], build_id=bid)
         feeds_written = g.write_batches("write/create_feeds", rows["feeds"], build_id=bid)
         conditions_written = g.write_batches("write/create_conditions", rows["conditions"], build_id=bid)
