@@ -35,7 +35,7 @@ from catalog.memory import paused_gc
 from catalog.store.graph import SCHEMA_VERSION, Graph
 from catalog.store.keys import column_node_key, model_node_key
 
-ANALYZER_VERSION = "2"  # bump when the analyzer's output changes for the same input
+ANALYZER_VERSION = "3"  # bump when the analyzer's output changes for the same input
 STALE_HEARTBEAT_SECONDS = 600
 
 Progress = Callable[[str], None]

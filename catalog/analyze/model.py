@@ -911,8 +911,15 @@ class _Context:
                 else:
                     self.a._add_conditions(lin, clause)
                     window_refs |= lin.influences
-            elif isinstance(sub, (exp.AggFunc, exp.Window, exp.Exists)):
+            elif isinstance(sub, exp.Exists):
                 has_agg = True  # EXISTS (...) counts the subquery's rows, like count(*) > 0
+            elif isinstance(sub, (exp.AggFunc, exp.Window)):
+                # count(*), row_number(): computed from the rows themselves. An aggregate of
+                # columns is derived only through what those columns carry (sum of a constant
+                # is still a constant), as synth_dbt's conventions have it.
+                function = sub.this if isinstance(sub, exp.Window) else sub
+                if not any(not isinstance(c.this, exp.Star) for c in function.find_all(exp.Column)):
+                    has_agg = True
             elif isinstance(sub, exp.Parameter) and self.a.positional_params and isinstance(sub.parent, exp.Expression):
                 if not isinstance(sub.parent, exp.Column):  # Snowflake $1: the first column
                     lin = self._positional(sub, "")

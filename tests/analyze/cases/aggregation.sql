@@ -323,3 +323,18 @@ s  derived      t.b
 conditions:
 window  t.id
 window  t.a
+
+=== an aggregate of a constant column is still a constant; count(*) is derived
+schema: {"orders": ["customer_id", "amount"]}
+sql:
+with dated as (select customer_id, extract(year from current_date) as as_of_year from orders)
+select customer_id, sum(as_of_year) as total_year, count(*) as n, max(as_of_year) over (partition by customer_id) as w
+from dated group by customer_id, as_of_year
+expect:
+customer_id  passthrough  orders.customer_id
+total_year   source       -
+n            derived      -
+w            derived      -
+conditions:
+group_by  orders.customer_id
+window    orders.customer_id
