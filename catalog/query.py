@@ -130,8 +130,9 @@ class Catalog:
         # the fast path asks the graph for columns of that name (indexed); the full list of
         # names is only loaded to explain a miss
         if self._by_form is None:
+            model, column = wanted.rsplit(".", 1)
             rows = self.graph.read(
-                "read/find_columns_named", project=self.project, column_name=wanted.rsplit(".", 1)[1], build_id=self.build_id
+                "read/find_columns_named", project=self.project, model=model, column_name=column, build_id=self.build_id
             )
             candidates = [ColumnId(**r) for r in rows]
             hits = [c for c in candidates if wanted in _forms(c)]
