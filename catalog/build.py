@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 
 from catalog import __version__
 from catalog.analyze.project import ProjectColumns, analyze_node, analyze_project, topological_models
-from catalog.analyze.records import ColumnKind, ModelLineage, ModelStatus
+from catalog.analyze.records import ColumnKind, ConditionClause, ModelLineage, ModelStatus
 from catalog.analyze.relations import RelationIndex
 from catalog.artifacts import find_target_dir
 from catalog.errors import StoreError
@@ -393,7 +393,8 @@ class Builder:
         writer = _Writer(self.graph, project, build_id, fps, states, lineages, reuse, self.say)
         writer.previous_edges = int((active or {}).get("edges_total") or 0)
         writer.checkpoint = lambda stage: self._stage(stage, time.perf_counter())
-        summary = writer.write()
+        with paused_gc():
+            summary = writer.write()
         summary.dialect = project.dialect
         t = self._stage("store", t)
         self.timings["total"] = round(time.perf_counter() - t_start, 6)
@@ -431,6 +432,10 @@ class Builder:
                 columns.add_analyzed(lineage)
                 out[node.unique_id] = lineage
         return out
+
+
+# enum -> its string, without Enum.value's descriptor on hot paths
+_VALUE: dict[Any, str] = {m: m.value for m in (*ColumnKind, *ConditionClause)}
 
 
 def _flat(summary: BuildSummary) -> dict[str, Any]:
@@ -579,12 +584,14 @@ class _Writer:
 
         # node upserts
         model_rows = [{"key": self._mkey(n.unique_id), "props": {**_model_props(n, name), "meta_hash": self.fps[n.unique_id].meta_hash}} for n in changed_meta]
-        for n in changed_meta:
-            for i, c in enumerate(n.columns):
-                column_rows.setdefault(self._ckey(n.unique_id, c.name), {"key": self._ckey(n.unique_id, c.name), "props": _column_props(n, c, i, name)})
         # columns a model newly has are written with their HAS relationship; endpoints of new
         # edges that no model of this build has (yet) must exist as nodes too
         has_keys = {k[2] for k in to_create if k[0] == "has"}
+        for n in changed_meta:
+            for i, c in enumerate(n.columns):
+                key = self._ckey(n.unique_id, c.name)
+                if key not in has_keys:
+                    column_rows.setdefault(key, {"key": key, "props": _column_props(n, c, i, name)})
         model_keys = {r["key"] for r in model_rows}
         for k, v in to_create.items():
             for uid, col in v.get("endpoints", ()):
@@ -717,19 +724,21 @@ class _Writer:
             desired[("has", mkey, ckey)] = {"row": {"model": mkey, "column": ckey}, "endpoints": [], "props": props}
         for c in lin.columns:
             down = self._ckey(uid, c.name)
-            for s in c.sources:
-                up = self._ckey(s.unique_id, s.column)
+            kind = _VALUE[c.kind]
+            for src in c.sources:
+                up = self._ckey(src.unique_id, src.column)
                 desired[("feeds", up, down)] = {
-                    "row": {"up": up, "down": down, "expr": c.expr, "type": c.kind.value, "resolved": c.resolved, "model": mkey},
-                    "endpoints": [(s.unique_id, s.column)],
+                    "row": {"up": up, "down": down, "expr": c.expr, "type": kind, "resolved": c.resolved, "model": mkey},
+                    "endpoints": [(src.unique_id, src.column)],
                     "expr": c.expr,
-                    "type": c.kind.value,
+                    "type": kind,
                     "resolved": c.resolved,
                 }
         for cond in lin.conditions:
             ckey = self._ckey(cond.column.unique_id, cond.column.column)
-            desired[("conditions", ckey, mkey, cond.clause.value)] = {
-                "row": {"column": ckey, "model": mkey, "clause": cond.clause.value},
+            clause = _VALUE[cond.clause]
+            desired[("conditions", ckey, mkey, clause)] = {
+                "row": {"column": ckey, "model": mkey, "clause": clause},
                 "endpoints": [(cond.column.unique_id, cond.column.column)],
             }
         for dep in node.depends_on:
