@@ -6,7 +6,7 @@ the local server, for a corpus project and a synthetic project:
     .venv/bin/python benchmarks/build_speed.py                       # coffee_shop example + synth 2000
     .venv/bin/python benchmarks/build_speed.py --synth-models 500 --repeat 20 PATH...
 
-Each run stores under a fresh project name (bench_<name>_<random>), so nothing else is touched.
+Each run stores under a fresh project name (bench_<name>_<random>), forgotten at the end.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from catalog.build import Builder  # noqa: E402
+from catalog.history import forget_project  # noqa: E402
 from catalog.settings import Neo4jSettings  # noqa: E402
 from catalog.store.connection import open_driver  # noqa: E402
 from catalog.store.graph import Graph  # noqa: E402
@@ -67,6 +68,7 @@ def bench(graph: Graph, target: Path, label: str, repeat: int) -> None:
     print(f"one-model change  {one.timings['total']:.3f}s  recomputed={one.recomputed_models}  {fmt(one.timings)}")
     print(f"ratio no-change / full = {statistics.median(totals) / full.timings['total']:.4f}")
     assert one.recomputed_models == [uid]
+    forget_project(graph, name)
 
 
 def main() -> None:
