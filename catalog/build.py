@@ -30,8 +30,9 @@ from catalog.analyze.records import ColumnKind, ConditionClause, ModelLineage, M
 from catalog.analyze.relations import RelationIndex
 from catalog.artifacts import find_target_dir
 from catalog.errors import StoreError
-from catalog.extract import DbtNode, DbtProject, load_project
+from catalog.extract import DbtNode, DbtProject, dialect_for, load_project
 from catalog.memory import paused_gc
+from catalog.store import cypher
 from catalog.store.graph import SCHEMA_VERSION, Graph
 from catalog.store.keys import column_node_key, model_node_key
 
@@ -235,7 +236,7 @@ class Builder:
             project_name = project.name
             t = self._stage("extract", t)
 
-        dialect_hint = self.dialect or (quick["adapter_type"] and _dialect_for(quick["adapter_type"]))
+        dialect_hint = self.dialect or (quick["adapter_type"] and dialect_for(quick["adapter_type"]))
 
         def unchanged(active: dict[str, Any] | None) -> bool:
             """Same inputs as the active build: nothing to analyze or write."""
@@ -285,7 +286,7 @@ class Builder:
         now = _now()
 
         def work(tx):
-            state = tx.run(_cy("write/lock_project"), project=project, now=now).single()
+            state = tx.run(cypher.load("write/lock_project"), project=project, now=now).single()
             dead, alive = [], []
             for r in state["running"]:
                 (alive if _is_alive(r, host) else dead).append(r)
@@ -303,10 +304,10 @@ class Builder:
                 "analyzer_version": ANALYZER_VERSION,
                 "full": self.full,
             }
-            tx.run(_cy("write/create_build"), project=project, build=build).consume()
+            tx.run(cypher.load("write/create_build"), project=project, build=build).consume()
             if dead:
                 tx.run(
-                    _cy("write/set_build_failed"),
+                    cypher.load("write/set_build_failed"),
                     ids=[r["id"] for r in dead],
                     reason="the process running this build died before it finished",
                     now=now,
@@ -315,7 +316,7 @@ class Builder:
                 summary = _unchanged_summary(project, state["next_id"], state["active"])
                 summary.timings = self.timings
                 row = tx.run(
-                    _cy("write/set_active_build"),
+                    cypher.load("write/set_active_build"),
                     project=project, build_id=state["next_id"], summary=_flat(summary), now=_now(),
                 ).single()  # fmt: skip
                 summary.previous_build_id = row["previous_id"]
@@ -473,12 +474,6 @@ def _unchanged_summary(project: str, build_id: int, active: dict[str, Any]) -> B
     )
 
 
-def _dialect_for(adapter: str) -> str:
-    from catalog.extract import DIALECTS
-
-    return DIALECTS.get(adapter.lower(), adapter.lower())
-
-
 def _is_alive(running: dict[str, Any], host: str) -> bool:
     if running.get("host") == host and running.get("pid"):
         try:
@@ -498,23 +493,27 @@ def _is_alive(running: dict[str, Any], host: str) -> bool:
     return age.total_seconds() < STALE_HEARTBEAT_SECONDS
 
 
-def _cy(name: str):
-    from catalog.store import cypher
-
-    return cypher.load(name)
-
-
 class _Writer:
     """Computes the difference between the stored lineage and the new one, and writes it."""
 
-    def __init__(self, graph, project, build_id, fps, states, lineages, reuse, say):
-        self.graph: Graph = graph
-        self.project: DbtProject = project
-        self.build_id: int = build_id
-        self.fps: dict[str, Fingerprint] = fps
-        self.states: dict[str, dict[str, Any]] = states
-        self.lineages: dict[str, ModelLineage] = lineages
-        self.reuse: set[str] = reuse
+    def __init__(
+        self,
+        graph: Graph,
+        project: DbtProject,
+        build_id: int,
+        fps: dict[str, Fingerprint],
+        states: dict[str, dict[str, Any]],
+        lineages: dict[str, ModelLineage],
+        reuse: set[str],
+        say: Progress,
+    ):
+        self.graph = graph
+        self.project = project
+        self.build_id = build_id
+        self.fps = fps
+        self.states = states  # the active build's model states, by unique id
+        self.lineages = lineages  # new lineage of the models analyzed by this build
+        self.reuse = reuse  # models whose stored lineage is kept as it is
         self.say = say
         self.previous_edges = 0
         self.checkpoint: Callable[[str], None] = lambda _stage: None
@@ -578,7 +577,6 @@ class _Writer:
             want = desired.get(k)
             if want is None or (k[0] == "feeds" and (want["expr"], want["type"], want["resolved"]) != (r["expr"], r["type"], r["resolved"])):
                 to_close.append(r["id"])
-        to_create = {k: v for k, v in desired.items() if k not in current or current[k]["id"] in set(to_close)}
         closed_ids = set(to_close)
         to_create = {k: v for k, v in desired.items() if k not in current or current[k]["id"] in closed_ids}
 

@@ -40,6 +40,12 @@ DIALECTS = {
 }
 
 
+def dialect_for(adapter_type: str) -> str:
+    """The sqlglot dialect of a dbt adapter type (``sqlserver`` -> ``tsql``); unknown ones pass through."""
+    low = adapter_type.lower()
+    return DIALECTS.get(low, low)
+
+
 class DbtColumn(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -119,7 +125,7 @@ def _load_project(path: Path, dialect: str | None) -> DbtProject:
     if dialect is None:
         if not adapter:
             raise ArtifactError(f"{target / 'manifest.json'}: metadata.adapter_type is missing; pass --dialect")
-        dialect = DIALECTS.get(adapter, adapter)
+        dialect = dialect_for(adapter)
 
     nodes: dict[str, DbtNode] = {}
     for raw in list(manifest.nodes.values()) + list(manifest.sources.values()):
