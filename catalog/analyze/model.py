@@ -45,7 +45,7 @@ class Lin:
     thousands of them on large projects.
     """
 
-    __slots__ = ("sources", "kind", "resolved", "reason", "window_refs")
+    __slots__ = ("sources", "kind", "resolved", "reason", "window_refs", "defined_by")
 
     def __init__(
         self,
@@ -54,12 +54,16 @@ class Lin:
         resolved: bool = True,
         reason: str | None = None,
         window_refs: frozenset[Ref] = frozenset(),
+        defined_by: exp.Expression | None = None,
     ):
         self.sources = sources
         self.kind = kind
         self.resolved = resolved
         self.reason = reason
         self.window_refs = window_refs  # PARTITION BY / ORDER BY columns of its windows
+        # the expression that computes the value, in whichever scope it is computed: the
+        # final SELECT may only pass through a column a CTE computed
+        self.defined_by = defined_by
 
     @property
     def influences(self) -> frozenset[Ref]:
@@ -271,7 +275,7 @@ class ModelAnalyzer:
                 rename.get(name, name),
                 lin.kind.value,
                 lin.resolved,
-                self._expr_sql(out.exprs.get(name)),
+                self._expr_sql(lin.defined_by if lin.defined_by is not None else out.exprs.get(name)),
                 tuple(sorted(sources)),
                 None if lin.resolved else (lin.reason or "could not be resolved"),
             )
@@ -395,7 +399,7 @@ class ModelAnalyzer:
                 if other is not None and other in o.cols:
                     lin = o.cols[other]
                     if other != name and lin.kind == PASS:  # bare under another name: a rename
-                        lin = Lin(lin.sources, RENAMED, lin.resolved, lin.reason, lin.window_refs)
+                        lin = Lin(lin.sources, RENAMED, lin.resolved, lin.reason, lin.window_refs, lin.defined_by)
                     parts.append(lin)
             sources, resolved, reason = merge(parts)
             kinds = {p.kind for p in parts}
@@ -867,7 +871,7 @@ class _Context:
                     lin = source.get(n) or Lin(frozenset(), UNKNOWN, False, f"column {n!r} missing")
                 out_name = renamed.get(n, n)
                 if out_name != n:
-                    lin = Lin(lin.sources, inherit(lin.kind, False), lin.resolved, lin.reason, lin.window_refs)
+                    lin = Lin(lin.sources, inherit(lin.kind, False), lin.resolved, lin.reason, lin.window_refs, lin.defined_by)
                 if out_name not in cols:
                     names.append(out_name)
                 cols[out_name] = lin
@@ -894,7 +898,7 @@ class _Context:
             kind = lin.kind
             if kind != PASS or inner_name == name:
                 return lin  # same kind: Lin is immutable, share it
-            return Lin(lin.sources, RENAMED, lin.resolved, lin.reason, lin.window_refs)
+            return Lin(lin.sources, RENAMED, lin.resolved, lin.reason, lin.window_refs, lin.defined_by)
         return self._expression(inner)
 
     def _expression(self, node: exp.Expression) -> Lin:
@@ -938,10 +942,10 @@ class _Context:
         sources, resolved, reason = merge(parts)
         refs = frozenset(window_refs) | merge_window_refs(parts)
         if parts and not resolved and not sources:
-            return Lin(sources, UNKNOWN, False, reason, refs)
+            return Lin(sources, UNKNOWN, False, reason, refs, node)
         if sources or has_agg or refs:
-            return Lin(sources, DERIVED, resolved, reason, refs)
-        return Lin(sources, SOURCE if resolved else UNKNOWN, resolved, reason, refs)
+            return Lin(sources, DERIVED, resolved, reason, refs, node)
+        return Lin(sources, SOURCE if resolved else UNKNOWN, resolved, reason, refs, node)
 
     def _subquery_value(self, query: exp.Query) -> Lin:
         scope = self.subquery_scopes.get(id(query))
@@ -1037,7 +1041,7 @@ def _rename_by_alias(out: Output, alias: exp.Expression | None) -> Output:
     for old, new in zip(out.names, new_names):
         lin = out.cols[old]
         if old != new:
-            lin = Lin(lin.sources, inherit(lin.kind, False), lin.resolved, lin.reason, lin.window_refs)
+            lin = Lin(lin.sources, inherit(lin.kind, False), lin.resolved, lin.reason, lin.window_refs, lin.defined_by)
         names.append(new)
         cols[new] = lin
         if old in out.exprs:
