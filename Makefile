@@ -25,7 +25,8 @@ demo: install
 	$(BIN)/catalog impact stg_orders.order_id --with-conditions --project coffee_shop
 	$(BIN)/catalog trace customers.lifetime_value --project coffee_shop
 	@echo
-	@echo "Explore the graph in Neo4j Browser: http://127.0.0.1:7474/browser/ (no authentication)"
+	@echo "Explore the graph in Neo4j Browser (no authentication), at the Browser address below."
+	$(BIN)/catalog neo4j status
 	@echo "Stop the server with: $(BIN)/catalog neo4j stop"
 
 test: install browser
