@@ -37,7 +37,8 @@ from catalog.store.graph import SCHEMA_VERSION, Graph
 from catalog.store.keys import column_node_key, model_node_key
 
 ANALYZER_VERSION = "3"  # bump when the analyzer's output changes for the same input
-STALE_HEARTBEAT_SECONDS = 600
+STALE_HEARTBEAT_SECONDS = 600  # a running build on another host not heard of for this long is dead
+HEARTBEAT_SECONDS = 30
 
 Progress = Callable[[str], None]
 
@@ -207,6 +208,8 @@ class Builder:
         # "kill:<stage>" kills the process with SIGKILL there
         self.fail_after = fail_after or os.environ.get("CATALOG_FAULT_AFTER")
         self.timings: dict[str, float] = {}
+        self.build_id: int | None = None  # once started
+        self._last_heartbeat = time.monotonic()
 
     def _stage(self, name: str, started: float) -> float:
         now = time.perf_counter()
@@ -215,7 +218,15 @@ class Builder:
             raise RuntimeError(f"injected failure after stage {name}")
         if self.fail_after == f"kill:{name}":
             os.kill(os.getpid(), signal.SIGKILL)
+        self._heartbeat()
         return now
+
+    def _heartbeat(self) -> None:
+        """Tell other hosts this build is alive (they treat a silent one as dead after a while)."""
+        if self.build_id is None or time.monotonic() - self._last_heartbeat < HEARTBEAT_SECONDS:
+            return
+        self._last_heartbeat = time.monotonic()
+        self.graph.heartbeat(self.build_id, _now())
 
     def run(self) -> BuildSummary:
         t_start = time.perf_counter()
@@ -325,6 +336,8 @@ class Builder:
             return state["next_id"], state, dead, alive, None
 
         build_id, state, dead, alive, done = self.graph.transaction("write/lock_project", work)
+        self.build_id = build_id
+        self._last_heartbeat = time.monotonic()
         if build_id is None:
             other = alive[0]
             raise StoreError(
@@ -394,6 +407,7 @@ class Builder:
         writer = _Writer(self.graph, project, build_id, fps, states, lineages, reuse, self.say)
         writer.previous_edges = int((active or {}).get("edges_total") or 0)
         writer.checkpoint = lambda stage: self._stage(stage, time.perf_counter())
+        writer.beat = self._heartbeat
         with paused_gc():
             summary = writer.write()
         summary.dialect = project.dialect
@@ -413,6 +427,7 @@ class Builder:
             if total >= 100 and (done == total or done - said[0] >= step):
                 said[0] = done
                 self.say(f"analyzed {done}/{total} models")
+            self._heartbeat()
 
         return progress
 
@@ -517,6 +532,7 @@ class _Writer:
         self.say = say
         self.previous_edges = 0
         self.checkpoint: Callable[[str], None] = lambda _stage: None
+        self.beat: Callable[[], None] = lambda: None  # between statements: the build is alive
 
     def _mkey(self, uid: str) -> str:
         return model_node_key(self.project.name, uid)
@@ -623,9 +639,12 @@ class _Writer:
             rows[k[0]].append(v["row"])
         created = 0
         created += g.write_batches("write/merge_model_columns", has_rows, build_id=bid)
+        self.beat()
         created += g.write_batches("write/create_depends_on", rows["depends_on"], build_id=bid)
         feeds_written = g.write_batches("write/create_feeds", rows["feeds"], build_id=bid)
+        self.beat()
         conditions_written = g.write_batches("write/create_conditions", rows["conditions"], build_id=bid)
+        self.beat()
         created += feeds_written + conditions_written
 
         # model states: a new CONTAINS for every node whose state changed; close the old one

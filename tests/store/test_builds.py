@@ -230,3 +230,12 @@ def test_projects_in_one_database_do_not_touch_each_other(build, project_name, e
     exprs = lambda answer: [h.expr for r in answer.columns for h in r.hops]  # noqa: E731
     assert exprs(other_before) == ["CAST(amount_cents AS DECIMAL(10, 2)) / 100"]
     assert exprs(ask(project_name).trace(["stg_payments.amount"])) == ["amount_cents"]
+
+
+def test_a_long_build_says_it_is_alive(build, project_name, example_copy, graph, monkeypatch):
+    import catalog.build
+
+    monkeypatch.setattr(catalog.build, "HEARTBEAT_SECONDS", 0)
+    summary = build(example_copy, project_name)
+    b = graph.read("read/find_build", project=project_name, build_id=summary.build_id)[0]["build"]
+    assert b["heartbeat_at"] > b["started_at"]
