@@ -46,6 +46,7 @@ from catalog.errors import NotFound
 from catalog.extract import DbtNode, DbtProject
 from catalog.memory import paused_gc
 from catalog.query import Catalog
+from catalog.store.keys import short_label
 
 # changed / new: the model itself changed; value: reached through FEEDS alone; condition: only
 # through a condition; dependency (--state): below a changed model whose columns are unknown
@@ -151,23 +152,15 @@ def path_text(m: PrunedModel) -> str:
     """``stg_orders.status -[passthrough]-> orders.status -[where]-> customers``."""
     if not m.path:
         return ""
-    parts = [_short(m.path[0].from_key)]
+    parts = [short_label(m.path[0].from_key)]
     for h in m.path:
         if h.kind == "feeds":
-            parts.append(f"-[{h.type}]-> {_short(h.to_key)}")
+            parts.append(f"-[{h.type}]-> {short_label(h.to_key)}")
         elif h.kind == "conditions":
-            parts.append(f"-[{h.clause}]-> {_short(h.to_key)} (rows)")
+            parts.append(f"-[{h.clause}]-> {short_label(h.to_key)} (rows)")
         else:
-            parts.append(f"=> {_short(h.to_key)}")
+            parts.append(f"=> {short_label(h.to_key)}")
     return " ".join(parts)
-
-
-def _short(key: str) -> str:
-    """``model.pkg.orders.amount`` -> ``orders.amount``; ``source.pkg.src.tbl.col`` -> ``src.tbl.col``."""
-    parts = key.split(".")
-    if parts[0] == "source":
-        return ".".join(parts[2:])
-    return ".".join(parts[2:]) if len(parts) >= 3 else key
 
 
 # ---------------------------------------------------------------------------- from the graph

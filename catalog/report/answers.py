@@ -10,23 +10,15 @@ from rich.table import Table
 from rich.text import Text
 
 from catalog.query import Answer, Reached
-
-
-def _short(key: str) -> str:
-    """``proj/model.pkg.orders.amount`` -> ``orders.amount``."""
-    uid_col = key.split("/", 1)[-1]
-    parts = uid_col.split(".")
-    if parts[0] == "source" and len(parts) >= 5:
-        return ".".join(parts[2:])
-    return ".".join(parts[2:]) if len(parts) >= 4 else uid_col
+from catalog.store.keys import short_label
 
 
 def path_text(r: Reached, upstream: bool = False) -> str:
     if not r.hops:
         return ""
-    out = [_short(r.hops[0].from_key)]
+    out = [short_label(r.hops[0].from_key)]
     for h in r.hops:
-        out.append(f"-[{h.type}]-> {_short(h.to_key)}")
+        out.append(f"-[{h.type}]-> {short_label(h.to_key)}")
     return " ".join(out)
 
 
@@ -44,7 +36,7 @@ def answer_dict(a: Answer, kind: str) -> dict[str, Any]:
                 "name": r.column.name,
                 "depth": r.depth,
                 **({"effect": r.effect} if kind == "impact" else {"resource_type": r.resource_type}),
-                "via": _short(r.via),
+                "via": short_label(r.via),
                 "path": [
                     {
                         "from": h.from_key.split("/", 1)[-1],
@@ -95,7 +87,7 @@ def answer_table(a: Answer, kind: str) -> Group:
         c.add_column("clause")
         c.add_column("column")
         for cond in a.conditions:
-            c.add_row(Text(cond.model), Text(cond.clause), Text(_short(cond.column)))
+            c.add_row(Text(cond.model), Text(cond.clause), Text(short_label(cond.column)))
         parts.append(c)
     return Group(*parts)
 
@@ -117,7 +109,7 @@ def answer_markdown(a: Answer, kind: str) -> str:
     if a.conditions:
         lines += ["", "Condition lineage:", "", "| model | clause | column |", "|---|---|---|"]
         for c in a.conditions:
-            lines.append(f"| {c.model} | {c.clause} | {_short(c.column)} |")
+            lines.append(f"| {c.model} | {c.clause} | {short_label(c.column)} |")
     return "\n".join(lines) + "\n"
 
 
