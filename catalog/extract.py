@@ -40,6 +40,17 @@ DIALECTS = {
 }
 
 
+# a column is PII when dbt tags it so, or its meta says so
+PII_TAGS = ("pii", "sensitive", "personal")
+PII_META_KEYS = ("contains_pii", "pii", "is_pii")
+
+
+def is_pii(tags: tuple[str, ...] | list[str], meta: dict[str, Any]) -> bool:
+    if any(str(t).lower() in PII_TAGS for t in tags):
+        return True
+    return any(str(k).lower() in PII_META_KEYS and bool(v) for k, v in meta.items())
+
+
 def dialect_for(adapter_type: str) -> str:
     """The sqlglot dialect of a dbt adapter type (``sqlserver`` -> ``tsql``); unknown ones pass through."""
     low = adapter_type.lower()

@@ -192,7 +192,7 @@ def install(progress: Progress | None = None) -> Path:
     never leaves a lib directory that looks complete. When the marker exists nothing runs.
     """
     where = layout()
-    if where.marker.is_file():
+    if is_installed(where):
         return where.lib_dir
     say = progress or (lambda _msg: None)
     java_executable()
@@ -204,7 +204,7 @@ def install(progress: Progress | None = None) -> Path:
     parent = where.lib_dir.parent
     parent.mkdir(parents=True, exist_ok=True)
     with _file_lock(parent / ".install.lock"):
-        if where.marker.is_file():  # another process finished while we waited
+        if is_installed(where):  # another process finished while we waited
             return where.lib_dir
         for leftover in parent.glob(".install-*"):
             shutil.rmtree(leftover, ignore_errors=True)
@@ -302,7 +302,7 @@ def status() -> ServerStatus:
     pid = _our_pid(where)
     bolt_port, http_port = _running_ports(where) if pid else (where.bolt_port, where.http_port)
     answers = pid is not None and _bolt_answers(bolt_port)
-    installed = where.marker.is_file()
+    installed = is_installed(where)
     if answers:
         state: Literal["not installed", "stopped", "starting", "running"] = "running"
     elif pid is not None:

@@ -13,7 +13,7 @@ from catalog.query import Answer, Reached
 from catalog.store.keys import short_label
 
 
-def path_text(r: Reached, upstream: bool = False) -> str:
+def path_text(r: Reached) -> str:
     if not r.hops:
         return ""
     out = [short_label(r.hops[0].from_key)]

@@ -28,15 +28,13 @@ from typing import Any
 
 from pydantic import BaseModel, computed_field
 
+from catalog.extract import PII_META_KEYS, PII_TAGS  # the rule that sets Column.pii
 from catalog.query import Catalog
 
 STATUSES = ("resolved", "partial", "unresolved", "failed")
 SEVERITY = ("failed", "unresolved", "partial", "resolved")  # order of the per-model table: problems first
 ANALYZED = ("model", "snapshot")  # dbt nodes whose SQL is analyzed; sources and seeds are origins
 COPY_TYPES = frozenset({"passthrough", "renamed"})
-# the rule catalog.build uses to set Column.pii, spelled out here to say which part matched
-PII_TAGS = ("pii", "sensitive", "personal")
-PII_META_KEYS = ("contains_pii", "pii", "is_pii")
 
 DEFAULT_TOP = 10
 PICTURES = 3

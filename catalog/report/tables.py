@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 from rich.table import Table
 
 from catalog.analyze.records import ModelLineage
@@ -26,6 +24,3 @@ def lineage_table(project: DbtProject, lineages: dict[str, ModelLineage]) -> Tab
             name = ""
     return table
 
-
-def status_counts(lineages: dict[str, ModelLineage]) -> dict[str, int]:
-    return dict(sorted(Counter(m.status.value for m in lineages.values()).items()))
