@@ -25,12 +25,11 @@ import sqlglot
 from pydantic import BaseModel, Field
 
 from catalog import __version__
-from catalog.analyze.project import ProjectColumns, analyze_node, analyze_project, topological_models
+from catalog.analyze.project import analyze_project, topological_models
 from catalog.analyze.records import ColumnKind, ConditionClause, ModelLineage, ModelStatus
-from catalog.analyze.relations import RelationIndex
 from catalog.artifacts import find_target_dir
 from catalog.errors import StoreError
-from catalog.extract import DbtNode, DbtProject, dialect_for, load_project
+from catalog.extract import DbtNode, DbtProject, dialect_for, is_pii, load_project
 from catalog.memory import paused_gc
 from catalog.store import cypher
 from catalog.store.graph import SCHEMA_VERSION, Graph
@@ -133,12 +132,6 @@ def _meta_hash(node: DbtNode) -> str:
 
 
 # ---------------------------------------------------------------------------- node properties
-def is_pii(tags: tuple[str, ...], meta: dict[str, Any]) -> bool:
-    if any(t.lower() in ("pii", "sensitive", "personal") for t in tags):
-        return True
-    return any(str(k).lower() in ("contains_pii", "pii", "is_pii") and bool(v) for k, v in meta.items())
-
-
 def _model_props(node: DbtNode, project: str) -> dict[str, Any]:
     return {
         "project": project,
@@ -434,20 +427,13 @@ class Builder:
     def _analyze(self, project: DbtProject, recompute: list[DbtNode], states: dict[str, Any]) -> dict[str, ModelLineage]:
         if not recompute:
             return {}
-        if len(recompute) == len(project.models()):
-            return analyze_project(project, jobs=self.jobs, progress=self._analysis_progress())
-        relations = RelationIndex.for_project(project)
-        columns = ProjectColumns(project)
-        known = {uid: s["columns"] for uid, s in states.items() if s.get("columns")}
-        columns.update_analyzed(known)
-        wanted = {n.unique_id for n in recompute}
-        out: dict[str, ModelLineage] = {}
-        for node in topological_models(project):
-            if node.unique_id in wanted:
-                lineage = analyze_node(node, project.dialect, relations, columns)
-                columns.add_analyzed(lineage)
-                out[node.unique_id] = lineage
-        return out
+        return analyze_project(
+            project,
+            jobs=self.jobs,
+            progress=self._analysis_progress(),
+            only={n.unique_id for n in recompute},
+            known_columns={uid: s["columns"] for uid, s in states.items() if s.get("columns")},
+        )
 
 
 # enum -> its string, without Enum.value's descriptor on hot paths

@@ -102,18 +102,27 @@ def analyze_node_packed(node: DbtNode, dialect: str, relations: RelationIndex, c
 
 
 def analyze_project(
-    project: DbtProject, progress: Progress | None = None, jobs: int | None = None
+    project: DbtProject,
+    progress: Progress | None = None,
+    jobs: int | None = None,
+    only: set[str] | None = None,
+    known_columns: dict[str, list[str]] | None = None,
 ) -> dict[str, ModelLineage]:
-    """Lineage of every model and snapshot, keyed and sorted by unique id.
+    """Lineage of every model and snapshot (or of those in ``only``), keyed and sorted by unique id.
 
     Models whose upstream columns all come from catalog.json are independent of each other
     and are analyzed in parallel (``jobs`` processes, default: one per CPU). Models reading
     an upstream model that catalog.json does not list (ephemeral models, unbuilt models)
-    wait for that model's analysis, wave by wave.
+    wait for that model's analysis, wave by wave. ``known_columns`` gives the analyzed
+    columns of models not analyzed now (a stored build's), for ``select *`` over them.
     """
     relations = RelationIndex.for_project(project)
     columns = ProjectColumns(project)
+    if known_columns:
+        columns.update_analyzed(known_columns)
     waves = _waves(project, columns)
+    if only is not None:
+        waves = [[n for n in wave if n.unique_id in only] for wave in waves]
     total = sum(len(w) for w in waves)
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
     refs: RefCache = {}  # one ColumnRef per column, shared by all models
