@@ -12,11 +12,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from catalog.errors import ArtifactError
 
-SUPPORTED_MANIFEST_VERSIONS = range(9, 13)  # dbt 1.5 (v9) to dbt 1.12 (v12)
+# dbt 0.21 (v4), 1.0-1.1 (v5), 1.2 (v6), 1.3 (v7), 1.4 (v8), 1.5 (v9), 1.6 (v10), 1.7 (v11), 1.8 and newer (v12)
+SUPPORTED_MANIFEST_VERSIONS = range(4, 13)
+SUPPORTED_DBT = "dbt 0.21 to 1.12"
 _VERSION_RE = re.compile(r"/manifest/v(\d+)\.json$")
 
 
@@ -39,6 +41,9 @@ class NodeConfig(_Record):
     tags: list[str] | str = Field(default_factory=list)
 
 
+_RELATIONS = ("model", "seed", "snapshot", "source")
+
+
 class ManifestNode(_Record):
     """A model, seed, snapshot or source as the manifest describes it."""
 
@@ -55,8 +60,9 @@ class ManifestNode(_Record):
     original_file_path: str | None = None
     path: str | None = None
     language: str | None = "sql"
-    raw_code: str | None = None
-    compiled_code: str | None = None
+    # schemas up to v6 (dbt 1.2) name them raw_sql and compiled_sql
+    raw_code: str | None = Field(default=None, validation_alias=AliasChoices("raw_code", "raw_sql"))
+    compiled_code: str | None = Field(default=None, validation_alias=AliasChoices("compiled_code", "compiled_sql"))
     description: str | None = ""
     columns: dict[str, ManifestColumn] = Field(default_factory=dict)
     meta: dict[str, Any] = Field(default_factory=dict)
@@ -65,6 +71,16 @@ class ManifestNode(_Record):
     depends_on: dict[str, Any] = Field(default_factory=dict)
     access: str | None = None
     checksum: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _relation_name_of_old_schemas(self) -> ManifestNode:
+        """Old manifests may lack ``relation_name``: rebuild it as dbt renders it, ``database.schema.identifier``."""
+        if self.relation_name or self.config.materialized == "ephemeral" or self.resource_type not in _RELATIONS:
+            return self
+        ident = self.identifier or self.alias or self.name
+        parts = [p for p in (self.database, self.schema_, ident) if p]
+        object.__setattr__(self, "relation_name", ".".join(parts))
+        return self
 
 
 class ManifestMetadata(_Record):
@@ -148,7 +164,8 @@ def load_manifest(path: Path) -> tuple[Manifest, str]:
     if version not in SUPPORTED_MANIFEST_VERSIONS:
         lo, hi = SUPPORTED_MANIFEST_VERSIONS.start, SUPPORTED_MANIFEST_VERSIONS.stop - 1
         raise ArtifactError(
-            f"{path}: manifest schema v{version}; this version of catalog reads v{lo}-v{hi} (dbt 1.5 and newer)"
+            f"{path}: manifest schema v{version}{' (dbt ' + str(obj['metadata'].get('dbt_version')) + ')' if obj['metadata'].get('dbt_version') else ''}; "
+            f"this version of catalog reads manifest schemas v{lo}-v{hi} ({SUPPORTED_DBT})"
         )
     try:
         return Manifest.model_validate(obj), digest

@@ -66,13 +66,16 @@ def test_corrupt_manifest_names_the_file(tmp_path):
     assert len(lines) == 1 and str(target / "manifest.json") in lines[0] and "not valid JSON" in lines[0]
 
 
-def test_unsupported_manifest_version_says_which_are_read(tmp_path):
+@pytest.mark.parametrize("version", [3, 13])
+def test_unsupported_manifest_version_says_which_are_read(tmp_path, version):
     manifest = json.loads((EXAMPLE / "target" / "manifest.json").read_text())
-    manifest["metadata"]["dbt_schema_version"] = "https://schemas.getdbt.com/dbt/manifest/v4.json"
+    manifest["metadata"]["dbt_schema_version"] = f"https://schemas.getdbt.com/dbt/manifest/v{version}.json"
     target = _broken_copy(tmp_path, json.dumps(manifest))
     result = invoke("lineage", str(target))
     assert result.exit_code == 1
-    assert "manifest schema v4" in result.stderr and "v9-v12" in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ")
+    assert f"manifest schema v{version}" in lines[0] and "v4-v12" in lines[0] and "dbt 0.21 to 1.12" in lines[0]
 
 
 def test_not_a_manifest(tmp_path):

@@ -19,7 +19,14 @@ from catalog.extract import load_project
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN_DIR = REPO / "tests" / "golden"
-CORPUS_PROJECTS = ("jaffle_shop_duckdb", "jaffle-shop", "dbt-project-evaluator")
+CORPUS_PROJECTS = (
+    "jaffle_shop_duckdb",
+    "jaffle-shop",
+    "dbt-project-evaluator",
+    "tuva",  # dbt 1.4, manifest v8, Snowflake
+    "flipside-thorchain",  # dbt 1.2, manifest v6, Snowflake
+    "fivetran-hubspot",  # dbt 1.11, Postgres
+)
 
 
 def check_against_golden(project_dir: Path, golden_path: Path) -> None:

@@ -239,3 +239,19 @@ def test_a_long_build_says_it_is_alive(build, project_name, example_copy, graph,
     summary = build(example_copy, project_name)
     b = graph.read("read/find_build", project=project_name, build_id=summary.build_id)[0]["build"]
     assert b["heartbeat_at"] > b["started_at"]
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", ["flipside-thorchain", "tuva", "fivetran-hubspot"])
+def test_corpus_project_builds_and_rebuilds_as_a_no_op(build, project_name, shared_dir, graph, name):
+    """dbt 1.2 (v6), 1.4 (v8) and 1.11 (v12) projects build like any other; a second build of
+    the same artifacts reuses every model and writes nothing."""
+    target = shared_dir / "corpus" / name / "target"
+    first = build(target, project_name)
+    assert first.status == "active" and first.models.recomputed == first.models.total > 100
+    assert first.failures == {} and first.edges.total > 1000
+    again = build(target, project_name)
+    assert again.status == "active" and again.build_id > first.build_id
+    assert (again.models.reused, again.models.recomputed) == (first.models.total, 0)
+    assert again.relationships_written == again.relationships_closed == 0
+    assert again.edges.total == first.edges.total
