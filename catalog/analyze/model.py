@@ -191,6 +191,7 @@ class ModelAnalyzer:
         relations: RelationIndex,
         columns_of: ColumnsOf,
         output_names: list[str] | None = None,
+        own_names: list[str] | None = None,
     ):
         self.unique_id = unique_id
         self.sql = sql
@@ -198,6 +199,9 @@ class ModelAnalyzer:
         self.relations = relations
         self.columns_of = columns_of
         self.output_names = output_names  # the model's real columns (catalog.json), to name unnamed expressions
+        # the model's columns as catalog.json, else YAML, declares them: what a ``select *`` over
+        # a relation of unknown columns yields
+        self.own_names = own_names if own_names is not None else output_names
         self.may_use_columns = "columns" in sql.lower()  # DuckDB's COLUMNS(...) star expression
         self.positional_params = dialect == "snowflake"  # $1 is the first column, not a bind parameter
         self.conditions: set[tuple[Ref, ConditionClause]] = set()
@@ -250,6 +254,8 @@ class ModelAnalyzer:
 
     # ----------------------------------------------------------------- results
     def _lineage(self, out: Output) -> Packed:
+        if out.opaque_reason and out.open_source is not None and self.own_names:
+            out = _named_by_own_columns(out, self.own_names)
         columns: list[PackedColumn] = []
         names = out.names
         if self.output_names and len(self.output_names) == len(names):
@@ -439,6 +445,10 @@ class ModelAnalyzer:
 
     # ----------------------------------------------------------------- helpers
     def relation_source(self, table: exp.Table) -> _Source:
+        path = _file_read(table)
+        uid = self.relations.lookup_path(path) if path is not None else None
+        if uid is not None:  # a dbt-duckdb external source, read by its file
+            return _Relation(uid, self.columns_of(uid))
         parts = tuple(_lower(p.name) for p in table.parts)
         if isinstance(table.this, exp.Func) or not parts:
             return _Unknown(f"table function {table.this.sql(dialect=self.dialect)[:60]}")
@@ -448,6 +458,10 @@ class ModelAnalyzer:
         if uid == self.unique_id:
             return _Relation(uid, self.columns_of(uid), self_ref=True)
         return _Relation(uid, self.columns_of(uid))
+
+    def reads_external_source(self, table: exp.Table) -> bool:
+        path = _file_read(table)
+        return path is not None and self.relations.lookup_path(path) is not None
 
     def _add_conditions(self, lin: Lin, clause: ConditionClause) -> None:
         for ref in lin.influences:
@@ -506,6 +520,9 @@ class _Context:
                 source: _Source = _Unknown("lateral subquery could not be analyzed")
             else:
                 source = _Derived(_rename_by_alias(self.a.scope_output(inner, self), node.args.get("alias")))
+        elif isinstance(node, exp.Table) and self.a.reads_external_source(node):
+            source = self._aliased_columns(self.a.relation_source(node), node)
+            alias = alias if not isinstance(node.this, exp.Func) else (_lower(node.alias) or f"__file_{len(self.sources)}")
         elif isinstance(node, (exp.Unnest, exp.Lateral, exp.TableFromRows)) or (
             isinstance(node, exp.Table) and isinstance(node.this, exp.Func)
         ):
@@ -514,11 +531,14 @@ class _Context:
         elif alias in child_scopes:  # CTE, subquery in FROM, VALUES list
             source = _Derived(self.a.scope_output(child_scopes[alias], self))
         elif isinstance(node, exp.Table):
-            source = self.a.relation_source(node)
+            source = self._aliased_columns(self.a.relation_source(node), node)
         else:
             source = _Unknown(f"unsupported FROM item {node.sql(dialect=self.a.dialect)[:60]}")
         for pivot in node.args.get("pivots") or []:
             source = self._pivot_source(source, pivot)
+            pivot_alias = pivot.args.get("alias")
+            if isinstance(source, _Derived) and isinstance(pivot_alias, exp.TableAlias) and pivot_alias.columns:
+                source = _Derived(_rename_by_alias(source.output, pivot_alias))  # PIVOT (...) AS p (c1, c2, ...)
             alias = _lower(pivot.alias) or alias
         self.sources[alias] = source
         kind = (join.args.get("kind") or "").upper() if join is not None else ""
@@ -526,6 +546,17 @@ class _Context:
             self.star_sources.append(alias)
         if join is not None:
             self._join_keys(join, alias)
+
+    @staticmethod
+    def _aliased_columns(source: _Source, table: exp.Table) -> _Source:
+        """``FROM t AS x (a, b)``: the alias list renames the relation's columns by position."""
+        alias = table.args.get("alias")
+        if not isinstance(alias, exp.TableAlias) or not alias.columns:
+            return source
+        if source.names is None:
+            return _Unknown(f"column alias list over {table.name!r}, whose columns are unknown")
+        cols = {n: lin for n in source.names if (lin := source.get(n)) is not None}
+        return _Derived(_rename_by_alias(Output(list(cols), cols), alias))
 
     def _function_source(self, node: exp.Expression) -> _Source:
         """UNNEST, LATERAL FLATTEN, table functions: their columns derive from the arguments."""
@@ -943,7 +974,8 @@ class _Context:
         refs = frozenset(window_refs) | merge_window_refs(parts)
         if parts and not resolved and not sources:
             return Lin(sources, UNKNOWN, False, reason, refs, node)
-        if sources or has_agg or refs:
+        if sources or has_agg or refs or any(p.kind == DERIVED for p in parts):
+            # a wrapped aggregate of its own (coalesce(w.wins, 0) over count(*)) stays derived
             return Lin(sources, DERIVED, resolved, reason, refs, node)
         return Lin(sources, SOURCE if resolved else UNKNOWN, resolved, reason, refs, node)
 
@@ -1047,6 +1079,38 @@ def _rename_by_alias(out: Output, alias: exp.Expression | None) -> Output:
         if old in out.exprs:
             exprs[new] = out.exprs[old]
     return Output(names, cols, exprs, out.opaque_reason, out.open_source, out.open_excluded)
+
+
+def _named_by_own_columns(out: Output, own: list[str]) -> Output:
+    """A ``select *`` over one relation of unknown columns: the model's own columns (from
+    catalog.json or YAML) that no other part of the SELECT gives are that relation's, passed
+    through. Only when every name the SQL gives is among the model's columns."""
+    if not set(out.names) <= set(own) or any(n in out.open_excluded for n in own if n not in out.cols):
+        return out
+    source = out.open_source
+    assert source is not None
+    cols: dict[str, Lin] = {}
+    exprs: dict[str, exp.Expression | str] = dict(out.exprs)
+    for name in own:
+        lin = out.cols.get(name)
+        if lin is None:
+            lin = source.get(name)
+            if lin is None:
+                return out
+            exprs[name] = name
+        cols[name] = lin
+    return Output(list(own), cols, exprs)
+
+
+def _file_read(table: exp.Table) -> str | None:
+    """The file a FROM item reads: ``'data/x.csv'`` or ``read_parquet('s3://...')``."""
+    this = table.this
+    if isinstance(this, exp.Func):
+        first = next((a for a in this.iter_expressions() if isinstance(a, exp.Literal) and a.is_string), None)
+        return first.name if first is not None else None
+    if isinstance(this, exp.Identifier) and this.quoted and not table.args.get("db") and ("/" in this.name or "." in this.name):
+        return this.name
+    return None
 
 
 def _query_of(statement: exp.Expression) -> exp.Query | None:

@@ -68,6 +68,9 @@ class ProjectColumns:
     def update_analyzed(self, known: dict[str, list[str]]) -> None:
         self._analyzed.update(known)
 
+    def declared(self, unique_id: str) -> list[str] | None:
+        return self._declared.get(unique_id)
+
     def catalog(self, unique_id: str) -> list[str] | None:
         return self._catalog.get(unique_id)
 
@@ -88,7 +91,10 @@ def analyze_node_packed(node: DbtNode, dialect: str, relations: RelationIndex, c
     if not node.sql:
         return _without_sql(node, real_names, "no compiled or raw SQL in the manifest (run `dbt compile`)")
     try:
-        packed = ModelAnalyzer(node.unique_id, node.sql, dialect, relations, columns, real_names).run_packed()
+        own = real_names or columns.declared(node.unique_id)
+        if own and node.resource_type == "snapshot":  # dbt adds these; the SQL does not select them
+            own = [n for n in own if n not in SNAPSHOT_META_COLUMNS]
+        packed = ModelAnalyzer(node.unique_id, node.sql, dialect, relations, columns, real_names, own).run_packed()
     except Exception as e:  # noqa: BLE001 - recorded as the model's failure, with the error
         where = traceback.extract_tb(e.__traceback__)[-1]
         reason = f"analysis raised {type(e).__name__}: {e} (at {where.name}:{where.lineno})"

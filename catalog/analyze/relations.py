@@ -6,11 +6,38 @@ A compiled model says ``"db"."schema"."orders"``; the graph must say
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from catalog.extract import DbtNode, DbtProject
 
 EPHEMERAL_PREFIX = "__dbt__cte__"
+_QUOTED = re.compile(r"'((?:[^']|'')*)'")
+
+
+def external_path(relation_name: str | None, meta: dict | None = None, name: str = "") -> str | None:
+    """The file a dbt-duckdb external source reads: its relation name is a quoted path
+    (``'data/x.csv'``) or a reader call (``read_parquet('s3://b/x.parquet')``), or its meta
+    gives ``external_location`` (``{name}`` is the source table's name)."""
+    location = (meta or {}).get("external_location")
+    if isinstance(location, str) and location.strip():
+        try:
+            location = location.format(name=name, identifier=name)
+        except (KeyError, IndexError, ValueError):
+            pass
+        found = _QUOTED.search(location)
+        return normal_path(found.group(1) if found else location)
+    text = (relation_name or "").strip()
+    if text.startswith("'") or "(" in text:
+        found = _QUOTED.search(text)
+        if found:
+            return normal_path(found.group(1))
+    return None
+
+
+def normal_path(path: str) -> str:
+    path = path.replace("''", "'").strip()
+    return path[2:] if path.startswith("./") else path
 
 
 def split_relation(name: str) -> tuple[str, ...]:
@@ -44,12 +71,18 @@ class RelationIndex:
         self._by_schema: dict[tuple[str, str], set[str]] = defaultdict(set)
         self._by_name: dict[str, set[str]] = defaultdict(set)
         self._ephemeral: dict[str, str] = {}
+        self._paths: dict[str, str] = {}  # external file -> source unique id
         for node in nodes:
             if node.resource_type not in ("model", "seed", "snapshot", "source"):
                 continue
             if node.is_ephemeral:
                 self._ephemeral[EPHEMERAL_PREFIX + node.name.lower()] = node.unique_id
                 continue
+            if node.resource_type == "source":
+                path = external_path(node.relation_name, node.meta, node.identifier or node.name)
+                if path is not None:
+                    self._paths[path] = node.unique_id
+                    continue
             if node.relation_name:
                 parts = split_relation(node.relation_name)
             else:
@@ -67,6 +100,10 @@ class RelationIndex:
 
     def ephemeral(self, name: str) -> str | None:
         return self._ephemeral.get(name.lower())
+
+    def lookup_path(self, path: str) -> str | None:
+        """The external source that reads the file ``path``, if one does."""
+        return self._paths.get(normal_path(path)) if self._paths else None
 
     def lookup(self, parts: tuple[str, ...]) -> str | None:
         """``parts`` are lower-case catalog/db/name, left parts optional."""

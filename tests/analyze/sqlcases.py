@@ -27,6 +27,7 @@ Header lines (all optional but ``schema``):
   "name": ..., "materialized": ..., "declared": [...]}}`` for anything else.
 - ``this``: the model's own relation name; the model's unique id is ``self``.
 - ``output``: the model's real output columns (catalog.json), to name unnamed expressions.
+- ``declared``: the model's columns declared in YAML only (no catalog.json entry).
 - ``status``: the expected model status (default: ``resolved`` when every expected column
   is resolved, else ``partial``).
 - ``reason``: a substring the model's reason must contain.
@@ -73,6 +74,7 @@ class Case:
     nodes: dict[str, dict] = field(default_factory=dict)
     this: str | None = None
     output: list[str] | None = None
+    declared: list[str] | None = None
     status: str | None = None
     reason: str | None = None
     columns: list[ExpectedColumn] = field(default_factory=list)
@@ -112,7 +114,7 @@ def parse_cases(path: Path) -> list[Case]:
         if section == "header":
             key, _, value = stripped.partition(":")
             key, value = key.strip(), value.strip()
-            if key in ("schema", "ephemeral", "nodes", "output"):
+            if key in ("schema", "ephemeral", "nodes", "output", "declared"):
                 setattr(case, key, json.loads(value))
             elif key in ("dialect", "this", "status", "reason"):
                 setattr(case, key, value)
@@ -187,7 +189,8 @@ def run_case(case: Case) -> ModelLineage:
     project = build_project(case)
     relations = RelationIndex.for_project(project)
     columns = ProjectColumns(project)
-    return ModelAnalyzer(MODEL_UID, case.sql, case.dialect, relations, columns, case.output).run()
+    own = case.output if case.output is not None else case.declared
+    return ModelAnalyzer(MODEL_UID, case.sql, case.dialect, relations, columns, case.output, own).run()
 
 
 # --------------------------------------------------------------------------- comparison
