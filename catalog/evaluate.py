@@ -128,9 +128,14 @@ class Scores:
     type_accuracy: Ratio = field(default_factory=Ratio)
     condition_precision: Ratio = field(default_factory=Ratio)
     condition_recall: Ratio = field(default_factory=Ratio)
+    # of the analysis alone: models whose status is resolved, columns whose origin is proved
+    models_resolved: Ratio = field(default_factory=Ratio)
+    columns_resolved: Ratio = field(default_factory=Ratio)
 
     def as_dict(self) -> dict[str, Any]:
         return {
+            "models_resolved": self.models_resolved.as_dict(),
+            "columns_resolved": self.columns_resolved.as_dict(),
             "models": self.models,
             "models_missing": sorted(self.models_missing),
             "models_extra": sorted(self.models_extra),
@@ -177,6 +182,17 @@ def score(actual: Lineage, golden: Lineage) -> Scores:
         s.condition_recall.hits += common
         s.condition_recall.total += len(want.conditions)
     return s
+
+
+def resolved_shares(lineages: Mapping[str, ModelLineage], scores: Scores) -> Scores:
+    """Fill in the share of resolved models and columns of an analysis."""
+    for lineage in lineages.values():
+        scores.models_resolved.total += 1
+        scores.models_resolved.hits += lineage.status.value == "resolved"
+        for col in lineage.columns:
+            scores.columns_resolved.total += 1
+            scores.columns_resolved.hits += col.resolved
+    return scores
 
 
 # --------------------------------------------------------------------------- differences
@@ -251,6 +267,9 @@ def format_scores(s: Scores) -> str:
         f"condition precision:  {pct(s.condition_precision)}",
         f"condition recall:     {pct(s.condition_recall)}",
     ]
+    if s.models_resolved.total:
+        lines.append(f"models resolved:      {pct(s.models_resolved)}")
+        lines.append(f"columns resolved:     {pct(s.columns_resolved)}")
     if s.columns_missing or s.columns_extra:
         lines.append(f"columns missing/extra: {s.columns_missing}/{s.columns_extra}")
     return "\n".join(lines)

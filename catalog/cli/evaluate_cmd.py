@@ -9,7 +9,7 @@ import typer
 
 from catalog.analyze.project import analyze_project
 from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, ProjectPath, handle_errors, out, print_json
-from catalog.evaluate import diff, format_diff, format_scores, from_lineages, load_golden, score
+from catalog.evaluate import diff, format_diff, format_scores, from_lineages, load_golden, resolved_shares, score
 from catalog.extract import load_project
 
 GoldenOpt = Annotated[
@@ -36,13 +36,15 @@ def evaluate(
     """Analyze a dbt project and score its column lineage against a golden file.
 
     Prints edge precision and recall (edges are `column <- upstream column`), type accuracy
-    over the columns both sides have, and condition precision and recall. Column names
+    over the columns both sides have, condition precision and recall, and the share of
+    models and columns the analysis resolved. Column names
     compare case-insensitively; models only one side has are counted apart.
     """
     expected = load_golden(golden)
     project = load_project(path, dialect=dialect)
-    actual = from_lineages(analyze_project(project, jobs=jobs))
-    scores = score(actual, expected)
+    lineages = analyze_project(project, jobs=jobs)
+    actual = from_lineages(lineages)
+    scores = resolved_shares(lineages, score(actual, expected))
     differences = diff(actual, expected, [uid for uid in expected if uid in actual]) if show_diff else []
     if as_json:
         doc = {"project": project.name, "golden": str(golden), **scores.as_dict()}
