@@ -1,0 +1,243 @@
+"""Name resolution: what a SELECT reads from (dbt relations, CTEs, subqueries, table
+functions) and which of them a column reference means. Qualified names go to their relation;
+an unqualified name goes to the one relation that has it, or to the one relation of unknown
+columns when no other could; USING keys merge both sides. Nothing is guessed."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from catalog.analyze.kinds import PASS, UNKNOWN, Lin, Output, field_access, lower, merge
+from catalog.analyze.records import ConditionClause
+
+if TYPE_CHECKING:
+    from catalog.analyze.model import ModelAnalyzer
+
+
+class Source:
+    """Something a scope selects from."""
+
+    _names: list[str] | None = None
+    _known: frozenset[str] | None = None
+
+    @property
+    def names(self) -> list[str] | None:
+        """Its columns in order; None when they are not known."""
+        return self._names
+
+    @names.setter
+    def names(self, names: list[str] | None) -> None:
+        self._names = names
+        self._known = frozenset(names) if names is not None else None
+
+    def has(self, name: str) -> bool:
+        return self._known is not None and name in self._known
+
+    def get(self, name: str) -> Lin | None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class Relation(Source):
+    def __init__(self, unique_id: str, names: list[str] | None, self_ref: bool = False):
+        self.unique_id = unique_id
+        self.names = names
+        self.self_ref = self_ref
+        self._cache: dict[str, Lin] = {}
+
+    def get(self, name: str) -> Lin:
+        lin = self._cache.get(name)
+        if lin is None:
+            lin = self._cache[name] = Lin(frozenset(((self.unique_id, name),)), PASS)
+        return lin
+
+
+class Unknown(Source):
+    def __init__(self, reason: str):
+        self.reason = reason
+
+    def get(self, name: str) -> Lin:
+        return Lin(frozenset(), UNKNOWN, False, self.reason)
+
+
+class Derived(Source):
+    """A CTE, subquery in FROM, VALUES list or table function, already analyzed."""
+
+    def __init__(self, output: Output, names: list[str] | None = None, any_name: Lin | None = None):
+        self.output = output
+        self.names = names if names is not None else (None if output.opaque_reason else output.names)
+        self._any = any_name
+
+    def get(self, name: str) -> Lin | None:
+        lin = self.output.cols.get(name)
+        if lin is None and self._any is not None:
+            return self._any
+        if lin is None and self.output.opaque_reason:
+            out = self.output
+            if out.open_source is not None and name not in out.open_excluded:
+                return out.open_source.get(name)
+            return Lin(frozenset(), UNKNOWN, False, out.opaque_reason)
+        return lin
+
+
+class NameResolution:
+    """Resolving column references inside one SELECT scope (mixed into ``SelectScope``)."""
+
+    a: "ModelAnalyzer"
+    sources: dict[str, Source]
+    using: dict[str, Lin]
+    aliases: dict[str, Lin]
+    star_sources: list[str]
+    parent: "NameResolution | None"
+
+    def _join_keys(self, join: exp.Join, alias: str) -> None:
+        using = join.args.get("using")
+        keys: list[str] = []
+        if using:
+            keys = [lower(u.name) for u in using]
+        elif (join.args.get("method") or "").upper() == "NATURAL" or join.args.get("natural"):
+            right = self.sources[alias]
+            right_names = set(right.names or [])
+            for other_alias in self.star_sources[:-1]:
+                for n in self.sources[other_alias].names or []:
+                    if n in right_names and n not in keys:
+                        keys.append(n)
+        right = self.sources[alias]
+        others = [src for a, src in self.sources.items() if a != alias]
+        for key in keys:
+            if key in self.using:  # a USING chain: the key merged so far
+                left: list[Lin | None] = [self.using[key]]
+            else:
+                left = [src.get(key) for src in others if src.has(key)]
+                if not left:
+                    unknown = [src for src in others if src.names is None]
+                    if len(unknown) == 1:  # the only relation that can have it
+                        left = [unknown[0].get(key)]
+                    else:
+                        left = [Lin(frozenset(), UNKNOWN, False, f"which relation's {key!r} USING joins is unknown")]
+            lins = [p for p in (*left, right.get(key)) if p is not None]
+            sources, resolved, reason = merge(lins)
+            merged = Lin(sources, PASS, resolved, reason)
+            self.using[key] = merged
+            self.a._add_conditions(merged, ConditionClause.JOIN)
+
+    # --------------------------------------------------------------- resolution
+
+    def resolve(self, col: exp.Column, allow_alias: bool = True) -> Lin:
+        if isinstance(col.this, exp.Parameter):  # t.$1
+            return self._positional(col.this, col.table.lower())
+        name = col.name.lower()
+        table = col.table.lower()
+        if table:
+            # qualifiers, outermost first: [catalog,] [db,] table
+            chain = [lower(p.name) for p in (col.args.get("catalog"), col.args.get("db")) if p] + [table]
+            if table in self.sources and (len(chain) == 1 or chain[0] not in self.sources):
+                return self._from_source(self.sources[table], name, col)
+            head = chain[0]
+            if head in self.sources:  # alias.struct_col.field
+                return field_access(self._from_source(self.sources[head], chain[1], col))
+            if self.parent is not None and self.parent.sees_alias(table):
+                return self.parent.resolve(col, allow_alias=False)
+            found = self._find_unqualified(head)
+            if found is not None:  # struct_col.field
+                return field_access(found)
+            if self.parent is not None:
+                return self.parent.resolve(col, allow_alias=False)
+            return Lin(frozenset(), UNKNOWN, False, f"unknown table alias {col.table!r} for column {col.name!r}")
+        if name in self.using:
+            return self.using[name]
+        found = self._find_unqualified(name)
+        if found is not None:
+            return found
+        if allow_alias and name in self.aliases:
+            return self.aliases[name]
+        if self.parent is not None:
+            outer = self.parent.resolve(col, allow_alias=False)
+            if outer.resolved or self._all_unknown_sources():
+                return outer
+        return self._unresolved_unqualified(name)
+
+    def _positional_source(self, param: exp.Parameter, table: str) -> tuple[Source | None, int]:
+        index = param.this
+        if not (isinstance(index, exp.Literal) and not index.is_string and index.name.isdigit()):
+            return None, 0
+        if table:
+            return self.sources.get(table), int(index.name)
+        only = list(self.sources.values())
+        return (only[0] if len(only) == 1 else None), int(index.name)
+
+    def _positional_name(self, param: exp.Parameter, table: str) -> str:
+        source, n = self._positional_source(param, table)
+        names = source.names if source is not None else None
+        return names[n - 1] if names and 1 <= n <= len(names) else ""
+
+    def _positional(self, param: exp.Parameter, table: str) -> Lin:
+        """Snowflake's ``$n`` / ``t.$n``: the relation's n-th column, when its columns are known."""
+        name = self._positional_name(param, table)
+        if name:
+            source, _ = self._positional_source(param, table)
+            lin = source.get(name) if source is not None else None
+            if lin is not None:
+                return lin
+        text = param.sql(dialect=self.a.dialect)
+        return Lin(frozenset(), UNKNOWN, False, f"positional column {text} cannot be told")
+
+    def sees_alias(self, alias: str) -> bool:
+        """Whether ``alias`` names a relation here or in an enclosing query."""
+        ctx: NameResolution | None = self
+        while ctx is not None:
+            if alias in ctx.sources:
+                return True
+            ctx = ctx.parent
+        return False
+
+    def _all_unknown_sources(self) -> bool:
+        return all(isinstance(s, Unknown) for s in self.sources.values())
+
+    def _from_source(self, source: Source, name: str, col: exp.Column) -> Lin:
+        lin = source.get(name)
+        if lin is None:
+            return Lin(frozenset(), UNKNOWN, False, f"column {col.sql()} not found in its relation")
+        return lin
+
+    def _find_unqualified(self, name: str) -> Lin | None:
+        if len(self.sources) == 1:  # the common case, made quick
+            (only,) = self.sources.values()
+            if only.has(name):
+                return only.get(name)
+            if only.names is None:
+                if self.parent is not None and self.parent.has_known(name):
+                    return Lin(frozenset(), UNKNOWN, False, f"column {name!r}: this query's relation or the outer query's")
+                return only.get(name)
+            return None
+        holders = [src for src in self.sources.values() if src.has(name)]
+        if len(holders) == 1:
+            return holders[0].get(name)
+        if len(holders) > 1:
+            return Lin(frozenset(), UNKNOWN, False, f"column {name!r} is ambiguous: several relations have it")
+        unknown = [s for s in self.sources.values() if s.names is None or isinstance(s, Unknown)]
+        if len(unknown) == 1:
+            # the only relation whose columns are unknown, and no other has it: it is that one's,
+            # unless an enclosing query has such a column too (a correlated reference)
+            if self.parent is not None and self.parent.has_known(name):
+                return Lin(frozenset(), UNKNOWN, False, f"column {name!r}: this query's relation or the outer query's")
+            return unknown[0].get(name)
+        return None
+
+    def has_known(self, name: str) -> bool:
+        """Whether a relation here or in an enclosing query is known to have the column."""
+        ctx: NameResolution | None = self
+        while ctx is not None:
+            if name in ctx.using or any(src.has(name) for src in ctx.sources.values()):
+                return True
+            ctx = ctx.parent
+        return False
+
+    def _unresolved_unqualified(self, name: str) -> Lin:
+        unknown = [s for s in self.sources.values() if s.names is None or isinstance(s, Unknown)]
+        if unknown:
+            return Lin(frozenset(), UNKNOWN, False, f"column {name!r}: its relation's columns are unknown")
+        return Lin(frozenset(), UNKNOWN, False, f"column {name!r} not found in any relation of the query")
+
+    # --------------------------------------------------------------- projections

@@ -1,0 +1,205 @@
+"""Set operations (UNION / INTERSECT / EXCEPT, BY NAME, recursive CTEs), VALUES lists and
+PIVOT / UNPIVOT: relations whose columns come from several branches or from the data's shape."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+from sqlglot.optimizer.scope import Scope
+
+from catalog.analyze.kinds import (
+    DERIVED,
+    PASS,
+    RENAMED,
+    SOURCE,
+    UNKNOWN,
+    Lin,
+    Output,
+    lower,
+    merge,
+    merge_window_refs,
+    same_lineage,
+)
+from catalog.analyze.names import Derived, Source, Unknown
+from catalog.analyze.records import ConditionClause
+from catalog.analyze.stars import apply_alias_columns
+
+if TYPE_CHECKING:
+    from catalog.analyze.model import ModelAnalyzer, SelectScope
+
+RECURSION_LIMIT = 20  # passes over a recursive CTE's recursive part
+
+
+class SetOperations:
+    """Scopes made of branches (mixed into ``ModelAnalyzer``)."""
+
+    _recursive_base: dict[int, Output]
+    _recursive_hits: int
+    _memo: dict[int, Output]
+
+    def _recursive_reference(self, scope: Scope) -> Output | None:
+        """sqlglot gives a recursive CTE's reference to itself a scope of the anchor alone."""
+        if not self._recursive_base or not scope.is_cte:
+            return None
+        node = scope.expression.parent
+        while isinstance(node, exp.SetOperation):
+            base = self._recursive_base.get(id(node))
+            if base is not None:
+                self._recursive_hits += 1
+                return base
+            node = node.parent
+        return None
+
+    def _set_operation(self, scope: Scope, parent: "SelectScope | None") -> Output:
+        branches = scope.set_operation_scopes
+        left = self.scope_output(branches[0], parent)
+        key = id(scope.expression)
+        if scope.is_cte:  # a recursive CTE's own reference sees its base case first
+            self._recursive_base[key] = apply_alias_columns(scope, left)
+        hits = self._recursive_hits
+        out = self._combine(scope, left, [self.scope_output(b, parent) for b in branches[1:]])
+        if scope.is_cte and self._recursive_hits > hits:
+            # it reads itself: iterate until its columns' lineage stops growing
+            for _ in range(RECURSION_LIMIT):
+                self._recursive_base[key] = apply_alias_columns(scope, out)
+                for branch in branches[1:]:
+                    for inner in branch.traverse():
+                        self._memo.pop(id(inner), None)
+                again = self._combine(scope, left, [self.scope_output(b, parent) for b in branches[1:]])
+                if same_lineage(again, out):
+                    break
+                out = again
+            else:  # never seen in practice; say so rather than give a lineage that may lack edges
+                reason = f"recursive CTE lineage did not settle after {RECURSION_LIMIT} passes"
+                out.cols = {n: Lin(lin.sources, lin.kind, False, reason, lin.window_refs) for n, lin in out.cols.items()}
+        # ORDER BY on the whole set operation refers to output names
+        order = scope.expression.args.get("order")
+        if order:
+            for col in order.find_all(exp.Column):
+                lin = out.cols.get(lower(col.name))
+                if lin:
+                    self._add_conditions(lin, ConditionClause.ORDER_BY)
+        return out
+
+    def _combine(self, scope: Scope, left: Output, rest: list[Output]) -> Output:
+        """Column i from column i of every branch (or by name for UNION BY NAME)."""
+        outputs = [left, *rest]
+        by_name = bool(scope.expression.args.get("by_name"))
+        names = list(left.names)
+        if by_name:
+            for o in rest:
+                names.extend(n for n in o.names if n not in names)
+        cols: dict[str, Lin] = {}
+        exprs: dict[str, exp.Expression | str] = {}
+        for i, name in enumerate(names):
+            parts: list[Lin] = []
+            for o in outputs:
+                other = name if by_name else (o.names[i] if i < len(o.names) else None)
+                if other is not None and other in o.cols:
+                    lin = o.cols[other]
+                    if other != name and lin.kind == PASS:  # bare under another name: a rename
+                        lin = Lin(lin.sources, RENAMED, lin.resolved, lin.reason, lin.window_refs, lin.defined_by)
+                    parts.append(lin)
+            sources, resolved, reason = merge(parts)
+            kinds = {p.kind for p in parts}
+            if UNKNOWN in kinds:
+                kind = UNKNOWN
+            elif kinds <= {PASS}:
+                kind = PASS
+            elif kinds <= {PASS, RENAMED}:
+                kind = RENAMED
+            elif kinds == {SOURCE}:
+                kind = SOURCE
+            else:
+                kind = DERIVED
+            cols[name] = Lin(sources, kind, resolved, reason, merge_window_refs(parts))
+            if name in left.exprs:
+                exprs[name] = left.exprs[name]
+        opaque = next((o.opaque_reason for o in outputs if o.opaque_reason), None)
+        return Output(names, cols, exprs, opaque)
+
+    def _values(self, scope: Scope) -> Output:
+        values: exp.Values = scope.expression
+        alias = values.args.get("alias")
+        names = [lower(c.name) for c in alias.columns] if alias and alias.columns else []
+        if not names and values.expressions:
+            first = values.expressions[0]
+            width = len(first.expressions) if isinstance(first, exp.Tuple) else 1
+            names = [f"column{i + 1}" for i in range(width)]
+        return Output(names, {n: Lin(frozenset(), SOURCE) for n in names})
+
+
+class Pivots:
+    """PIVOT and UNPIVOT of a FROM item (mixed into ``SelectScope``)."""
+
+    a: "ModelAnalyzer"
+
+    def _pivot_source(self, base: Source, pivot: exp.Pivot) -> Source:
+        """The relation a PIVOT or UNPIVOT makes of ``base``, when its columns can be known."""
+        what = "UNPIVOT" if pivot.args.get("unpivot") else "PIVOT"
+        if base.names is None:
+            return Unknown(f"{what} over a relation whose columns are unknown")
+        fields = pivot.args.get("fields") or []
+        if len(fields) != 1 or not isinstance(fields[0], exp.In):
+            return Unknown(f"{what} with {len(fields)} FOR columns is not resolved")
+        field = fields[0]
+        values = [v.this if isinstance(v, exp.PivotAlias) else v for v in field.expressions]
+        if not values or any(isinstance(v, (exp.PivotAny, exp.Query, exp.Subquery)) for v in values):
+            return Unknown(f"{what} over values known only from the data (ANY or a subquery)")
+
+        def lin_of(node: exp.Expression) -> Lin:
+            refs = [base.get(lower(c.name)) for c in node.find_all(exp.Column)]
+            sources, resolved, reason = merge(r for r in refs if r is not None)
+            return Lin(sources, DERIVED, resolved, reason, merge_window_refs(r for r in refs if r is not None))
+
+        names: list[str] = []
+        cols: dict[str, Lin] = {}
+
+        def add(name: str, lin: Lin) -> None:
+            if name not in cols:
+                names.append(name)
+            cols[name] = lin
+
+        if not pivot.args.get("unpivot"):
+            aggs = [a.this if isinstance(a, exp.Alias) else a for a in pivot.expressions]
+            out_cols = [lower(c.name) for c in pivot.args.get("columns") or []]
+            if not aggs or len(out_cols) != len(values) * len(aggs):
+                return Unknown("PIVOT output columns could not be named")
+            used = {lower(c.name) for a in aggs for c in a.find_all(exp.Column)} | {lower(field.this.name)}
+            for n in base.names:
+                if n not in used:  # the implicit GROUP BY
+                    lin = base.get(n)
+                    if lin is not None:
+                        add(n, lin)
+                        self.a._add_conditions(lin, ConditionClause.GROUP_BY)
+            key = lin_of(field.this)
+            agg_lins = [lin_of(a) for a in aggs]
+            for i, name in enumerate(out_cols):
+                agg = agg_lins[i % len(aggs)]  # value-major: v1_agg1, v1_agg2, v2_agg1, ...
+                sources, resolved, reason = merge((agg, key))
+                add(name, Lin(sources, DERIVED, resolved, reason))
+            return Derived(Output(names, cols))
+
+        value_names = [
+            lower(v.name) for e in pivot.expressions for v in (e.expressions if isinstance(e, exp.Tuple) else [e])
+        ]
+        if isinstance(field.this, exp.Tuple):
+            return Unknown("UNPIVOT with several name columns is not resolved")
+        groups = [list(v.expressions) if isinstance(v, exp.Tuple) else [v] for v in values]
+        if not value_names or any(len(g) != len(value_names) for g in groups):
+            return Unknown("UNPIVOT value and name columns do not line up")
+        unpivoted = {lower(c.name) for g in groups for c in g for c in c.find_all(exp.Column)}
+        for n in base.names:
+            if n not in unpivoted:
+                lin = base.get(n)
+                if lin is not None:
+                    add(n, lin)
+        add(lower(field.this.name), Lin(frozenset(), SOURCE))  # the unpivoted columns' names
+        for i, name in enumerate(value_names):
+            sources, resolved, reason = merge(lin_of(g[i]) for g in groups)
+            # like a UNION ALL of one bare column per branch: renamed if all are bare
+            bare = [base.get(lower(g[i].name)) if isinstance(g[i], exp.Column) else None for g in groups]
+            kind = RENAMED if all(b is not None and b.kind in (PASS, RENAMED) for b in bare) else DERIVED
+            add(name, Lin(sources, kind, resolved, reason))
+        return Derived(Output(names, cols))

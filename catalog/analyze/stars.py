@@ -1,0 +1,213 @@
+"""Stars and column alias lists: ``select *`` (with EXCLUDE / REPLACE / RENAME, DuckDB's
+COLUMNS(...) and ``* LIKE``), ``t.*``, ``FROM t AS x (a, b)``, ``(...) AS s (a, b)``, and a
+star over a relation of unknown columns named by the model's own columns."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from typing import TYPE_CHECKING, Callable
+
+from sqlglot import exp
+from sqlglot.optimizer.scope import Scope
+
+from catalog.analyze.kinds import UNKNOWN, Lin, Output, inherit, lower
+from catalog.analyze.names import Derived, Source, Unknown
+
+if TYPE_CHECKING:
+    from catalog.analyze.model import ModelAnalyzer
+
+
+class StarExpansion:
+    """Expanding stars inside one SELECT scope (mixed into ``SelectScope``)."""
+
+    a: "ModelAnalyzer"
+    select: exp.Select
+    sources: dict[str, Source]
+    star_sources: list[str]
+    using: dict[str, Lin]
+
+    def _expand_star(
+        self,
+        proj: exp.Expression,
+        star: exp.Star,
+        names: list[str],
+        cols: dict[str, Lin],
+        exprs: dict[str, exp.Expression],
+        unexpanded: list[tuple[Source, frozenset[str]]],
+        keep: Callable[[str], bool] | None = None,
+    ) -> str | None:
+        """Add the star's columns (those ``keep`` accepts); returns why it could not be
+        (fully) expanded, if so.
+
+        Relations whose columns are unknown go to ``unexpanded`` (with the excluded names).
+        """
+        table = lower(proj.table) if isinstance(proj, exp.Column) and proj.table else ""
+        problem: str | None = None
+        if isinstance(proj, exp.Dot) or (table and table not in self.sources):
+            text = proj.sql(dialect=self.a.dialect)
+            struct = isinstance(proj, exp.Dot) or self._find_unqualified(table) is not None
+            problem = f"{text}: {'the fields of a struct column are not known' if struct else 'unknown relation'}"
+        elif self.select.args.get("match"):
+            problem = "select * with MATCH_RECOGNIZE: its output columns are not resolved"
+        if problem:
+            unexpanded.append((Unknown(problem), frozenset()))
+            return problem
+        aliases = [table] if table else list(self.star_sources)
+        excluded = {lower(c.name) for c in star.args.get("except_") or []}
+        replaced = {lower(r.alias_or_name): r for r in star.args.get("replace") or []}
+        renamed = {lower(r.this.name): lower(r.alias) for r in star.args.get("rename") or [] if isinstance(r, exp.Alias)}
+        seen_using: set[str] = set()
+        for alias in aliases:
+            source = self.sources[alias]
+            if source.names is None:
+                reason = getattr(source, "reason", None) or f"columns of {alias!r} are unknown"
+                problem = problem or f"select * over {alias!r} cannot be expanded: {reason}"
+                if replaced or renamed or keep is not None:  # names of its output are not the relation's own
+                    source = Unknown(problem)
+                unexpanded.append((source, frozenset(excluded)))
+                continue
+            if keep is not None:
+                excluded = excluded | {n for n in source.names if not keep(n)}
+            if not (excluded or replaced or renamed or (self.using and not table)):
+                # the common case: every column as it is
+                get = source.get
+                prefix = f"{alias}." if table else ""
+                for n in source.names:
+                    lin = get(n)
+                    if n not in cols:
+                        names.append(n)
+                        exprs[n] = prefix + n
+                    elif n not in exprs:
+                        exprs[n] = prefix + n
+                    cols[n] = lin if lin is not None else Lin(frozenset(), UNKNOWN, False, f"column {n!r} missing")
+                continue
+            for n in source.names:
+                if n in excluded:
+                    continue
+                if not table and n in self.using:
+                    if n in seen_using:
+                        continue
+                    seen_using.add(n)
+                    lin = self.using[n]
+                elif n in replaced:
+                    lin = self.classify(replaced[n], n)
+                    exprs[n] = replaced[n]
+                else:
+                    lin = source.get(n) or Lin(frozenset(), UNKNOWN, False, f"column {n!r} missing")
+                out_name = renamed.get(n, n)
+                if out_name != n:
+                    lin = Lin(lin.sources, inherit(lin.kind, False), lin.resolved, lin.reason, lin.window_refs, lin.defined_by)
+                if out_name not in cols:
+                    names.append(out_name)
+                cols[out_name] = lin
+                exprs.setdefault(out_name, f"{alias}.{n}" if table else n)
+        return problem
+
+    @staticmethod
+    def _aliased_columns(source: Source, table: exp.Table) -> Source:
+        """``FROM t AS x (a, b)``: the alias list renames the relation's columns by position."""
+        alias = table.args.get("alias")
+        if not isinstance(alias, exp.TableAlias) or not alias.columns:
+            return source
+        if source.names is None:
+            return Unknown(f"column alias list over {table.name!r}, whose columns are unknown")
+        cols = {n: lin for n in source.names if (lin := source.get(n)) is not None}
+        return Derived(rename_by_alias(Output(list(cols), cols), alias))
+
+
+def apply_alias_columns(scope: Scope, out: Output) -> Output:
+    """``cte (a, b) AS (...)`` and ``(...) AS t (a, b)`` rename the outputs by position."""
+    holder = scope.expression.parent
+    alias = holder.args.get("alias") if isinstance(holder, (exp.CTE, exp.Subquery)) else None
+    return rename_by_alias(out, alias)
+
+
+def rename_by_alias(out: Output, alias: exp.Expression | None) -> Output:
+    """Rename the first outputs to a table alias's column list; the rest keep their names."""
+    if not isinstance(alias, exp.TableAlias) or not alias.columns:
+        return out
+    new_names = [lower(c.name) for c in alias.columns]
+    new_names += out.names[len(new_names) :]
+    names: list[str] = []
+    cols: dict[str, Lin] = {}
+    exprs: dict[str, exp.Expression | str] = {}
+    for old, new in zip(out.names, new_names):
+        lin = out.cols[old]
+        if old != new:
+            lin = Lin(lin.sources, inherit(lin.kind, False), lin.resolved, lin.reason, lin.window_refs, lin.defined_by)
+        names.append(new)
+        cols[new] = lin
+        if old in out.exprs:
+            exprs[new] = out.exprs[old]
+    return Output(names, cols, exprs, out.opaque_reason, out.open_source, out.open_excluded)
+
+
+def named_by_own_columns(out: Output, own: list[str]) -> Output:
+    """A ``select *`` over one relation of unknown columns: the model's own columns (from
+    catalog.json or YAML) that no other part of the SELECT gives are that relation's, passed
+    through. Only when every name the SQL gives is among the model's columns."""
+    if not set(out.names) <= set(own) or any(n in out.open_excluded for n in own if n not in out.cols):
+        return out
+    source = out.open_source
+    assert source is not None
+    cols: dict[str, Lin] = {}
+    exprs: dict[str, exp.Expression | str] = dict(out.exprs)
+    for name in own:
+        lin = out.cols.get(name)
+        if lin is None:
+            lin = source.get(name)
+            if lin is None:
+                return out
+            exprs[name] = name
+        cols[name] = lin
+    return Output(list(own), cols, exprs)
+
+
+PATTERN_STARS = (exp.Columns, exp.Like, exp.ILike, exp.Glob, exp.SimilarTo)
+
+
+def column_filter(proj: exp.Expression) -> Callable[[str], bool] | None:
+    """Which columns DuckDB's ``COLUMNS(...)`` or ``* LIKE/ILIKE/GLOB/SIMILAR TO`` selects,
+    when that can be told from the SQL and the projection is the bare selection."""
+    if isinstance(proj, exp.Columns) and not proj.args.get("unpack"):
+        arg = proj.this
+        if isinstance(arg, exp.Star):
+            return lambda name: True
+        if isinstance(arg, exp.Literal) and arg.is_string:
+            try:
+                pattern = re.compile(arg.this, re.IGNORECASE)
+            except re.error:
+                return None
+            return lambda name: pattern.search(name) is not None
+        if isinstance(arg, exp.Array) and all(isinstance(e, exp.Literal) for e in arg.expressions):
+            wanted = {e.name.lower() for e in arg.expressions}
+            return lambda name: name in wanted
+        return None
+    if isinstance(proj, (exp.Like, exp.ILike, exp.Glob, exp.SimilarTo)) and isinstance(proj.this, exp.Star):
+        pat = proj.expression
+        if not (isinstance(pat, exp.Literal) and pat.is_string):
+            return None
+        text = pat.this
+        if isinstance(proj, exp.Glob):
+            rx = fnmatch.translate(text)
+        elif isinstance(proj, exp.SimilarTo):
+            rx = f"(?:{text})\\Z"
+        else:
+            rx = "".join(".*" if ch == "%" else "." if ch == "_" else re.escape(ch) for ch in text) + "\\Z"
+        try:
+            compiled = re.compile(rx, re.IGNORECASE | re.DOTALL)
+        except re.error:
+            return None
+        return lambda name: compiled.match(name) is not None
+    return None
+
+
+def star_of(proj: exp.Expression) -> exp.Star | None:
+    if isinstance(proj, exp.Star):
+        return proj
+    if isinstance(proj, exp.Column) and isinstance(proj.this, exp.Star):
+        return proj.this
+    if isinstance(proj, exp.Dot) and isinstance(proj.expression, exp.Star):  # (struct_col).*
+        return proj.expression
+    return None
