@@ -26,22 +26,16 @@ CTEs) changes nothing downstream.
 from __future__ import annotations
 
 import difflib
-import hashlib
 import json
 from collections import defaultdict, deque
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
-import sqlglot
 from pydantic import BaseModel
-from sqlglot import exp
-from sqlglot.errors import SqlglotError
-from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
-from sqlglot.optimizer.scope import Scope, build_scope
 
+from catalog.analyze.project import analyze_project
 from catalog.analyze.records import ModelLineage, ModelStatus, column_key
-from catalog.analyze.relations import EPHEMERAL_PREFIX, RelationIndex
 from catalog.errors import NotFound
 from catalog.extract import DbtNode, DbtProject
 from catalog.memory import paused_gc
@@ -394,8 +388,6 @@ def diff_state(
     new_models: list[str] = []
     opaque: list[str] = []
     unaffected: list[str] = []
-    old_fp = _Fingerprints(old)
-    new_fp = _Fingerprints(new)
     old_seeds, new_seeds = _seed_checksums(old), _seed_checksums(new)
     for uid in sorted(new.nodes):
         node = new.nodes[uid]
@@ -410,7 +402,7 @@ def diff_state(
                 if not names:
                     opaque.append(uid)
                 continue
-            found, rows = _model_changes(before, old_lineages.get(uid), node, lin, old_fp, new_fp)
+            found, rows = _model_changes(before, old_lineages.get(uid), node, lin)
             if rows:
                 start.update(column_key(uid, n) for n in names)
             else:
@@ -442,6 +434,27 @@ def diff_state(
         opaque_models=tuple(sorted(opaque)),
         unaffected_models=tuple(sorted(unaffected)),
     )
+
+
+def analyze_states(
+    old: DbtProject, new: DbtProject, jobs: int | None = None
+) -> tuple[dict[str, ModelLineage], dict[str, ModelLineage]]:
+    """The lineages of both versions of a project, for :func:`prune_state`; models whose SQL
+    changed also get the definitions of their columns and rows, from the analysis's own parse."""
+    changed = sql_changed_models(old, new)
+    return analyze_project(old, jobs=jobs, fingerprints=changed), analyze_project(new, jobs=jobs, fingerprints=changed)
+
+
+def sql_changed_models(old: DbtProject, new: DbtProject) -> set[str]:
+    """Models and snapshots in both projects whose SQL text differs (whitespace aside)."""
+    return {
+        uid
+        for uid, node in new.nodes.items()
+        if node.resource_type in ("model", "snapshot")
+        and (before := old.nodes.get(uid)) is not None
+        and before.resource_type in ("model", "snapshot")
+        and _sql_text(before.sql) != _sql_text(node.sql)
+    }
 
 
 def prune_state(
@@ -519,8 +532,6 @@ def _model_changes(
     old_lin: ModelLineage | None,
     node: DbtNode,
     new_lin: ModelLineage | None,
-    old_fp: "_Fingerprints",
-    new_fp: "_Fingerprints",
 ) -> tuple[list[ColumnChange], bool]:
     """The changes of one model, and whether its rows changed (then all columns change)."""
     old_cols = {c.name: c for c in old_lin.columns} if old_lin else {}
@@ -534,10 +545,10 @@ def _model_changes(
     sql_changed = _sql_text(before.sql) != _sql_text(node.sql)
     definitions_old = definitions_new = None
     problem = ""
-    if sql_changed:
-        definitions_old, problem_old = old_fp.model(before, list(old_cols))
-        definitions_new, problem_new = new_fp.model(node, list(new_cols))
-        problem = problem_new or problem_old
+    if sql_changed:  # the analysis made them from its own parse (see sql_changed_models)
+        definitions_old = old_lin.definitions if old_lin else None
+        definitions_new = new_lin.definitions if new_lin else None
+        problem = (new_lin.definitions_problem if new_lin else None) or (old_lin.definitions_problem if old_lin else None) or ""
     failed = any(lin is not None and lin.status == ModelStatus.FAILED for lin in (old_lin, new_lin))
     if sql_changed and (problem or failed or definitions_old is None or definitions_new is None):
         why = problem or "the analysis failed"
@@ -594,339 +605,3 @@ def _relation_changes(before: DbtNode, node: DbtNode) -> list[ColumnChange]:
         if old_types[n] != new_types[n]
     ]
     return found
-
-
-# ---------------------------------------------------------------------------- SQL fingerprints
-class Definitions(BaseModel, frozen=True):
-    """What a model's SQL says, independent of formatting, comments, aliases and CTE names."""
-
-    rows: str  # hash of everything that decides which rows the model has
-    columns: dict[str, str]  # per output column: hash of its value's definition, through CTEs
-
-
-class _Fingerprints:
-    """Definitions of the models of one project (their relations mapped to unique ids)."""
-
-    def __init__(self, project: DbtProject):
-        self.project = project
-        self.relations = RelationIndex.for_project(project)
-
-    def model(self, node: DbtNode, names: list[str]) -> tuple[Definitions | None, str]:
-        if not node.sql:
-            return None, "no SQL"
-        try:
-            return _ModelFingerprint(self, node).run(names), ""
-        except (SqlglotError, RecursionError, ValueError) as e:
-            return None, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-
-    def table_columns(self, uid: str) -> set[str] | None:
-        node = self.project.nodes.get(uid)
-        if node is None or not node.columns:
-            return None
-        return {c.name.lower() for c in node.columns}
-
-
-def _h(*parts: str) -> str:
-    return hashlib.sha1("\x1f".join(parts).encode()).hexdigest()[:20]
-
-
-class _ModelFingerprint:
-    """Walks one model's scopes once: per output column the definition of its value (its
-    expression, with every column read from a CTE or subquery replaced by that column's own
-    definition, down to the model's input relations), and the definition of its rows."""
-
-    def __init__(self, owner: _Fingerprints, node: DbtNode):
-        self.owner = owner
-        self.node = node
-        self.dialect = owner.project.dialect
-        self._d: dict[tuple[int, str], str] = {}
-        self._r: dict[int, str] = {}
-        self._busy: set[tuple] = set()
-
-    def run(self, names: list[str]) -> Definitions:
-        statements = [s for s in sqlglot.parse(self.node.sql or "", read=self.dialect) if s is not None]
-        query = next((s for s in reversed(statements) if isinstance(s, exp.Query)), None)
-        if query is None:
-            raise ValueError("no SELECT statement")
-        query = normalize_identifiers(query, dialect=self.dialect)
-        self._drop_ephemeral_ctes(query)
-        root = build_scope(query)
-        if root is None:
-            raise ValueError("no query scope")
-        return Definitions(rows=self.rows(root), columns={n: self.value(n.lower(), root) for n in names})
-
-    def _drop_ephemeral_ctes(self, query: exp.Expression) -> None:
-        with_ = query.args.get("with_")
-        if not with_:
-            return
-        keep = [
-            c for c in with_.expressions
-            if not (c.alias_or_name.lower().startswith(EPHEMERAL_PREFIX) and self.owner.relations.ephemeral(c.alias_or_name))
-        ]
-        if len(keep) != len(with_.expressions):
-            if keep:
-                with_.set("expressions", keep)
-            else:
-                query.set("with_", None)
-
-    # ------------------------------------------------------------------ outputs of a scope
-    @staticmethod
-    def _projections(scope: Scope) -> list[exp.Expression]:
-        return list(scope.expression.expressions) if isinstance(scope.expression, exp.Select) else []
-
-    def _names(self, scope: Scope) -> tuple[list[str], bool]:
-        """Output names of a scope, and whether a star makes the list incomplete."""
-        e = scope.expression
-        if isinstance(e, exp.SetOperation):
-            branches = scope.set_operation_scopes
-            return self._names(branches[0]) if branches else ([], True)
-        if not isinstance(e, exp.Select):
-            return [], True
-        names, star = [], False
-        for p in e.expressions:
-            if _is_star(p):
-                star = True
-            else:
-                names.append(p.alias_or_name.lower())
-        return names, star
-
-    def _may_have(self, source: Any, name: str) -> bool:
-        if isinstance(source, Scope):
-            names, star = self._names(source)
-            return name in names or star
-        if isinstance(source, exp.Table):
-            uid = self._table_uid(source)
-            cols = self.owner.table_columns(uid) if uid else None
-            return cols is None or name in cols
-        return True
-
-    # ------------------------------------------------------------------ value of a column
-    def value(self, name: str, scope: Scope) -> str:
-        key = (id(scope), name)
-        if key in self._d:
-            return self._d[key]
-        if key in self._busy:
-            return _h("recursive", name)
-        self._busy.add(key)
-        try:
-            e = scope.expression
-            if isinstance(e, exp.SetOperation):
-                names, _ = self._names(scope)
-                out = self._value_at(names.index(name), scope) if name in names else _h("all", self.whole(scope))
-            elif isinstance(e, exp.Select):
-                out = self._select_value(name, scope)
-            else:
-                out = _h("opaque", self.whole(scope))
-        finally:
-            self._busy.discard(key)
-        self._d[key] = out
-        return out
-
-    def _select_value(self, name: str, scope: Scope) -> str:
-        """A bare column passed through under its own name (``x``, ``t.x`` or a star) reads
-        the same whichever way it is written; anything else is its canonical expression."""
-        projections = self._projections(scope)
-        for p in projections:
-            if not _is_star(p) and p.alias_or_name.lower() == name:
-                inner = _unalias(p)
-                if isinstance(inner, exp.Column) and inner.name.lower() == name:
-                    return _h("pass", self._column_token(inner, scope, own=name))
-                return _h("col", self.canon(inner, scope, own=name), self._windows(scope))
-        tokens: set[str] = set()
-        modifiers = []
-        for p in projections:
-            if not _is_star(p):
-                continue
-            star = p.this if isinstance(p, exp.Column) else p
-            args = {k: v for k, v in star.args.items() if v}
-            replaced = {r.alias_or_name.lower(): r for r in args.pop("replace", [])}
-            renamed = {r.alias_or_name.lower(): _unalias(r) for r in args.pop("rename", [])}
-            excluded = {c.name.lower() for c in args.pop("except_", []) if isinstance(c, exp.Column)}
-            if name in replaced:  # * REPLACE (expr AS name)
-                return _h("col", self.canon(_unalias(replaced[name]), scope, own=name), self._windows(scope))
-            source_name = renamed[name].name.lower() if name in renamed and isinstance(renamed[name], exp.Column) else name
-            if source_name in excluded or (name not in renamed and name in {r.name.lower() for r in renamed.values() if isinstance(r, exp.Column)}):
-                continue  # * EXCLUDE (name), or renamed away by * RENAME
-            table = p.table if isinstance(p, exp.Column) else ""
-            sources = {table: scope.sources.get(table)} if table else {a: s for a, (_, s) in scope.selected_sources.items()}
-            for src in sources.values():
-                if self._may_have(src, source_name):
-                    tokens.add(self._source_token(src, source_name))
-            if args:  # a star modifier not understood here: keep all of it
-                modifiers.append(self.canon(p, scope))
-        if not tokens:
-            return _h("unknown", name)
-        return _h("pass", "|".join(sorted(tokens)), *modifiers)
-
-    def _source_token(self, src: Any, name: str) -> str:
-        if isinstance(src, Scope):
-            return "d:" + self.value(name, src)
-        if isinstance(src, exp.Table):
-            return f"c:{self._table_id(src)}.{name}"
-        return "x:" + name
-
-    def _value_at(self, index: int, scope: Scope) -> str:
-        e = scope.expression
-        if isinstance(e, exp.SetOperation):
-            return _h("setop", *(self._value_at(index, b) for b in scope.set_operation_scopes))
-        projections = self._projections(scope)
-        if index >= len(projections) or any(_is_star(p) for p in projections[: index + 1]):
-            return _h("all", self.whole(scope))
-        p = projections[index]
-        return _h("col", self.canon(_unalias(p), scope, own=p.alias_or_name.lower()), self._windows(scope))
-
-    def _windows(self, scope: Scope) -> str:
-        windows = scope.expression.args.get("windows") if isinstance(scope.expression, exp.Select) else None
-        return "|".join(self.canon(w, scope) for w in windows) if windows else ""
-
-    # ------------------------------------------------------------------ rows of a scope
-    def rows(self, scope: Scope) -> str:
-        key = id(scope)
-        if key in self._r:
-            return self._r[key]
-        if ("rows", key) in self._busy:
-            return _h("recursive rows")
-        self._busy.add(("rows", key))
-        try:
-            out = self._rows(scope)
-        finally:
-            self._busy.discard(("rows", key))
-        self._r[key] = out
-        return out
-
-    def _rows(self, scope: Scope) -> str:
-        e = scope.expression
-        limited = any(e.args.get(k) for k in ("limit", "offset", "fetch"))
-        skip = {"expressions", "with_", "windows"} | (set() if limited else {"order"})
-        if isinstance(e, exp.SetOperation):
-            skip |= {"this", "expression"}  # the branches: their own rows below
-        parts = [type(e).__name__]
-        for arg, value in sorted(e.args.items()):
-            if arg in skip or value is None or value is False or value == []:
-                continue
-            if arg == "group" and isinstance(e, exp.Select):
-                parts.append("group:" + self._group_keys(value, scope))
-                continue
-            if arg == "distinct" and isinstance(e, exp.Select) and not value.args.get("on"):
-                parts.append("distinct:" + ",".join(self.value(n, scope) for n in self._names(scope)[0]))
-                parts.append(",".join(self.canon(p, scope) for p in self._projections(scope) if _is_star(p)))
-                continue
-            if isinstance(value, list):
-                parts.append(f"{arg}:" + "|".join(self.canon(v, scope) if isinstance(v, exp.Expression) else str(v) for v in value))
-            elif isinstance(value, exp.Expression):
-                parts.append(f"{arg}:" + self.canon(value, scope))
-            else:
-                parts.append(f"{arg}:{value}")
-        if isinstance(e, exp.Select):
-            parts += sorted(f"source:{self.rows(src)}" for _, src in scope.selected_sources.values() if isinstance(src, Scope))
-        elif isinstance(e, exp.SetOperation):
-            branches = scope.set_operation_scopes
-            parts += [f"branch:{self.rows(b)}" for b in branches]
-            if e.args.get("distinct"):
-                parts += [f"distinct:{self.whole(b)}" for b in branches]
-        return _h(*parts)
-
-    def _group_keys(self, group: exp.Group, scope: Scope) -> str:
-        """GROUP BY keys; ``GROUP BY 1`` and ``GROUP BY col`` naming a bare projection read the
-        same, and ``GROUP BY ALL`` groups by every projection without an aggregate."""
-        projections = self._projections(scope)
-        by_name = {p.alias_or_name.lower(): p for p in projections if not _is_star(p)}
-        keys = []
-        for g in group.expressions:
-            p = None
-            if isinstance(g, exp.Literal) and g.is_int and 0 < int(g.this) <= len(projections):
-                p = projections[int(g.this) - 1]
-            elif isinstance(g, exp.Column) and not g.table and g.name.lower() in by_name:
-                cand = by_name[g.name.lower()]
-                if isinstance(_unalias(cand), exp.Column) and _unalias(cand).name.lower() == g.name.lower():
-                    p = cand
-            if p is not None and not _is_star(p):
-                keys.append(self.canon(_unalias(p), scope, own=p.alias_or_name.lower()))
-            else:
-                keys.append(self.canon(g, scope))
-        for arg, value in sorted(group.args.items()):
-            if arg == "expressions" or not value:
-                continue
-            if arg == "all":
-                keys.append("all:" + ",".join(self.value(n, scope) for n, p in by_name.items() if not _aggregates(p)))
-            else:
-                keys.append(f"{arg}:" + "|".join(self.canon(v, scope) for v in (value if isinstance(value, list) else [value])))
-        return ",".join(keys)
-
-    def whole(self, scope: Scope) -> str:
-        """Rows and every column of a scope."""
-        names, star = self._names(scope)
-        parts = [self.rows(scope)] + [self.value(n, scope) for n in names]
-        if star and isinstance(scope.expression, exp.Select):
-            parts += [self.canon(p, scope) for p in self._projections(scope) if _is_star(p)]
-        return _h("whole", *parts)
-
-    # ------------------------------------------------------------------ canonical text
-    def canon(self, node: exp.Expression, scope: Scope, own: str | None = None) -> str:
-        """The SQL of ``node`` with column references replaced by their definitions, tables by
-        unique ids and nested queries by their definitions: stable across formatting, comments,
-        table aliases and CTE names. ``own``: the projection's own name (not a lateral alias)."""
-        children = {}
-        for child in scope.subquery_scopes + scope.derived_table_scopes + scope.udtf_scopes:
-            children[id(child.expression)] = child
-        copy = node.copy()
-        replace: list[tuple[exp.Expression, str]] = []
-        for orig, dup in zip(node.walk(), copy.walk()):
-            if isinstance(orig, exp.Subquery) and id(orig.this) in children:
-                sub = children[id(orig.this)]
-                replace.append((dup, ("r:" + self.rows(sub)) if sub.is_derived_table else ("q:" + self.whole(sub))))
-            elif isinstance(orig, (exp.Select, exp.SetOperation)) and id(orig) in children and orig is not node:
-                replace.append((dup, "q:" + self.whole(children[id(orig)])))
-            elif isinstance(orig, exp.Column) and not isinstance(orig.this, exp.Star):
-                if orig.find_ancestor(exp.Select, exp.SetOperation) is scope.expression:
-                    replace.append((dup, self._column_token(orig, scope, own)))
-            elif isinstance(orig, exp.Table) and orig.find_ancestor(exp.Select, exp.SetOperation) is scope.expression:
-                src = scope.sources.get(orig.alias_or_name)
-                if isinstance(src, Scope):
-                    replace.append((dup, "r:" + self.rows(src)))
-                elif not isinstance(orig.this, exp.Func):
-                    replace.append((dup, "t:" + self._table_id(orig)))
-        for dup, token in replace:
-            if dup is copy:
-                return token
-            dup.replace(exp.Var(this=token))
-        try:
-            return copy.sql(dialect=self.dialect, comments=False)
-        except SqlglotError:
-            return copy.sql(comments=False)
-
-    def _column_token(self, col: exp.Column, scope: Scope, own: str | None) -> str:
-        name = col.name.lower()
-        table = col.table
-        if table:
-            src = scope.sources.get(table)
-            if isinstance(src, (Scope, exp.Table)):
-                return self._source_token(src, name)
-            return "x:" + ".".join(p.name.lower() for p in col.parts)
-        cands = [self._source_token(src, name) for _, src in scope.selected_sources.values() if self._may_have(src, name)]
-        names, _ = self._names(scope)
-        if name in names and name != own and isinstance(scope.expression, exp.Select):
-            cands.append("a:" + self.value(name, scope))  # a projection's alias, read in a clause
-        return "|".join(sorted(set(cands))) if cands else "x:" + name
-
-    def _table_uid(self, table: exp.Table) -> str | None:
-        parts = tuple(p.lower() for p in (table.catalog, table.db, table.name) if p)
-        return self.owner.relations.lookup(parts)
-
-    def _table_id(self, table: exp.Table) -> str:
-        uid = self._table_uid(table)
-        if uid:
-            return uid
-        return ".".join(p.lower() for p in (table.catalog, table.db, table.name) if p) or table.sql(dialect=self.dialect)
-
-
-def _is_star(p: exp.Expression) -> bool:
-    return isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star))
-
-
-def _unalias(p: exp.Expression) -> exp.Expression:
-    return p.this if isinstance(p, exp.Alias) else p
-
-
-def _aggregates(p: exp.Expression) -> bool:
-    return p.find(exp.AggFunc) is not None

@@ -23,6 +23,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.scope import Scope, build_scope
 
 from catalog.analyze.conditions import ConditionCollection, columns_in, walk_value
+from catalog.analyze.fingerprint import TableColumns, definitions
 from catalog.analyze.kinds import (
     DERIVED,
     PASS,
@@ -67,6 +68,7 @@ class ModelAnalyzer(SetOperations):
         columns_of: ColumnsOf,
         output_names: list[str] | None = None,
         own_names: list[str] | None = None,
+        table_columns: TableColumns | None = None,
     ):
         self.unique_id = unique_id
         self.sql = sql
@@ -77,6 +79,8 @@ class ModelAnalyzer(SetOperations):
         # the model's columns as catalog.json, else YAML, declares them: what a ``select *`` over
         # a relation of unknown columns yields
         self.own_names = own_names if own_names is not None else output_names
+        # given: also make the definitions of the model's columns and rows (for ``prune --state``)
+        self.table_columns = table_columns
         self.may_use_columns = "columns" in sql.lower()  # DuckDB's COLUMNS(...) star expression
         self.positional_params = dialect == "snowflake"  # $1 is the first column, not a bind parameter
         self.conditions: set[tuple[Ref, ConditionClause]] = set()
@@ -105,11 +109,16 @@ class ModelAnalyzer(SetOperations):
         if root is None:
             return self._fail(ModelStatus.UNRESOLVED, "no query scope in the compiled SQL")
         out = self.scope_output(root)
-        return self._lineage(out)
+        packed = self._lineage(out)
+        if self.table_columns is None:
+            return packed
+        names = [c[0] for c in packed[3]]
+        found, problem = definitions(query, names, self.dialect, self.relations, self.table_columns)
+        return (*packed[:5], found, problem)
 
     def _fail(self, status: ModelStatus, reason: str) -> Packed:
         cols: list[PackedColumn] = [(n, UNKNOWN.value, False, "", (), reason) for n in (self.output_names or [])]
-        return (self.unique_id, status.value, reason, cols, [])
+        return (self.unique_id, status.value, reason, cols, [], None, reason if self.table_columns is not None else None)
 
     def _drop_ephemeral_ctes(self, query: exp.Query) -> exp.Query:
         """``__dbt__cte__x`` CTEs stand for ephemeral model x: read them as that model's relation."""
@@ -175,7 +184,7 @@ class ModelAnalyzer(SetOperations):
         else:
             status = ModelStatus.PARTIAL
             reason = f"{len(unresolved)} of {len(columns)} columns unresolved: {unresolved[0][5]}"
-        return (this, status.value, reason, columns, conditions)
+        return (this, status.value, reason, columns, conditions, None, None)
 
     def _expr_sql(self, node: exp.Expression | str | None) -> str:
         if node is None:

@@ -16,6 +16,7 @@ from catalog.analyze.records import (
     ColumnRef,
     Condition,
     ConditionClause,
+    Definitions,
     ModelLineage,
     ModelStatus,
 )
@@ -24,8 +25,8 @@ from catalog.analyze.records import (
 PackedColumn = tuple[str, str, bool, str, tuple[tuple[str, str], ...], "str | None"]
 # (unique_id, column, clause)
 PackedCondition = tuple[str, str, str]
-# (unique_id, status, reason, columns, conditions)
-Packed = tuple[str, str, "str | None", list[PackedColumn], list[PackedCondition]]
+# (unique_id, status, reason, columns, conditions, definitions, why no definitions)
+Packed = tuple[str, str, "str | None", list[PackedColumn], list[PackedCondition], Definitions | None, "str | None"]
 
 RefCache = dict[tuple[str, str], ColumnRef]
 
@@ -44,6 +45,8 @@ def pack(m: ModelLineage) -> Packed:
             for c in m.columns
         ],
         [(c.column.unique_id, c.column.column, c.clause.value) for c in m.conditions],
+        m.definitions,
+        m.definitions_problem,
     )
 
 
@@ -77,7 +80,7 @@ _make_cond = _maker(Condition)
 
 def unpack(t: Packed, refs: RefCache | None = None) -> ModelLineage:
     """The records of a packed lineage; ``refs`` shares ColumnRefs across calls."""
-    uid, status, reason, cols, conds = t
+    uid, status, reason, cols, conds, definitions, definitions_problem = t
     cache: RefCache = {} if refs is None else refs
     make_ref = _make_ref
 
@@ -89,7 +92,11 @@ def unpack(t: Packed, refs: RefCache | None = None) -> ModelLineage:
 
     make_col = _make_col
     make_cond = _make_cond
+    extra = {}
+    if definitions is not None or definitions_problem is not None:
+        extra = {"definitions": definitions, "definitions_problem": definitions_problem}
     return ModelLineage.model_construct(
+        **extra,
         unique_id=uid,
         status=_STATUSES[status],
         reason=reason,

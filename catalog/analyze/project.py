@@ -52,13 +52,16 @@ class ProjectColumns:
             if declared:
                 self._declared[node.unique_id] = declared
         self._analyzed: dict[str, list[str]] = {}
+        self._all = {
+            node.unique_id: {c.name.lower() for c in node.columns} for node in project.nodes.values() if node.columns
+        }
 
     def add_analyzed(self, lineage: ModelLineage) -> None:
         if lineage.status in (ModelStatus.RESOLVED, ModelStatus.PARTIAL) and lineage.columns:
             self._analyzed[lineage.unique_id] = [c.name for c in lineage.columns]
 
     def add_packed(self, packed: Packed) -> None:
-        uid, status, _, cols, _ = packed
+        uid, status, _, cols = packed[:4]
         if status in _USABLE and cols:
             self._analyzed[uid] = [c[0] for c in cols]
 
@@ -67,6 +70,10 @@ class ProjectColumns:
 
     def update_analyzed(self, known: dict[str, list[str]]) -> None:
         self._analyzed.update(known)
+
+    def all_known(self, unique_id: str) -> set[str] | None:
+        """Every column catalog.json or YAML names for a relation, or None."""
+        return self._all.get(unique_id)
 
     def declared(self, unique_id: str) -> list[str] | None:
         return self._declared.get(unique_id)
@@ -83,8 +90,11 @@ def analyze_node(node: DbtNode, dialect: str, relations: RelationIndex, columns:
     return unpack(analyze_node_packed(node, dialect, relations, columns))
 
 
-def analyze_node_packed(node: DbtNode, dialect: str, relations: RelationIndex, columns: ProjectColumns) -> Packed:
-    """:func:`analyze_node` in the plain-tuple form of :mod:`catalog.analyze.packed`."""
+def analyze_node_packed(
+    node: DbtNode, dialect: str, relations: RelationIndex, columns: ProjectColumns, definitions: bool = False
+) -> Packed:
+    """:func:`analyze_node` in the plain-tuple form of :mod:`catalog.analyze.packed`;
+    ``definitions``: also the fingerprints of its SQL (:mod:`catalog.analyze.fingerprint`)."""
     real_names = columns.catalog(node.unique_id)
     if node.language != "sql":
         return _without_sql(node, real_names, f"{node.language} model: no SQL to analyze")
@@ -94,17 +104,19 @@ def analyze_node_packed(node: DbtNode, dialect: str, relations: RelationIndex, c
         own = real_names or columns.declared(node.unique_id)
         if own and node.resource_type == "snapshot":  # dbt adds these; the SQL does not select them
             own = [n for n in own if n not in SNAPSHOT_META_COLUMNS]
-        packed = ModelAnalyzer(node.unique_id, node.sql, dialect, relations, columns, real_names, own).run_packed()
+        table_columns = columns.all_known if definitions else None
+        analyzer = ModelAnalyzer(node.unique_id, node.sql, dialect, relations, columns, real_names, own, table_columns)
+        packed = analyzer.run_packed()
     except Exception as e:  # noqa: BLE001 - recorded as the model's failure, with the error
         where = traceback.extract_tb(e.__traceback__)[-1]
         reason = f"analysis raised {type(e).__name__}: {e} (at {where.name}:{where.lineno})"
         return _without_sql(node, real_names, reason, ModelStatus.FAILED)
-    uid, status, reason, cols, conds = packed
+    uid, status, reason, cols, conds, found, problem = packed
     if node.resource_type == "snapshot":
         cols = _with_snapshot_meta(cols, real_names or [])
     if node.sql_origin == "raw" and status != ModelStatus.FAILED.value:
         reason = (reason or "") + " (analyzed raw SQL: no compiled SQL)"
-    return (uid, status, reason, cols, conds)
+    return (uid, status, reason, cols, conds, found, problem)
 
 
 def analyze_project(
@@ -113,6 +125,7 @@ def analyze_project(
     jobs: int | None = None,
     only: set[str] | None = None,
     known_columns: dict[str, list[str]] | None = None,
+    fingerprints: set[str] | None = None,
 ) -> dict[str, ModelLineage]:
     """Lineage of every model and snapshot (or of those in ``only``), keyed and sorted by unique id.
 
@@ -121,7 +134,10 @@ def analyze_project(
     an upstream model that catalog.json does not list (ephemeral models, unbuilt models)
     wait for that model's analysis, wave by wave. ``known_columns`` gives the analyzed
     columns of models not analyzed now (a stored build's), for ``select *`` over them.
+    Models in ``fingerprints`` also get the definitions of their columns and rows, made from
+    the same parse (``ModelLineage.definitions``).
     """
+    wanted = fingerprints or set()
     relations = RelationIndex.for_project(project)
     columns = ProjectColumns(project)
     if known_columns:
@@ -138,7 +154,7 @@ def analyze_project(
         with young_garbage_only():
             for wave in waves:
                 for node in wave:
-                    packed = analyze_node_packed(node, project.dialect, relations, columns)
+                    packed = analyze_node_packed(node, project.dialect, relations, columns, node.unique_id in wanted)
                     gc.collect(1)
                     columns.add_packed(packed)
                     result[node.unique_id] = unpack(packed, refs)
@@ -148,7 +164,7 @@ def analyze_project(
         return dict(sorted(result.items()))
 
     global _WORKER_STATE
-    _WORKER_STATE = (project, relations, columns)  # inherited by the forked workers
+    _WORKER_STATE = (project, relations, columns, wanted)  # inherited by the forked workers
     ctx = multiprocessing.get_context("fork")
     try:
         # forked with the collector off: the workers collect young garbage themselves
@@ -171,7 +187,7 @@ def analyze_project(
 
 PARALLEL_MIN_MODELS = 200
 _USABLE = (ModelStatus.RESOLVED.value, ModelStatus.PARTIAL.value)
-_WORKER_STATE: tuple[DbtProject, RelationIndex, ProjectColumns] | None = None
+_WORKER_STATE: tuple[DbtProject, RelationIndex, ProjectColumns, set[str]] | None = None
 
 
 def _known_upstream(project: DbtProject, unique_ids: list[str], columns: ProjectColumns) -> dict[str, list[str]]:
@@ -186,11 +202,11 @@ def _known_upstream(project: DbtProject, unique_ids: list[str], columns: Project
 
 def _analyze_chunk(unique_ids: list[str], known: dict[str, list[str]]) -> list[Packed]:
     assert _WORKER_STATE is not None
-    project, relations, columns = _WORKER_STATE
+    project, relations, columns, wanted = _WORKER_STATE
     columns.update_analyzed(known)
     packed = []
     for uid in unique_ids:
-        packed.append(analyze_node_packed(project.nodes[uid], project.dialect, relations, columns))
+        packed.append(analyze_node_packed(project.nodes[uid], project.dialect, relations, columns, uid in wanted))
         gc.collect(1)
     return packed
 
@@ -239,7 +255,7 @@ def _without_sql(
     node: DbtNode, names: list[str] | None, reason: str, status: ModelStatus = ModelStatus.UNRESOLVED
 ) -> Packed:
     cols = [(n, ColumnKind.UNKNOWN.value, False, "", (), reason) for n in (names or [])]
-    return (node.unique_id, status.value, reason, cols, [])
+    return (node.unique_id, status.value, reason, cols, [], None, reason)
 
 
 def _with_snapshot_meta(cols: list, real_names: list[str]) -> list:

@@ -74,6 +74,14 @@ class Condition(BaseModel):
     clause: ConditionClause
 
 
+class Definitions(BaseModel, frozen=True):
+    """What a model's SQL says, independent of formatting, comments, aliases and CTE names
+    (see :mod:`catalog.analyze.fingerprint`): compared between two versions of a model."""
+
+    rows: str  # hash of everything that decides which rows the model has
+    columns: dict[str, str]  # per output column: hash of its value's definition, through CTEs
+
+
 class ModelLineage(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -82,6 +90,9 @@ class ModelLineage(BaseModel):
     reason: str | None = None
     columns: tuple[ColumnLineage, ...] = ()
     conditions: tuple[Condition, ...] = ()  # sorted, unique
+    # only when asked for (``analyze_project(fingerprints=...)``), from the analysis's own parse
+    definitions: Definitions | None = None
+    definitions_problem: str | None = None  # why they could not be made
 
     def column(self, name: str) -> ColumnLineage | None:
         low = name.lower()

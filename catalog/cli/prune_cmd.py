@@ -16,7 +16,7 @@ from catalog.analyze.project import analyze_project
 from catalog.cli.common import DialectOpt, JobsOpt, err, handle_errors, out, print_json
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
 from catalog.extract import load_project
-from catalog.prune import PrunePlan, path_text, prune_artifacts, prune_graph, prune_state
+from catalog.prune import PrunePlan, analyze_states, path_text, prune_artifacts, prune_graph, prune_state
 from catalog.query import Catalog
 
 
@@ -116,13 +116,12 @@ def prune(
     t0 = time.perf_counter()
     if path is not None:
         current = load_project(path, dialect=dialect)
-        lineages = analyze_project(current, jobs=jobs)
         if state is not None:
             old = load_project(state, dialect=dialect)
-            old_lineages = analyze_project(old, jobs=jobs)
+            old_lineages, lineages = analyze_states(old, current, jobs=jobs)
             plan = prune_state(old, old_lineages, current, lineages, also_changed=names)
         else:
-            plan = prune_artifacts(current, lineages, names)
+            plan = prune_artifacts(current, analyze_project(current, jobs=jobs), names)
     else:
         with graph_from(uri, user, password, database) as graph:
             plan = prune_graph(Catalog(graph, project, build), names)

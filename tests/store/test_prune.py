@@ -23,7 +23,7 @@ from catalog.analyze.project import analyze_project
 from catalog.cli.app import app
 from catalog.errors import NotFound
 from catalog.extract import load_project
-from catalog.prune import prune_artifacts, prune_graph, prune_state
+from catalog.prune import analyze_states, prune_artifacts, prune_graph, prune_state
 from edits import edit_sql
 
 neo4j = pytest.mark.neo4j
@@ -54,6 +54,14 @@ def by_name(plan, name: str):
 def analyzed(path: Path):
     project = load_project(path)
     return project, analyze_project(project, jobs=1)
+
+
+def states(old_path: Path, new_path: Path):
+    """Both versions analyzed as ``prune --state`` does it: definitions of changed models from
+    the analysis's own parse."""
+    old, new = load_project(old_path), load_project(new_path)
+    old_lineages, new_lineages = analyze_states(old, new, jobs=1)
+    return old, old_lineages, new, new_lineages
 
 
 def neo4j_env(settings) -> dict[str, str]:
@@ -226,16 +234,39 @@ def test_state_sql_changed_but_columns_identical_changes_nothing(example, exampl
     # orders: a CTE renamed, a comment, other spacing and keyword case: same columns, same rows
     edit_sql(example_copy, ORDERS, "order_payments", "payments_by_order")
     edit_sql(example_copy, ORDERS, "    select * from", "    -- every column\n    SELECT  *  FROM")
-    plan = prune_state(*analyzed(example), *analyzed(example_copy))
+    plan = prune_state(*states(example, example_copy))
     assert plan.models == ()
     assert plan.selector() == ""
     assert plan.unaffected_models == (ORDERS,)
 
 
+def test_state_parses_every_model_once_and_fingerprints_only_changed_ones(example, example_copy, monkeypatch):
+    import sqlglot
+
+    edit_sql(example_copy, STG_PAYMENTS, "lower(payment_method)", "upper(payment_method)")
+    parsed: list[str] = []
+    real_parse = sqlglot.parse
+
+    def counting_parse(sql, *args, **kwargs):
+        parsed.append(sql)
+        return real_parse(sql, *args, **kwargs)
+
+    monkeypatch.setattr(sqlglot, "parse", counting_parse)
+    old, old_lineages, new, new_lineages = states(example, example_copy)
+    with_sql = [n.sql for p in (old, new) for n in p.models() if n.sql]
+    assert sorted(parsed) == sorted(with_sql)  # one parse per model and version, no second one
+    for lineages in (old_lineages, new_lineages):
+        assert {uid for uid, m in lineages.items() if m.definitions is not None} == {STG_PAYMENTS}
+    assert old_lineages[STG_PAYMENTS].definitions.columns["payment_method"] != new_lineages[STG_PAYMENTS].definitions.columns["payment_method"]
+    assert old_lineages[STG_PAYMENTS].definitions.columns["amount"] == new_lineages[STG_PAYMENTS].definitions.columns["amount"]
+    plan = prune_state(old, old_lineages, new, new_lineages)
+    assert STG_PAYMENTS in {m.unique_id for m in plan.models}
+
+
 def test_state_one_changed_column_includes_only_what_it_reaches(example, example_copy):
     edit_sql(example_copy, ORDERS, "order_payments", "payments_by_order")  # no effect, as above
     edit_sql(example_copy, STG_PAYMENTS, "lower(payment_method)", "upper(payment_method)")
-    plan = prune_state(*analyzed(example), *analyzed(example_copy))
+    plan = prune_state(*states(example, example_copy))
     assert reasons(plan) == {"stg_payments": ("changed", 0), "orders": ("value", 1), "order_events": ("value", 1)}
     changes = by_name(plan, "stg_payments").changes
     assert [(c.column, c.change) for c in changes] == [("payment_method", "modified")]
@@ -250,7 +281,7 @@ def test_state_change_inside_a_cte_is_a_column_change(example, example_copy):
     # orders.amount_paid is coalesce(order_payments.total_paid, 0): its expression did not
     # change, the CTE's sum did; payment_status reads amount_paid
     edit_sql(example_copy, ORDERS, "sum(amount) as total_paid", "sum(amount) * 100 as total_paid")
-    plan = prune_state(*analyzed(example), *analyzed(example_copy))
+    plan = prune_state(*states(example, example_copy))
     orders = by_name(plan, "orders")
     assert [(c.column, c.change) for c in orders.changes] == [("amount_paid", "modified"), ("payment_status", "modified")]
     assert reasons(plan) == {
@@ -269,7 +300,7 @@ def test_state_star_replace_changes_only_the_replaced_column(example, example_co
         "* exclude (id, _etl_loaded_at)",
         "* exclude (_etl_loaded_at, id) replace (quantity * 2 as quantity)",
     )
-    plan = prune_state(*analyzed(example), *analyzed(example_copy))
+    plan = prune_state(*states(example, example_copy))
     assert [(c.column, c.change) for c in by_name(plan, "stg_order_items").changes] == [("quantity", "modified")]
     # int_order_items_priced: quantity, line_total = quantity * price; orders: total_quantity,
     # items_amount, payment_status; product_sales: units_sold, revenue (and its HAVING)
@@ -285,7 +316,7 @@ def test_state_star_replace_changes_only_the_replaced_column(example, example_co
 
 def test_state_changed_filter_changes_every_column(example, example_copy):
     edit_sql(example_copy, CUSTOMERS, "where status <> 'cancelled'", "where status not in ('cancelled', 'returned')")
-    plan = prune_state(*analyzed(example), *analyzed(example_copy))
+    plan = prune_state(*states(example, example_copy))
     customers = by_name(plan, "customers")
     assert [(c.column, c.change) for c in customers.changes] == [("*", "rows")]
     assert customers.columns == CUSTOMER_COLUMNS
@@ -305,7 +336,7 @@ def test_state_new_removed_and_added(example, example_copy):
     manifest["nodes"][STG_ORDERS]["compiled_code"] = sql.replace("    coalesce(", "    'web' as channel,\n    coalesce(")
     path.write_text(json.dumps(manifest))
 
-    plan = prune_state(*analyzed(example), *analyzed(example_copy))
+    plan = prune_state(*states(example, example_copy))
     # stg_orders gains `channel`; orders reads stg_orders with `select *`, but catalog.json
     # (unchanged here) lists the columns it really had: nothing downstream reads channel
     assert reasons(plan) == {"order_events_v2": ("new", 0), "stg_orders": ("changed", 0)}
@@ -319,7 +350,7 @@ def test_state_changed_seed_file_changes_its_rows(example, example_copy):
     manifest = json.loads(path.read_text())
     manifest["nodes"]["seed.coffee_shop.country_codes"]["checksum"]["checksum"] = "0" * 64
     path.write_text(json.dumps(manifest))
-    plan = prune_state(*analyzed(example), *analyzed(example_copy))
+    plan = prune_state(*states(example, example_copy))
     # customers: countries.country_name, and the join on country_code; customer_segments: select *
     assert reasons(plan) == {"country_codes": ("changed", 0), "customers": ("value", 1), "customer_segments": ("value", 2)}
     assert [(c.column, c.change) for c in by_name(plan, "country_codes").changes] == [("*", "rows")]
@@ -334,7 +365,7 @@ def test_state_model_without_known_columns_drags_its_dependants(example, example
     catalog = json.loads(path.read_text())
     del catalog["nodes"][STG_ORDERS]
     path.write_text(json.dumps(catalog))
-    plan = prune_state(*analyzed(example), *analyzed(example_copy))
+    plan = prune_state(*states(example, example_copy))
     assert by_name(plan, "stg_orders").lineage == "changed"
     assert ("*", "rows") in [(c.column, c.change) for c in by_name(plan, "stg_orders").changes]
     assert {m.name for m in plan.models if m.lineage == "dependency"} == {
