@@ -86,6 +86,7 @@ class ManifestNode(_Record):
 class ManifestMetadata(_Record):
     dbt_schema_version: str
     dbt_version: str | None = None
+    generated_at: str | None = None
     project_name: str | None = None
     adapter_type: str | None = None
 

@@ -112,6 +112,7 @@ class DbtProject(BaseModel):
     adapter_type: str
     dialect: str
     dbt_version: str | None
+    generated_at: str | None = None  # the manifest's metadata.generated_at, as written
     manifest_sha256: str
     catalog_sha256: str | None
     nodes: dict[str, DbtNode]
@@ -151,6 +152,7 @@ def _load_project(path: Path, dialect: str | None) -> DbtProject:
         adapter_type=adapter or dialect,
         dialect=dialect,
         dbt_version=manifest.metadata.dbt_version,
+        generated_at=manifest.metadata.generated_at,
         manifest_sha256=manifest_sha,
         catalog_sha256=catalog_sha,
         nodes=nodes,

@@ -22,7 +22,7 @@ def invoke(*args: str, env: dict[str, str] | None = None):
 
 @pytest.mark.parametrize(
     "command",
-    ["build", "impact", "trace", "prune", "query", "report", "builds", "diff", "gc", "forget", "lineage", "evaluate", "neo4j"],
+    ["build", "impact", "trace", "prune", "query", "report", "builds", "diff", "gc", "forget", "lineage", "evaluate", "export", "neo4j"],
 )
 def test_every_command_explains_itself(command):
     result = invoke(command, "--help")

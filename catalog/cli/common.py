@@ -15,6 +15,7 @@ from typing import Annotated, Any, Callable, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from catalog.errors import CatalogError
 
@@ -39,7 +40,7 @@ def handle_errors(func: F) -> F:
         except CatalogError as e:
             if os.environ.get("CATALOG_DEBUG"):
                 raise
-            err.print(f"[bold red]Error:[/] {e}", highlight=False, markup=True)
+            err.print(f"[bold red]Error:[/] {escape(str(e))}", highlight=False, markup=True)  # names verbatim
             raise typer.Exit(EXIT_FAILED) from None
 
     return wrapper  # type: ignore[return-value]

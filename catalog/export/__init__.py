@@ -1,0 +1,1 @@
+"""Exports of the lineage to other tools' formats."""

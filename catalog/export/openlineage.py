@@ -1,0 +1,424 @@
+"""The lineage of a dbt project as OpenLineage run events (spec 2-0-2).
+
+One ``COMPLETE`` run event per model and snapshot (ephemeral models are no dataset: their
+lineage is folded into the models that read them, as dbt inlines them). Each event has:
+
+- ``job``: namespace (``--namespace``, default the dbt project name), name the model's
+  unique id; facets ``jobType`` (integration ``DBT``, ``MODEL`` or ``SNAPSHOT``) and ``sql``.
+- ``inputs``: the relations the model reads, with their ``schema`` facet.
+- ``outputs``: the model's relation with facets ``schema``, ``documentation`` and
+  ``columnLineage``: per output column its input columns, ``DIRECT`` with subtype
+  ``IDENTITY`` (passthrough, renamed), ``AGGREGATION`` (an aggregate function in the
+  expression) or ``TRANSFORMATION`` (any other expression), the expression as description;
+  and in ``dataset`` the columns used in conditions, ``INDIRECT`` with subtype ``JOIN``,
+  ``FILTER`` (where, having, qualify), ``GROUP_BY``, ``SORT`` or ``WINDOW``, the clause as
+  description. A column with no upstream column (a constant, ``count(*)``) has no input
+  fields; a column whose origin is unknown is left out.
+- ``run``: a run id derived from the job and the event time, and an ``extractionError``
+  facet where the analysis left columns unresolved.
+
+Everything is deterministic for the same input: the event time is the manifest's
+``generated_at`` and the run id a UUID (version 5) of the job namespace, job name and that
+time. The conversion reads ``ExportInput`` (dbt nodes and ``ModelLineage`` records), so that
+a build stored in Neo4j can be exported through the same code.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from enum import IntEnum
+from typing import Any
+
+import sqlglot
+from pydantic import BaseModel, ConfigDict
+from sqlglot import exp
+
+from catalog import __version__
+from catalog.analyze.records import ColumnKind, ColumnLineage, ConditionClause, ModelLineage, ModelStatus
+from catalog.extract import DbtColumn, DbtNode, DbtProject
+
+SPEC_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
+FACETS_URL = "https://openlineage.io/spec/facets"
+PRODUCER = f"urn:dbt-column-catalog:{__version__}"
+EPOCH = "1970-01-01T00:00:00.000000Z"
+RUN_ID_NAMESPACE = uuid.UUID("9f5b5e2e-6f43-5b1e-8d7a-0c7e3c1d2a41")  # fixed: run ids never change meaning
+
+
+# --------------------------------------------------------------------------- input records
+
+
+def dataset_name(node: DbtNode) -> str:
+    """``database.schema.table``, the parts the warehouse has (OpenLineage's naming for SQL warehouses)."""
+    return ".".join(p for p in (node.database, node.schema_name, node.identifier) if p)
+
+
+class ExportInput(BaseModel):
+    """A project's nodes and their analyzed lineage: everything an export reads.
+
+    Of a node it uses the relation (database, schema_name, identifier), resource_type,
+    materialized, description, sql, columns (name, data_type, description) and depends_on.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    project: str
+    adapter_type: str
+    dialect: str
+    generated_at: str | None = None
+    relations: dict[str, DbtNode]
+    lineages: dict[str, ModelLineage]
+
+
+def export_input(project: DbtProject, lineages: dict[str, ModelLineage]) -> ExportInput:
+    """The export's input from artifacts read by ``load_project`` and analyzed by ``analyze_project``."""
+    return ExportInput(
+        project=project.name,
+        adapter_type=project.adapter_type,
+        dialect=project.dialect,
+        generated_at=project.generated_at,
+        relations=project.nodes,
+        lineages=lineages,
+    )
+
+
+# --------------------------------------------------------------------------- naming
+
+# dbt adapter type -> OpenLineage dataset namespace scheme (the spec's naming conventions)
+SCHEMES = {
+    "snowflake": "snowflake",
+    "postgres": "postgres",
+    "redshift": "redshift",
+    "bigquery": "bigquery",
+    "duckdb": "duckdb",
+    "databricks": "databricks",
+    "spark": "spark",
+    "trino": "trino",
+    "athena": "awsathena",
+    "sqlserver": "mssql",
+    "fabric": "fabric-warehouse",
+    "synapse": "sqlserver",
+    "clickhouse": "clickhouse",
+    "mysql": "mysql",
+    "oracle": "oracle",
+}
+# what the namespace would need that dbt's artifacts do not hold
+MISSING_PART = {"snowflake": "account", "duckdb": "database file's path", "athena": "region"}
+UNKNOWN = "unknown"
+
+
+def default_dataset_namespace(data: ExportInput) -> tuple[str, str | None]:
+    """The dataset namespace for the project's warehouse, and what is missing from it (None: complete).
+
+    ``bigquery`` is complete. DuckDB's is ``duckdb://{database}.duckdb``: dbt-duckdb names the
+    database after the file. Every other warehouse needs a host, port or account that the
+    artifacts do not hold: ``{scheme}://unknown``.
+    """
+    adapter = data.adapter_type.lower()
+    scheme = SCHEMES.get(adapter, adapter)
+    if scheme == "bigquery":
+        return "bigquery", None
+    missing = MISSING_PART.get(adapter, "host and port")
+    if adapter == "duckdb":
+        databases = sorted(
+            r.database for r in data.relations.values() if r.database and r.resource_type in ("model", "snapshot")
+        )
+        if databases:
+            most = max(dict.fromkeys(databases), key=databases.count)
+            return f"duckdb://{most}.duckdb", missing
+    return f"{scheme}://{UNKNOWN}", missing
+
+
+def run_id(job_namespace: str, job_name: str, event_time: str) -> str:
+    return str(uuid.uuid5(RUN_ID_NAMESPACE, f"{job_namespace}\n{job_name}\n{event_time}"))
+
+
+def event_time(generated_at: str | None) -> str:
+    """The manifest's ``generated_at`` in UTC (``...Z``); the epoch when the manifest has none."""
+    if not generated_at:
+        return EPOCH
+    try:
+        moment = datetime.fromisoformat(generated_at.replace("Z", "+00:00"))
+    except ValueError:
+        return EPOCH
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+# --------------------------------------------------------------------------- transformations
+
+
+class Direct(IntEnum):
+    """DIRECT subtypes, weakest first: through an ephemeral model the strongest one wins."""
+
+    IDENTITY = 1
+    TRANSFORMATION = 2
+    AGGREGATION = 3
+
+
+INDIRECT = {
+    ConditionClause.JOIN: "JOIN",
+    ConditionClause.WHERE: "FILTER",
+    ConditionClause.HAVING: "FILTER",
+    ConditionClause.QUALIFY: "FILTER",
+    ConditionClause.GROUP_BY: "GROUP_BY",
+    ConditionClause.ORDER_BY: "SORT",
+    ConditionClause.WINDOW: "WINDOW",
+}
+
+
+def has_aggregate(expr: str, dialect: str) -> bool:
+    """Whether the expression calls an aggregate function (``sum``, ``count``, ``first_value`` ...)."""
+    try:
+        tree = sqlglot.parse_one(expr, read=dialect)
+    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError):
+        return False
+    return tree is not None and tree.find(exp.AggFunc) is not None
+
+
+def direct_subtype(column: ColumnLineage, dialect: str) -> Direct:
+    if column.kind in (ColumnKind.PASSTHROUGH, ColumnKind.RENAMED):
+        return Direct.IDENTITY
+    return Direct.AGGREGATION if has_aggregate(column.expr, dialect) else Direct.TRANSFORMATION
+
+
+Field = tuple[str, str]  # (unique id of a relation, lower-case column)
+
+
+class _Lineage:
+    """Column lineage between datasets: ephemeral models are looked through."""
+
+    def __init__(self, data: ExportInput) -> None:
+        self.data = data
+        self._through: dict[Field, dict[Field, Direct]] = {}
+
+    def is_ephemeral(self, uid: str) -> bool:
+        rel = self.data.relations.get(uid)
+        return rel is not None and rel.is_ephemeral
+
+    def feeds(self, column: ColumnLineage) -> dict[Field, Direct]:
+        """The dataset columns that feed an output column, with the strongest subtype on the way."""
+        own = direct_subtype(column, self.data.dialect)
+        found: dict[Field, Direct] = {}
+        for src in column.sources:
+            key = (src.unique_id, src.column.lower())
+            upstream = self.through(key) if self.is_ephemeral(src.unique_id) else {key: Direct.IDENTITY}
+            for field, sub in upstream.items():
+                found[field] = max(found.get(field, Direct.IDENTITY), own, sub)
+        return found
+
+    def through(self, field: Field) -> dict[Field, Direct]:
+        """What feeds a column of an ephemeral model (nothing when its lineage is not known)."""
+        if field not in self._through:
+            self._through[field] = {}  # a cycle ends here
+            lineage = self.data.lineages.get(field[0])
+            column = lineage.column(field[1]) if lineage else None
+            self._through[field] = self.feeds(column) if column else {}
+        return self._through[field]
+
+    def conditions(self, uid: str) -> dict[Field, set[str]]:
+        """The dataset columns used in the conditions of a model and of the ephemeral models it reads."""
+        found: dict[Field, set[str]] = {}
+        for model in [uid, *self.ephemeral_upstream(uid)]:
+            lineage = self.data.lineages.get(model)
+            for cond in lineage.conditions if lineage else ():
+                key = (cond.column.unique_id, cond.column.column.lower())
+                fields = self.through(key) if self.is_ephemeral(key[0]) else {key: Direct.IDENTITY}
+                for field in fields:
+                    found.setdefault(field, set()).add(cond.clause.value)
+        return found
+
+    def ephemeral_upstream(self, uid: str) -> list[str]:
+        """The ephemeral models a model reads, directly or through other ephemeral models."""
+        seen: dict[str, None] = {}
+        stack = [d for d in self._depends_on(uid) if self.is_ephemeral(d)]
+        while stack:
+            dep = stack.pop()
+            if dep not in seen:
+                seen[dep] = None
+                stack.extend(d for d in self._depends_on(dep) if self.is_ephemeral(d))
+        return sorted(seen)
+
+    def inputs(self, uid: str) -> list[str]:
+        """The relations a model reads, ephemeral models replaced by what they read."""
+        found = {d for m in [uid, *self.ephemeral_upstream(uid)] for d in self._depends_on(m) if not self.is_ephemeral(d)}
+        return sorted(found)
+
+    def _depends_on(self, uid: str) -> tuple[str, ...]:
+        rel = self.data.relations.get(uid)
+        return tuple(d for d in rel.depends_on if d in self.data.relations) if rel else ()
+
+
+# --------------------------------------------------------------------------- events
+
+
+def _facet(name: str, version: str, **body: Any) -> dict[str, Any]:
+    return {"_producer": PRODUCER, "_schemaURL": f"{FACETS_URL}/{version}/{name}.json#/$defs/{name}", **body}
+
+
+class _Names:
+    """Column names as the warehouse spells them, from a column's lower-case name."""
+
+    def __init__(self, data: ExportInput) -> None:
+        self._by_relation = {
+            uid: {c.name.lower(): c.name for c in rel.columns} for uid, rel in data.relations.items()
+        }
+
+    def __call__(self, uid: str, column: str) -> str:
+        return self._by_relation.get(uid, {}).get(column.lower(), column)
+
+
+def openlineage_events(
+    data: ExportInput, job_namespace: str | None = None, dataset_namespace: str | None = None
+) -> list[dict[str, Any]]:
+    """One COMPLETE run event per model and snapshot that has a relation, sorted by unique id."""
+    job_ns = job_namespace or data.project
+    dataset_ns = dataset_namespace or default_dataset_namespace(data)[0]
+    when = event_time(data.generated_at)
+    lineage = _Lineage(data)
+    names = _Names(data)
+    events = []
+    for uid, rel in sorted(data.relations.items()):
+        if rel.resource_type not in ("model", "snapshot") or rel.is_ephemeral:
+            continue
+        events.append(_event(data, rel, lineage, names, job_ns, dataset_ns, when))
+    return events
+
+
+def _event(
+    data: ExportInput, rel: DbtNode, lineage: _Lineage, names: _Names, job_ns: str, dataset_ns: str, when: str
+) -> dict[str, Any]:
+    model = data.lineages.get(rel.unique_id)
+    column_lineage, fields_read = _column_lineage(data, rel, model, lineage, names, dataset_ns)
+    read = set(lineage.inputs(rel.unique_id)) | {uid for uid, _ in fields_read}
+    job_facets: dict[str, Any] = {
+        "jobType": _facet(
+            "JobTypeJobFacet",
+            "2-0-4",
+            processingType="BATCH",
+            integration="DBT",
+            jobType="SNAPSHOT" if rel.resource_type == "snapshot" else "MODEL",
+        )
+    }
+    if rel.sql:
+        job_facets["sql"] = _facet("SQLJobFacet", "1-1-0", query=rel.sql, dialect=data.dialect)
+    output_facets = _dataset_facets(rel, model)
+    if column_lineage:
+        output_facets["columnLineage"] = _facet("ColumnLineageDatasetFacet", "1-2-0", **column_lineage)
+    run: dict[str, Any] = {"runId": run_id(job_ns, rel.unique_id, when)}
+    if model is not None and (error := _extraction_error(model)):
+        run["facets"] = {"extractionError": error}
+    return {
+        "eventType": "COMPLETE",
+        "eventTime": when,
+        "producer": PRODUCER,
+        "schemaURL": f"{SPEC_URL}#/$defs/RunEvent",
+        "run": run,
+        "job": {"namespace": job_ns, "name": rel.unique_id, "facets": job_facets},
+        "inputs": [
+            _dataset(data.relations[uid], dataset_ns, _dataset_facets(data.relations[uid], data.lineages.get(uid)))
+            for uid in sorted(read)
+        ],
+        "outputs": [_dataset(rel, dataset_ns, output_facets)],
+    }
+
+
+def _dataset(rel: DbtNode, namespace: str, facets: dict[str, Any]) -> dict[str, Any]:
+    entry: dict[str, Any] = {"namespace": namespace, "name": dataset_name(rel)}
+    if facets:
+        entry["facets"] = facets
+    return entry
+
+
+def _dataset_facets(rel: DbtNode, model: ModelLineage | None) -> dict[str, Any]:
+    """``schema`` (the columns of catalog.json or YAML, else of the analysis) and ``documentation``."""
+    if rel.columns:
+        fields = [_schema_field(c, i) for i, c in enumerate(rel.columns, start=1)]
+    else:
+        fields = [{"name": c.name} for c in model.columns] if model else []
+    facets: dict[str, Any] = {}
+    if fields:
+        facets["schema"] = _facet("SchemaDatasetFacet", "1-2-0", fields=fields)
+    if rel.description:
+        facets["documentation"] = _facet("DocumentationDatasetFacet", "1-1-0", description=rel.description)
+    return facets
+
+
+def _schema_field(column: DbtColumn, position: int) -> dict[str, Any]:
+    field: dict[str, Any] = {"name": column.name}
+    if column.data_type:
+        field["type"] = column.data_type
+    if column.description:
+        field["description"] = column.description
+    field["ordinal_position"] = position
+    return field
+
+
+def _column_lineage(
+    data: ExportInput,
+    rel: DbtNode,
+    model: ModelLineage | None,
+    lineage: _Lineage,
+    names: _Names,
+    namespace: str,
+) -> tuple[dict[str, Any] | None, set[Field]]:
+    """The ``columnLineage`` facet's body (None when empty) and the input columns it names."""
+    read: set[Field] = set()
+    if model is None:
+        return None, read
+
+    def input_field(field: Field, transformations: list[dict[str, Any]]) -> dict[str, Any]:
+        read.add(field)
+        return {
+            "namespace": namespace,
+            "name": dataset_name(data.relations[field[0]]),
+            "field": names(*field),
+            "transformations": transformations,
+        }
+
+    fields: dict[str, Any] = {}
+    for column in model.columns:
+        feeds = {f: sub for f, sub in lineage.feeds(column).items() if f[0] in data.relations}
+        if not feeds and (not column.resolved or column.kind is ColumnKind.UNKNOWN):
+            continue  # origin unknown: no edge is guessed
+        fields[names(rel.unique_id, column.name)] = {
+            "inputFields": [
+                input_field(f, [{"type": "DIRECT", "subtype": sub.name, "description": column.expr}])
+                for f, sub in sorted(feeds.items())
+            ]
+        }
+    conditions = {f: clauses for f, clauses in lineage.conditions(rel.unique_id).items() if f[0] in data.relations}
+    dataset = [input_field(f, _indirect(clauses)) for f, clauses in sorted(conditions.items())]
+    if not fields and not dataset:
+        return None, read
+    body: dict[str, Any] = {"fields": dict(sorted(fields.items()))}
+    if dataset:
+        body["dataset"] = dataset
+    return body, read
+
+
+def _indirect(clauses: Iterable[str]) -> list[dict[str, Any]]:
+    by_subtype = sorted((INDIRECT[ConditionClause(c)], c) for c in clauses)
+    return [{"type": "INDIRECT", "subtype": sub, "description": clause} for sub, clause in by_subtype]
+
+
+def _extraction_error(model: ModelLineage) -> dict[str, Any] | None:
+    """What the analysis could not resolve in a model, as OpenLineage's ``extractionError`` run facet."""
+    if model.status is ModelStatus.RESOLVED:
+        return None
+    errors = [
+        {"errorMessage": c.reason or "origin not proved", "task": c.name}
+        for c in model.columns
+        if not c.resolved
+    ]
+    if not errors:
+        errors = [{"errorMessage": model.reason or model.status.value, "task": model.unique_id}]
+    return _facet(
+        "ExtractionErrorRunFacet",
+        "1-1-2",
+        totalTasks=max(len(model.columns), len(errors)),
+        failedTasks=len(errors),
+        errors=errors,
+    )
