@@ -28,8 +28,8 @@ from catalog import __version__
 from catalog.analyze.project import analyze_project, topological_models
 from catalog.analyze.records import ColumnKind, ConditionClause, ModelLineage, ModelStatus
 from catalog.artifacts import find_target_dir
-from catalog.errors import StoreError
-from catalog.extract import DbtColumn, DbtNode, DbtProject, dialect_for, is_pii, load_project
+from catalog.errors import ArtifactError, StoreError
+from catalog.extract import DbtColumn, DbtNode, DbtProject, dialect_for, is_pii, load_project, read_compiled_file
 from catalog.memory import paused_gc
 from catalog.store import cypher
 from catalog.store.graph import SCHEMA_VERSION, Graph
@@ -198,11 +198,56 @@ def _stored(props: dict[str, Any] | None) -> dict[str, Any]:
     return {k: v for k, v in (props or {}).items() if k not in ("since", "until")}
 
 
+# ---------------------------------------------------------------------------- inputs
+_METADATA_RE = re.compile(rb'^\s*\{\s*"metadata"\s*:\s*')
+
+
+def _quick_metadata(manifest: bytes) -> dict[str, Any]:
+    """The manifest's top-level ``metadata`` object, read from the start of the file without
+    parsing the rest (dbt writes it first); empty when it is not there."""
+    m = _METADATA_RE.match(manifest)
+    if not m:
+        return {}
+    decoder = json.JSONDecoder()
+    for size in (8192, 65536):
+        try:
+            obj, _ = decoder.raw_decode(manifest[m.end() : m.end() + size].decode("utf-8", "replace"))
+        except json.JSONDecodeError:
+            continue
+        return obj if isinstance(obj, dict) else {}
+    return {}
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def compiled_inputs(project: DbtProject) -> tuple[list[str], str]:
+    """The compiled SQL files the build reads (models without compiled SQL in the manifest,
+    whether the file exists or not) and a digest of their contents as analyzed."""
+    files = {n.compiled_path: n.sql if n.sql_origin == "compiled_file" else None for n in project.models() if n.compiled_path}
+    paths = sorted(files)
+    return paths, _sha([(p, files[p]) for p in paths])
+
+
+def compiled_digest(target: Path, paths: list[str]) -> str | None:
+    """The digest of :func:`compiled_inputs` from the files as they are now; None when one is unreadable."""
+    try:
+        return _sha([(p, read_compiled_file(target, p)) for p in paths])
+    except ArtifactError:
+        return None
+
+
 # ---------------------------------------------------------------------------- the build
-_QUICK_RE = {
-    "project_name": re.compile(rb'"project_name"\s*:\s*"([^"]+)"'),
-    "adapter_type": re.compile(rb'"adapter_type"\s*:\s*"([^"]+)"'),
-}
+class _NotChecked(Exception):
+    """The build needs its inputs read and checked in full before anything is written."""
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise ArtifactError(f"{path}: cannot read ({e.strerror or e})") from e
 
 
 class Builder:
@@ -251,25 +296,28 @@ class Builder:
         self.graph.heartbeat(self.build_id, _now())
 
     def run(self) -> BuildSummary:
+        """Nothing is written before the inputs are known good: either they are the very bytes
+        of the active build (a no-change build, one transaction), or they were read and
+        checked in full before the build is created."""
         t_start = time.perf_counter()
         t = t_start
         target = find_target_dir(self.path)
-        manifest_bytes = (target / "manifest.json").read_bytes() if (target / "manifest.json").is_file() else b""
+        manifest_bytes = _read_bytes(target / "manifest.json")
         catalog_path = target / "catalog.json"
         manifest_sha = hashlib.sha256(manifest_bytes).hexdigest()
-        catalog_sha = hashlib.sha256(catalog_path.read_bytes()).hexdigest() if catalog_path.is_file() else None
-        head = manifest_bytes[:8192]
-        quick = {k: (m.group(1).decode() if (m := r.search(head)) else None) for k, r in _QUICK_RE.items()}
+        catalog_sha = hashlib.sha256(_read_bytes(catalog_path)).hexdigest() if catalog_path.is_file() else None
+        metadata = _quick_metadata(manifest_bytes)
         t = self._stage("read", t)
 
-        project_name = self.project_name or quick["project_name"]
+        project_name = self.project_name or _text(metadata.get("project_name"))
         project: DbtProject | None = None
         if project_name is None:
             project = self._load(target)
             project_name = project.name
             t = self._stage("extract", t)
 
-        dialect_hint = self.dialect or (quick["adapter_type"] and dialect_for(quick["adapter_type"]))
+        adapter_type = _text(metadata.get("adapter_type"))
+        dialect_hint = self.dialect or (adapter_type and dialect_for(adapter_type))
 
         def unchanged(active: dict[str, Any] | None) -> bool:
             """Same inputs as the active build: nothing to analyze or write."""
@@ -283,21 +331,26 @@ class Builder:
                 and active.get("analyzer_version") == ANALYZER_VERSION
                 and active.get("dialect") == dialect_hint
                 and not active.get("models_failed")
+                and active.get("compiled_sha256") == compiled_digest(target, list(active.get("compiled_files") or []))
             )
 
-        build_id, active, schema_version, done = self._start(project_name, manifest_sha, catalog_sha, unchanged)
+        inputs = {"manifest_sha256": manifest_sha, "catalog_sha256": catalog_sha}
+        try:
+            build_id, active, schema_version, done = self._start(project_name, inputs, unchanged, project)
+        except _NotChecked:  # the inputs changed: read and check them all before writing anything
+            project = self._load(target)
+            t = self._stage("extract", t)
+            build_id, active, schema_version, done = self._start(project.name, inputs, unchanged, project)
         if done is not None:  # the no-change build was created and made active in that one transaction
             self._stage("start", t)
             self.timings["total"] = round(time.perf_counter() - t_start, 6)
             return done
+        assert project is not None
         try:
             t = self._stage("start", t)
             if schema_version != SCHEMA_VERSION:
                 self.graph.create_constraints()
                 t = self._stage("prepare", t)
-            if project is None:
-                project = self._load(target)
-                t = self._stage("extract", t)
             summary = self._incremental(project, build_id, active, manifest_sha, catalog_sha, t_start)
             return summary
         except BaseException as e:
@@ -312,10 +365,20 @@ class Builder:
 
     # ------------------------------------------------------------------ start / stop
     def _start(
-        self, project: str, manifest_sha: str, catalog_sha: str | None, unchanged: Callable[[dict[str, Any] | None], bool]
+        self,
+        project: str,
+        inputs: dict[str, Any],
+        unchanged: Callable[[dict[str, Any] | None], bool],
+        checked: DbtProject | None,
     ) -> tuple[int, dict[str, Any] | None, Any, BuildSummary | None]:
         """Lock the project and create the running build; when nothing changed, also make it
-        active in the same transaction (one commit for a no-change build)."""
+        active in the same transaction (one commit for a no-change build).
+
+        Without ``checked`` (the project read and validated in full) only a no-change build
+        may be created: otherwise the transaction is rolled back (no project, lock, counter
+        or build is left) and :class:`_NotChecked` raised. Another live build of the project
+        rolls back too, with a :class:`StoreError`.
+        """
         host = socket.gethostname()
         pid = os.getpid()
         now = _now()
@@ -326,14 +389,28 @@ class Builder:
             for r in state["running"]:
                 (alive if _is_alive(r, host) else dead).append(r)
             if alive:
-                return None, state, dead, alive, None
+                other = alive[0]
+                raise StoreError(
+                    f"another `catalog build` of project {project!r} is running (build {other['id']}, "
+                    f"pid {other['pid']} on {other['host']}, last seen {other['heartbeat_at']}); "
+                    "wait for it to finish and run again"
+                )
+            active = state["active"]
+            no_change = not dead and state["schema_version"] == SCHEMA_VERSION and unchanged(active)
+            if not no_change and checked is None:
+                raise _NotChecked()
+            if no_change:
+                compiled = {"compiled_files": active.get("compiled_files") or [], "compiled_sha256": active.get("compiled_sha256")}
+            else:
+                files, digest = compiled_inputs(checked)
+                compiled = {"compiled_files": files, "compiled_sha256": digest}
             build = {
                 "id": state["next_id"],
                 "started_at": now,
                 "host": host,
                 "pid": pid,
-                "manifest_sha256": manifest_sha,
-                "catalog_sha256": catalog_sha,
+                **inputs,
+                **compiled,
                 "sqlglot_version": sqlglot.__version__,
                 "catalog_version": __version__,
                 "analyzer_version": ANALYZER_VERSION,
@@ -348,8 +425,8 @@ class Builder:
                     reason="the process running this build died before it finished",
                     now=now,
                 ).consume()
-            elif state["schema_version"] == SCHEMA_VERSION and unchanged(state["active"]):
-                summary = _unchanged_summary(project, state["next_id"], state["active"])
+            elif no_change:
+                summary = _unchanged_summary(project, state["next_id"], active)
                 summary.timings = self.timings
                 row = tx.run(
                     cypher.load("write/set_active_build"),
@@ -357,19 +434,12 @@ class Builder:
                 ).single()  # fmt: skip
                 summary.previous_build_id = row["previous_id"]
                 summary.status = "active"
-                return state["next_id"], state, dead, alive, summary
-            return state["next_id"], state, dead, alive, None
+                return state["next_id"], state, dead, summary
+            return state["next_id"], state, dead, None
 
-        build_id, state, dead, alive, done = self.graph.transaction("write/lock_project", work)
+        build_id, state, dead, done = self.graph.transaction("write/lock_project", work)
         self.build_id = build_id
         self._last_heartbeat = time.monotonic()
-        if build_id is None:
-            other = alive[0]
-            raise StoreError(
-                f"another `catalog build` of project {project!r} is running (build {other['id']}, "
-                f"pid {other['pid']} on {other['host']}, last seen {other['heartbeat_at']}); "
-                "wait for it to finish and run again"
-            )
         for r in dead:
             undone = self.graph.delete_build_changes(r["id"])
             self.say(
