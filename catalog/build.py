@@ -28,14 +28,17 @@ from catalog import __version__
 from catalog.analyze.project import analyze_project, topological_models
 from catalog.analyze.records import ColumnKind, ConditionClause, ModelLineage, ModelStatus
 from catalog.artifacts import find_target_dir
-from catalog.errors import StoreError
-from catalog.extract import DbtNode, DbtProject, dialect_for, is_pii, load_project
+from catalog.errors import ArtifactError, StoreError
+from catalog.extract import DbtColumn, DbtNode, DbtProject, dialect_for, is_pii, load_project, read_compiled_file
 from catalog.memory import paused_gc
 from catalog.store import cypher
 from catalog.store.graph import SCHEMA_VERSION, Graph
 from catalog.store.keys import column_node_key, model_node_key
 
 ANALYZER_VERSION = "3"  # bump when the analyzer's output changes for the same input
+# bump when what a build stores, or where, changes: a build over an active build of another
+# layout reuses nothing and rewrites every node and relationship it keeps
+STORE_VERSION = 2
 STALE_HEARTBEAT_SECONDS = 600  # a running build on another host not heard of for this long is dead
 HEARTBEAT_SECONDS = 30
 
@@ -122,8 +125,8 @@ def fingerprints(project: DbtProject) -> dict[str, Fingerprint]:
 
 
 def _meta_hash(node: DbtNode) -> str:
-    """What the graph shows of a node besides its lineage: names, types, docs, tags, meta."""
-    model = sorted((k, repr(v)) for k, v in _model_props(node, "").items())
+    """What the graph shows of a node besides its lineage: types, docs, tags, meta."""
+    model = sorted((k, repr(v)) for k, v in _model_props(node).items())
     columns = [
         (c.name, c.data_type, c.description, c.tags, repr(sorted(c.meta.items())), c.declared, c.in_catalog)
         for c in node.columns
@@ -132,12 +135,22 @@ def _meta_hash(node: DbtNode) -> str:
 
 
 # ---------------------------------------------------------------------------- node properties
-def _model_props(node: DbtNode, project: str) -> dict[str, Any]:
+# Model and Column nodes hold only what their key determines. Everything that can change
+# from one build to the next lives on the relationship of that build: a model's on its
+# CONTAINS, a column's on its HAS; a change closes that relationship and creates a new one.
+def _model_identity(project: str, unique_id: str, name: str, resource_type: str) -> dict[str, Any]:
     return {
+        "key": model_node_key(project, unique_id),
         "project": project,
-        "unique_id": node.unique_id,
-        "name": node.display_name,
-        "resource_type": node.resource_type,
+        "unique_id": unique_id,
+        "name": name,
+        "resource_type": resource_type,
+    }
+
+
+def _model_props(node: DbtNode) -> dict[str, Any]:
+    """A model's properties in one build (on its CONTAINS relationship)."""
+    return {
         "package": node.package_name,
         "materialized": node.materialized,
         "relation_name": node.relation_name,
@@ -150,13 +163,19 @@ def _model_props(node: DbtNode, project: str) -> dict[str, Any]:
     }
 
 
-def _column_props(node: DbtNode, col, position: int, project: str) -> dict[str, Any]:
-    """Empty values are None, which removes the property (``SET c += props``) and costs nothing to store."""
+def _column_identity(project: str, unique_id: str, model_name: str, column: str) -> dict[str, Any]:
     return {
+        "key": column_node_key(project, unique_id, column),
         "project": project,
-        "unique_id": node.unique_id,
-        "model_name": node.display_name,
-        "name": col.name.lower(),
+        "unique_id": unique_id,
+        "model_name": model_name,
+        "name": column.lower(),
+    }
+
+
+def _column_props(col: DbtColumn, position: int) -> dict[str, Any]:
+    """A column's properties in one build (on its HAS relationship); empty values are left out."""
+    return _present({
         "display_name": col.name if col.name != col.name.lower() else None,
         "position": position,
         "data_type": col.data_type or None,
@@ -166,14 +185,69 @@ def _column_props(node: DbtNode, col, position: int, project: str) -> dict[str, 
         "pii": is_pii(col.tags, col.meta) or None,
         "declared": col.declared or None,
         "in_catalog": col.in_catalog or None,
-    }
+    })  # fmt: skip
+
+
+def _present(props: dict[str, Any]) -> dict[str, Any]:
+    """Properties as Neo4j stores them: a null is no property."""
+    return {k: v for k, v in props.items() if v is not None}
+
+
+def _stored(props: dict[str, Any] | None) -> dict[str, Any]:
+    """A relationship's properties without its versions."""
+    return {k: v for k, v in (props or {}).items() if k not in ("since", "until")}
+
+
+# ---------------------------------------------------------------------------- inputs
+_METADATA_RE = re.compile(rb'^\s*\{\s*"metadata"\s*:\s*')
+
+
+def _quick_metadata(manifest: bytes) -> dict[str, Any]:
+    """The manifest's top-level ``metadata`` object, read from the start of the file without
+    parsing the rest (dbt writes it first); empty when it is not there."""
+    m = _METADATA_RE.match(manifest)
+    if not m:
+        return {}
+    decoder = json.JSONDecoder()
+    for size in (8192, 65536):
+        try:
+            obj, _ = decoder.raw_decode(manifest[m.end() : m.end() + size].decode("utf-8", "replace"))
+        except json.JSONDecodeError:
+            continue
+        return obj if isinstance(obj, dict) else {}
+    return {}
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def compiled_inputs(project: DbtProject) -> tuple[list[str], str]:
+    """The compiled SQL files the build reads (models without compiled SQL in the manifest,
+    whether the file exists or not) and a digest of their contents as analyzed."""
+    files = {n.compiled_path: n.sql if n.sql_origin == "compiled_file" else None for n in project.models() if n.compiled_path}
+    paths = sorted(files)
+    return paths, _sha([(p, files[p]) for p in paths])
+
+
+def compiled_digest(target: Path, paths: list[str]) -> str | None:
+    """The digest of :func:`compiled_inputs` from the files as they are now; None when one is unreadable."""
+    try:
+        return _sha([(p, read_compiled_file(target, p)) for p in paths])
+    except ArtifactError:
+        return None
 
 
 # ---------------------------------------------------------------------------- the build
-_QUICK_RE = {
-    "project_name": re.compile(rb'"project_name"\s*:\s*"([^"]+)"'),
-    "adapter_type": re.compile(rb'"adapter_type"\s*:\s*"([^"]+)"'),
-}
+class _NotChecked(Exception):
+    """The build needs its inputs read and checked in full before anything is written."""
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise ArtifactError(f"{path}: cannot read ({e.strerror or e})") from e
 
 
 class Builder:
@@ -222,51 +296,61 @@ class Builder:
         self.graph.heartbeat(self.build_id, _now())
 
     def run(self) -> BuildSummary:
+        """Nothing is written before the inputs are known good: either they are the very bytes
+        of the active build (a no-change build, one transaction), or they were read and
+        checked in full before the build is created."""
         t_start = time.perf_counter()
         t = t_start
         target = find_target_dir(self.path)
-        manifest_bytes = (target / "manifest.json").read_bytes() if (target / "manifest.json").is_file() else b""
+        manifest_bytes = _read_bytes(target / "manifest.json")
         catalog_path = target / "catalog.json"
         manifest_sha = hashlib.sha256(manifest_bytes).hexdigest()
-        catalog_sha = hashlib.sha256(catalog_path.read_bytes()).hexdigest() if catalog_path.is_file() else None
-        head = manifest_bytes[:8192]
-        quick = {k: (m.group(1).decode() if (m := r.search(head)) else None) for k, r in _QUICK_RE.items()}
+        catalog_sha = hashlib.sha256(_read_bytes(catalog_path)).hexdigest() if catalog_path.is_file() else None
+        metadata = _quick_metadata(manifest_bytes)
         t = self._stage("read", t)
 
-        project_name = self.project_name or quick["project_name"]
+        project_name = self.project_name or _text(metadata.get("project_name"))
         project: DbtProject | None = None
         if project_name is None:
             project = self._load(target)
             project_name = project.name
             t = self._stage("extract", t)
 
-        dialect_hint = self.dialect or (quick["adapter_type"] and dialect_for(quick["adapter_type"]))
+        adapter_type = _text(metadata.get("adapter_type"))
+        dialect_hint = self.dialect or (adapter_type and dialect_for(adapter_type))
 
         def unchanged(active: dict[str, Any] | None) -> bool:
             """Same inputs as the active build: nothing to analyze or write."""
             return (
                 not self.full
                 and active is not None
+                and active.get("store_version") == STORE_VERSION
                 and active.get("manifest_sha256") == manifest_sha
                 and active.get("catalog_sha256") == catalog_sha
                 and active.get("sqlglot_version") == sqlglot.__version__
                 and active.get("analyzer_version") == ANALYZER_VERSION
                 and active.get("dialect") == dialect_hint
                 and not active.get("models_failed")
+                and active.get("compiled_sha256") == compiled_digest(target, list(active.get("compiled_files") or []))
             )
 
-        build_id, active, schema_version, done = self._start(project_name, manifest_sha, catalog_sha, unchanged)
-        t = self._stage("start", t)
+        inputs = {"manifest_sha256": manifest_sha, "catalog_sha256": catalog_sha}
+        try:
+            build_id, active, schema_version, done = self._start(project_name, inputs, unchanged, project)
+        except _NotChecked:  # the inputs changed: read and check them all before writing anything
+            project = self._load(target)
+            t = self._stage("extract", t)
+            build_id, active, schema_version, done = self._start(project.name, inputs, unchanged, project)
         if done is not None:  # the no-change build was created and made active in that one transaction
+            self._stage("start", t)
             self.timings["total"] = round(time.perf_counter() - t_start, 6)
             return done
+        assert project is not None
         try:
+            t = self._stage("start", t)
             if schema_version != SCHEMA_VERSION:
                 self.graph.create_constraints()
                 t = self._stage("prepare", t)
-            if project is None:
-                project = self._load(target)
-                t = self._stage("extract", t)
             summary = self._incremental(project, build_id, active, manifest_sha, catalog_sha, t_start)
             return summary
         except BaseException as e:
@@ -281,10 +365,20 @@ class Builder:
 
     # ------------------------------------------------------------------ start / stop
     def _start(
-        self, project: str, manifest_sha: str, catalog_sha: str | None, unchanged: Callable[[dict[str, Any] | None], bool]
+        self,
+        project: str,
+        inputs: dict[str, Any],
+        unchanged: Callable[[dict[str, Any] | None], bool],
+        checked: DbtProject | None,
     ) -> tuple[int, dict[str, Any] | None, Any, BuildSummary | None]:
         """Lock the project and create the running build; when nothing changed, also make it
-        active in the same transaction (one commit for a no-change build)."""
+        active in the same transaction (one commit for a no-change build).
+
+        Without ``checked`` (the project read and validated in full) only a no-change build
+        may be created: otherwise the transaction is rolled back (no project, lock, counter
+        or build is left) and :class:`_NotChecked` raised. Another live build of the project
+        rolls back too, with a :class:`StoreError`.
+        """
         host = socket.gethostname()
         pid = os.getpid()
         now = _now()
@@ -295,17 +389,32 @@ class Builder:
             for r in state["running"]:
                 (alive if _is_alive(r, host) else dead).append(r)
             if alive:
-                return None, state, dead, alive, None
+                other = alive[0]
+                raise StoreError(
+                    f"another `catalog build` of project {project!r} is running (build {other['id']}, "
+                    f"pid {other['pid']} on {other['host']}, last seen {other['heartbeat_at']}); "
+                    "wait for it to finish and run again"
+                )
+            active = state["active"]
+            no_change = not dead and state["schema_version"] == SCHEMA_VERSION and unchanged(active)
+            if not no_change and checked is None:
+                raise _NotChecked()
+            if no_change:
+                compiled = {"compiled_files": active.get("compiled_files") or [], "compiled_sha256": active.get("compiled_sha256")}
+            else:
+                files, digest = compiled_inputs(checked)
+                compiled = {"compiled_files": files, "compiled_sha256": digest}
             build = {
                 "id": state["next_id"],
                 "started_at": now,
                 "host": host,
                 "pid": pid,
-                "manifest_sha256": manifest_sha,
-                "catalog_sha256": catalog_sha,
+                **inputs,
+                **compiled,
                 "sqlglot_version": sqlglot.__version__,
                 "catalog_version": __version__,
                 "analyzer_version": ANALYZER_VERSION,
+                "store_version": STORE_VERSION,
                 "full": self.full,
             }
             tx.run(cypher.load("write/create_build"), project=project, build=build).consume()
@@ -316,8 +425,8 @@ class Builder:
                     reason="the process running this build died before it finished",
                     now=now,
                 ).consume()
-            elif state["schema_version"] == SCHEMA_VERSION and unchanged(state["active"]):
-                summary = _unchanged_summary(project, state["next_id"], state["active"])
+            elif no_change:
+                summary = _unchanged_summary(project, state["next_id"], active)
                 summary.timings = self.timings
                 row = tx.run(
                     cypher.load("write/set_active_build"),
@@ -325,19 +434,12 @@ class Builder:
                 ).single()  # fmt: skip
                 summary.previous_build_id = row["previous_id"]
                 summary.status = "active"
-                return state["next_id"], state, dead, alive, summary
-            return state["next_id"], state, dead, alive, None
+                return state["next_id"], state, dead, summary
+            return state["next_id"], state, dead, None
 
-        build_id, state, dead, alive, done = self.graph.transaction("write/lock_project", work)
+        build_id, state, dead, done = self.graph.transaction("write/lock_project", work)
         self.build_id = build_id
         self._last_heartbeat = time.monotonic()
-        if build_id is None:
-            other = alive[0]
-            raise StoreError(
-                f"another `catalog build` of project {project!r} is running (build {other['id']}, "
-                f"pid {other['pid']} on {other['host']}, last seen {other['heartbeat_at']}); "
-                "wait for it to finish and run again"
-            )
         for r in dead:
             undone = self.graph.delete_build_changes(r["id"])
             self.say(
@@ -386,7 +488,8 @@ class Builder:
 
         models = [n for n in project.models()]
         reuse: set[str] = set()
-        if not self.full:
+        same_layout = active is not None and active.get("store_version") == STORE_VERSION
+        if not self.full and same_layout:
             for node in models:
                 s = states.get(node.unique_id)
                 if s and s["lineage_hash"] == fps[node.unique_id].lineage_hash and s["status"] != ModelStatus.FAILED.value:
@@ -398,6 +501,7 @@ class Builder:
         t = self._stage("analyze", t)
 
         writer = _Writer(self.graph, project, build_id, fps, states, lineages, reuse, self.say)
+        writer.rewrite_nodes = active is not None and not same_layout
         writer.previous_edges = int((active or {}).get("edges_total") or 0)
         writer.checkpoint = lambda stage: self._stage(stage, time.perf_counter())
         writer.beat = self._heartbeat
@@ -495,7 +599,12 @@ def _is_alive(running: dict[str, Any], host: str) -> bool:
 
 
 class _Writer:
-    """Computes the difference between the stored lineage and the new one, and writes it."""
+    """Computes the difference between the stored lineage and the new one, and writes it.
+
+    Nothing it writes is visible to readers of an earlier build: nodes get only their
+    identity (what their key determines), and everything else is on relationships created
+    with ``since`` = this build, or ended with ``until`` = this build.
+    """
 
     def __init__(
         self,
@@ -517,6 +626,7 @@ class _Writer:
         self.reuse = reuse  # models whose stored lineage is kept as it is
         self.say = say
         self.previous_edges = 0
+        self.rewrite_nodes = False  # the active build has another layout: set every node's identity anew
         self.checkpoint: Callable[[str], None] = lambda _stage: None
         self.beat: Callable[[], None] = lambda: None  # between statements: the build is alive
 
@@ -531,11 +641,12 @@ class _Writer:
         name = p.name
         summary = BuildSummary(build_id=self.build_id, project=name, status="running", dialect=p.dialect)
 
-        # which nodes change: new or changed metadata -> upsert node properties
-        changed_meta = [
-            n for n in p.nodes.values() if (s := self.states.get(n.unique_id)) is None or s.get("meta_hash") != self.fps[n.unique_id].meta_hash
-        ]
-        # whose owned relationships must be compared: recomputed models, sources/seeds whose columns changed, removed nodes
+        # nodes whose documentation, types or tags changed (or that are new to the build)
+        changed_meta = {
+            uid for uid in p.nodes if (s := self.states.get(uid)) is None or s.get("meta_hash") != self.fps[uid].meta_hash
+        }
+        # whose owned relationships must be compared: recomputed models, sources/seeds whose
+        # columns or their documentation changed, removed nodes
         carried: set[str] = set()
         owners: list[str] = []
         for uid, fp in self.fps.items():
@@ -552,17 +663,26 @@ class _Writer:
                     carried.add(uid)
                     continue
                 owners.append(uid)
-            elif s is None or s["lineage_hash"] != fp.lineage_hash:
+            elif s is None or s["lineage_hash"] != fp.lineage_hash or uid in changed_meta:
                 owners.append(uid)
+        # models whose lineage is kept but whose documentation changed: their columns' properties
+        relabel = sorted(uid for uid in changed_meta if uid in self.reuse or uid in carried)
         removed = [uid for uid in self.states if uid not in p.nodes]
 
-        existing = self.graph.list_model_relationships([self._mkey(u) for u in owners + removed])
+        existing = self.graph.list_model_relationships([self._mkey(u) for u in owners + removed + relabel])
+        relabel_keys = {self._mkey(u) for u in relabel}
         current: dict[tuple, dict[str, Any]] = {}
+        stored_columns: dict[str, list[tuple[Any, str]]] = {}
         for r in existing:
             if r["kind"] == "has":
                 k = ("has", r["model"], r["a"])
+                r["same"] = _stored(r["props"])
+                stored_columns.setdefault(r["model"], []).append((r["same"].get("position", 0), r["a"]))
+            elif r["model"] in relabel_keys:
+                continue  # only the columns of these models are compared
             elif r["kind"] == "feeds":
                 k = ("feeds", r["a"], r["b"])
+                r["same"] = (r["expr"], r["type"], r["resolved"])
             elif r["kind"] == "conditions":
                 k = ("conditions", r["a"], r["model"], r["clause"])
             else:
@@ -570,46 +690,39 @@ class _Writer:
             current[k] = r
 
         desired: dict[tuple, dict[str, Any]] = {}
-        column_rows: dict[str, dict[str, Any]] = {}
         for uid in owners:
-            self._desired_for(uid, desired, column_rows)
+            self._desired_for(uid, desired)
+        for uid in relabel:
+            mkey = self._mkey(uid)
+            names = [key[len(mkey) + 1 :] for _, key in sorted(stored_columns.get(mkey, []))]
+            self._desired_columns(uid, names, desired)
 
-        to_close = []
-        for k, r in current.items():
-            want = desired.get(k)
-            if want is None or (k[0] == "feeds" and (want["expr"], want["type"], want["resolved"]) != (r["expr"], r["type"], r["resolved"])):
-                to_close.append(r["id"])
+        to_close = [r["id"] for k, r in current.items() if k not in desired or desired[k].get("same") != r.get("same")]
         closed_ids = set(to_close)
         to_create = {k: v for k, v in desired.items() if k not in current or current[k]["id"] in closed_ids}
 
-        # node upserts
-        model_rows = [{"key": self._mkey(n.unique_id), "props": {**_model_props(n, name), "meta_hash": self.fps[n.unique_id].meta_hash}} for n in changed_meta]
-        # columns a model newly has are written with their HAS relationship; endpoints of new
-        # edges that no model of this build has (yet) must exist as nodes too
+        # nodes: identity only, for nodes new to the build (or all of them, over another layout)
+        model_rows = [
+            {"node": _model_identity(name, n.unique_id, n.display_name, n.resource_type)}
+            for n in p.nodes.values()
+            if self.rewrite_nodes or n.unique_id not in self.states
+        ]
+        model_keys = {r["node"]["key"] for r in model_rows}
+        # endpoints of new edges that no model of this build has (yet) must exist as nodes too
         has_keys = {k[2] for k in to_create if k[0] == "has"}
-        for n in changed_meta:
-            for i, c in enumerate(n.columns):
-                key = self._ckey(n.unique_id, c.name)
-                if key not in has_keys:
-                    column_rows.setdefault(key, {"key": key, "props": _column_props(n, c, i, name)})
-        model_keys = {r["key"] for r in model_rows}
+        column_rows: dict[str, dict[str, Any]] = {}
         for k, v in to_create.items():
             for uid, col in v.get("endpoints", ()):
                 key = self._ckey(uid, col)
                 if key not in column_rows and key not in has_keys:
-                    column_rows[key] = {"key": key, "props": self._endpoint_props(uid, col)}
+                    column_rows[key] = {"node": self._column_identity(uid, col)}
             if k[0] == "depends_on" and k[2] not in model_keys and v["parent_uid"] not in p.nodes:
                 parent_uid = v["parent_uid"]
                 model_keys.add(k[2])
-                model_rows.append({"key": k[2], "props": {"project": name, "unique_id": parent_uid, "name": parent_uid, "resource_type": parent_uid.split(".")[0]}})
-        has_rows = [
-            {"model": v["row"]["model"], "key": k[2], "props": v["props"]} for k, v in to_create.items() if k[0] == "has"
-        ]
+                label = ".".join(parent_uid.split(".")[2:]) or parent_uid
+                model_rows.append({"node": _model_identity(name, parent_uid, label, parent_uid.split(".")[0])})
+        has_rows = [v["row"] for k, v in to_create.items() if k[0] == "has"]
 
-        # a node of a model the graph did not know yet: unset properties need no removal
-        for row in [*column_rows.values(), *has_rows]:
-            if row["props"].get("unique_id") not in self.states:
-                row["props"] = {k: v for k, v in row["props"].items() if v is not None}
         self.say(
             f"writing {len(model_rows)} models, {len(column_rows) + len(has_rows)} columns, {len(to_create)} new relationships, "
             f"closing {len(to_close)}"
@@ -632,32 +745,39 @@ class _Writer:
         conditions_written = g.write_batches("write/create_conditions", rows["conditions"], build_id=bid)
         self.beat()
         created += feeds_written + conditions_written
+        self.checkpoint("relationships")
 
-        # model states: a new CONTAINS for every node whose state changed; close the old one
+        # model states: a new CONTAINS for every node whose state or properties changed; close the old one
         state_rows, state_close = [], []
         for uid, fp in self.fps.items():
             node = p.nodes[uid]
             s = self.states.get(uid)
+            same_meta = s is not None and s.get("meta_hash") == fp.meta_hash
             if uid in self.reuse:
-                continue
-            lin = self.lineages.get(uid)
-            status = lin.status.value if lin else "resolved"
-            reason = lin.reason if lin else None
-            failed = lin is not None and lin.status == ModelStatus.FAILED
-            row = {
-                "model": self._mkey(uid),
-                "status": status,
-                "reason": reason,
-                "lineage_hash": None if failed else fp.lineage_hash,
-                "sql_hash": fp.sql_hash,
-                "carried_over": uid in carried,
-                "error": reason if failed else None,
-            }
-            if s is not None and s["lineage_hash"] == row["lineage_hash"] and s["status"] == status and bool(s.get("carried_over")) == row["carried_over"]:
-                continue
+                if same_meta:
+                    continue
+                state = {k: s.get(k) for k in ("status", "reason", "lineage_hash", "sql_hash", "carried_over", "error")}
+            else:
+                lin = self.lineages.get(uid)
+                failed = lin is not None and lin.status == ModelStatus.FAILED
+                state = {
+                    "status": lin.status.value if lin else "resolved",
+                    "reason": lin.reason if lin else None,
+                    "lineage_hash": None if failed else fp.lineage_hash,
+                    "sql_hash": fp.sql_hash,
+                    "carried_over": uid in carried,
+                    "error": lin.reason if failed else None,
+                }
+                if (
+                    same_meta
+                    and s["lineage_hash"] == state["lineage_hash"]
+                    and s["status"] == state["status"]
+                    and bool(s.get("carried_over")) == state["carried_over"]
+                ):
+                    continue
             if s is not None:
                 state_close.append(s["state_id"])
-            state_rows.append(row)
+            state_rows.append({"model": self._mkey(uid), "state": _present({**state, **_model_props(node), "meta_hash": fp.meta_hash})})
         for uid in removed:
             state_close.append(self.states[uid]["state_id"])
         closed += g.close_relationships(bid, state_close)
@@ -692,39 +812,33 @@ class _Writer:
         summary.columns = sum(len(n.columns) for n in all_models)
         return summary
 
-    def _endpoint_props(self, uid: str, col: str) -> dict[str, Any]:
+    def _column_identity(self, uid: str, col: str) -> dict[str, Any]:
         node = self.project.nodes.get(uid)
-        return {
-            "project": self.project.name,
-            "unique_id": uid,
-            "model_name": node.display_name if node else uid,
-            "name": col,
-            "display_name": None,
-        }
+        return _column_identity(self.project.name, uid, node.display_name if node else uid, col)
 
-    def _desired_for(self, uid: str, desired: dict[tuple, dict[str, Any]], column_rows: dict[str, dict[str, Any]]) -> None:
+    def _desired_columns(self, uid: str, names: list[str], desired: dict[tuple, dict[str, Any]]) -> None:
+        """The model's HAS relationships, with each column's properties of this build; a
+        column's position is its place in ``names`` (the model's columns in order)."""
+        node = self.project.nodes[uid]
+        mkey = self._mkey(uid)
+        documented = {c.name.lower(): c for c in node.columns}
+        for i, col in enumerate(names):
+            c = documented.get(col.lower())
+            props = _column_props(c, i) if c is not None else {"position": i}
+            identity = self._column_identity(uid, col)
+            desired[("has", mkey, identity["key"])] = {
+                "row": {"model": mkey, "key": identity["key"], "node": identity, "props": props},
+                "same": props,
+            }
+
+    def _desired_for(self, uid: str, desired: dict[tuple, dict[str, Any]]) -> None:
         node = self.project.nodes[uid]
         mkey = self._mkey(uid)
         if node.resource_type in ("source", "seed"):
-            for i, c in enumerate(node.columns):
-                ckey = self._ckey(uid, c.name)
-                desired[("has", mkey, ckey)] = {
-                    "row": {"model": mkey, "column": ckey},
-                    "endpoints": [],
-                    "props": _column_props(node, c, i, self.project.name),
-                }
+            self._desired_columns(uid, [c.name for c in node.columns], desired)
             return
         lin = self.lineages[uid]
-        catalog_cols = {c.name.lower(): (i, c) for i, c in enumerate(node.columns)}
-        names = [c.name for c in lin.columns] or list(catalog_cols)
-        for i, col in enumerate(names):
-            ckey = self._ckey(uid, col)
-            if col in catalog_cols:
-                pos, c = catalog_cols[col]
-                props = _column_props(node, c, pos, self.project.name)
-            else:
-                props = {**self._endpoint_props(uid, col), "position": i}
-            desired[("has", mkey, ckey)] = {"row": {"model": mkey, "column": ckey}, "endpoints": [], "props": props}
+        self._desired_columns(uid, [c.name for c in lin.columns] or [c.name for c in node.columns], desired)
         for c in lin.columns:
             down = self._ckey(uid, c.name)
             kind = _VALUE[c.kind]
@@ -733,9 +847,7 @@ class _Writer:
                 desired[("feeds", up, down)] = {
                     "row": {"up": up, "down": down, "expr": c.expr, "type": kind, "resolved": c.resolved, "model": mkey},
                     "endpoints": [(src.unique_id, src.column)],
-                    "expr": c.expr,
-                    "type": kind,
-                    "resolved": c.resolved,
+                    "same": (c.expr, kind, c.resolved),
                 }
         for cond in lin.conditions:
             ckey = self._ckey(cond.column.unique_id, cond.column.column)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import sqlglot
 from pydantic import BaseModel, ConfigDict
 
 from catalog.artifacts import Catalog, ManifestNode, find_target_dir, load_catalog, load_manifest
@@ -57,6 +58,14 @@ def dialect_for(adapter_type: str) -> str:
     return DIALECTS.get(low, low)
 
 
+def check_dialect(dialect: str, origin: str) -> None:
+    """Fail before any work when sqlglot has no such dialect (every model would fail)."""
+    try:
+        sqlglot.Dialect.get_or_raise(dialect)
+    except ValueError:
+        raise ArtifactError(f"{origin}: sqlglot has no dialect {dialect!r}; pass --dialect with one it knows") from None
+
+
 class DbtColumn(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -85,6 +94,9 @@ class DbtNode(BaseModel):
     language: str = "sql"
     sql: str | None = None
     sql_origin: str | None = None  # compiled | compiled_file | raw
+    # without compiled SQL in the manifest: the file under target/ consulted for it (it may
+    # not exist); a build hashes these files to know whether the SQL changed
+    compiled_path: str | None = None
     columns: tuple[DbtColumn, ...] = ()
     depends_on: tuple[str, ...] = ()
     description: str = ""
@@ -138,6 +150,9 @@ def _load_project(path: Path, dialect: str | None) -> DbtProject:
         if not adapter:
             raise ArtifactError(f"{target / 'manifest.json'}: metadata.adapter_type is missing; pass --dialect")
         dialect = dialect_for(adapter)
+        check_dialect(dialect, f"{target / 'manifest.json'}: adapter type {adapter!r}")
+    else:
+        check_dialect(dialect, "--dialect")
 
     nodes: dict[str, DbtNode] = {}
     for raw in list(manifest.nodes.values()) + list(manifest.sources.values()):
@@ -171,7 +186,7 @@ def _node(raw: ManifestNode, table, target: Path) -> DbtNode:
     for low, doc in declared.items():
         if low not in seen:
             columns.append(_column(doc.name, doc.data_type, doc, in_catalog=False))
-    sql, origin = _sql(raw, target)
+    sql, origin, compiled_path = _sql(raw, target)
     config_tags = raw.config.tags if isinstance(raw.config.tags, list) else [raw.config.tags]
     return DbtNode(
         unique_id=raw.unique_id,
@@ -187,6 +202,7 @@ def _node(raw: ManifestNode, table, target: Path) -> DbtNode:
         language=raw.language or "sql",
         sql=sql,
         sql_origin=origin,
+        compiled_path=compiled_path,
         columns=tuple(columns),
         depends_on=tuple(raw.depends_on.get("nodes") or ()),
         description=raw.description or "",
@@ -209,15 +225,35 @@ def _column(name: str, data_type: str | None, doc, in_catalog: bool) -> DbtColum
     )
 
 
-def _sql(raw: ManifestNode, target: Path) -> tuple[str | None, str | None]:
+def _sql(raw: ManifestNode, target: Path) -> tuple[str | None, str | None, str | None]:
+    """The SQL to analyze, where it came from, and the compiled file consulted (if any)."""
     if raw.resource_type not in ("model", "snapshot"):
-        return None, None
+        return None, None, None
     if raw.compiled_code:
-        return raw.compiled_code, "compiled"
-    if raw.original_file_path:
-        compiled = target / "compiled" / raw.package_name / raw.original_file_path
-        if compiled.is_file():
-            return compiled.read_text(encoding="utf-8"), "compiled_file"
+        return raw.compiled_code, "compiled", None
+    compiled_path = compiled_file_path(raw.package_name, raw.original_file_path) if raw.original_file_path else None
+    if compiled_path:
+        sql = read_compiled_file(target, compiled_path)
+        if sql is not None:
+            return sql, "compiled_file", compiled_path
     if raw.raw_code:
-        return raw.raw_code, "raw"
-    return None, None
+        return raw.raw_code, "raw", compiled_path
+    return None, None, compiled_path
+
+
+def compiled_file_path(package: str, original_file_path: str) -> str:
+    """Where dbt writes a node's compiled SQL, relative to the target folder."""
+    return f"compiled/{package}/{original_file_path}"
+
+
+def read_compiled_file(target: Path, relative: str) -> str | None:
+    """The text of a compiled SQL file under ``target``, or None when there is none."""
+    path = target / relative
+    if not path.is_file():
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ArtifactError(f"{path}: cannot read ({e.strerror or e})") from e
+    except UnicodeDecodeError as e:
+        raise ArtifactError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from e

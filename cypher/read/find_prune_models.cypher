@@ -44,7 +44,9 @@ CALL (b, best, s, t) {
   RETURN [] AS rels
 }
 MATCH (m:Model {key: $project + '/' + unique_id})
-RETURN m.unique_id AS unique_id, m.name AS model, m.resource_type AS resource_type, m.materialized AS materialized,
+OPTIONAL MATCH (:Project {name: $project})-[ms:CONTAINS]->(m)
+WHERE ms.since <= b AND (ms.until IS NULL OR ms.until > b)
+RETURN m.unique_id AS unique_id, m.name AS model, m.resource_type AS resource_type, ms.materialized AS materialized,
        CASE best.rank WHEN 0 THEN 'changed' WHEN 1 THEN 'value' ELSE 'condition' END AS lineage,
        s.key AS via, t.key AS reached, best.depth AS depth,
        [rel IN rels | {kind: toLower(type(rel)), from: startNode(rel).key, to: endNode(rel).key,

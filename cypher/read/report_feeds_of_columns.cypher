@@ -18,7 +18,8 @@ CALL (c, b) {
   RETURN 'in' AS direction, o AS up, c AS down, f
 }
 RETURN direction, up.key AS up_key, up.unique_id AS up_unique_id, up.model_name AS up_model, up.name AS up_column,
-       coalesce(up.pii, false) AS up_pii, down.key AS down_key, down.unique_id AS down_unique_id,
-       down.model_name AS down_model, down.name AS down_column, coalesce(down.pii, false) AS down_pii,
+       coalesce(head([(:Model)-[h:HAS]->(up) WHERE h.since <= b AND (h.until IS NULL OR h.until > b) | h.pii]), false) AS up_pii,
+       down.key AS down_key, down.unique_id AS down_unique_id, down.model_name AS down_model, down.name AS down_column,
+       coalesce(head([(:Model)-[h:HAS]->(down) WHERE h.since <= b AND (h.until IS NULL OR h.until > b) | h.pii]), false) AS down_pii,
        f.type AS type, f.expr AS expr, f.resolved AS resolved
 ORDER BY direction, up_key, down_key

@@ -17,7 +17,7 @@ CALL (m, b) {
          count(CASE WHEN any(x IN ins WHERE x = false) THEN 1 END) AS fed_unresolved,
          count(CASE WHEN c IS NOT NULL AND size(ins) = 0 THEN 1 END) AS unfed
 }
-RETURN m.unique_id AS unique_id, m.name AS name, m.resource_type AS resource_type, m.materialized AS materialized,
-       m.access AS access, s.status AS status, s.reason AS reason, coalesce(s.carried_over, false) AS carried_over,
+RETURN m.unique_id AS unique_id, m.name AS name, m.resource_type AS resource_type, s.materialized AS materialized,
+       s.access AS access, s.status AS status, s.reason AS reason, coalesce(s.carried_over, false) AS carried_over,
        columns, fed_resolved, fed_unresolved, unfed
 ORDER BY unique_id

@@ -1,7 +1,7 @@
 // Columns nothing reads, on models that other nodes depend on: no outgoing FEEDS edge and no
 // CONDITIONS edge in the build, although at least one model or snapshot depends on their
 // model. Sources are left out (their unused columns are the raw data's, not the project's).
-// incomplete_dependents names (unsorted) the dependents whose own lineage is not fully resolved: their
+// incomplete_dependents names (sorted) the dependents whose own lineage is not fully resolved: their
 // use of the column may be unknown.
 // Parameters: $project, $build_id (int or null: the active build)
 // Returns: unique_id, model, resource_type, dependents, incomplete_dependents, column, data_type
@@ -14,13 +14,15 @@ WITH p, b, m,
      [(child:Model)-[d:DEPENDS_ON]->(m) WHERE d.since <= b AND (d.until IS NULL OR d.until > b) | child] AS children
 WHERE size(children) > 0
 WITH b, m, size(children) AS dependents,
-     [child IN children WHERE NOT EXISTS {
-        (p)-[cs:CONTAINS]->(child) WHERE cs.since <= b AND (cs.until IS NULL OR cs.until > b) AND cs.status = 'resolved'
-      } | child.name] AS incomplete
+     COLLECT { UNWIND children AS child
+               WITH child WHERE NOT EXISTS {
+                 (p)-[cs:CONTAINS]->(child) WHERE cs.since <= b AND (cs.until IS NULL OR cs.until > b) AND cs.status = 'resolved'
+               }
+               RETURN child.name ORDER BY child.name } AS incomplete
 MATCH (m)-[h:HAS]->(c:Column)
 WHERE h.since <= b AND (h.until IS NULL OR h.until > b)
   AND NOT EXISTS { (c)-[f:FEEDS]->(:Column) WHERE f.since <= b AND (f.until IS NULL OR f.until > b) }
   AND NOT EXISTS { (c)-[k:CONDITIONS]->(:Model) WHERE k.since <= b AND (k.until IS NULL OR k.until > b) }
 RETURN m.unique_id AS unique_id, m.name AS model, m.resource_type AS resource_type, dependents,
-       incomplete AS incomplete_dependents, c.name AS column, c.data_type AS data_type
+       incomplete AS incomplete_dependents, c.name AS column, h.data_type AS data_type
 ORDER BY model, unique_id, column

@@ -1,7 +1,8 @@
-// Upsert columns with their current type and documentation.
-// Parameters: $rows (list of {key, props}), props: project, unique_id, name, data_type, description, ...
+// Create the columns that new edges of a build start or end at, when no node exists yet,
+// with their identity only: key, project, unique_id, model_name, name.
+// Parameters: $rows (list of {node}), node: key, project, unique_id, model_name, name
 // Returns: count
 UNWIND $rows AS row
-MERGE (c:Column {key: row.key})
-SET c += row.props
+MERGE (c:Column {key: row.node.key})
+ON CREATE SET c = row.node
 RETURN count(*) AS count

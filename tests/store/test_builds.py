@@ -160,7 +160,8 @@ def test_killed_build_is_cleaned_up_by_the_next(build, project_name, example_cop
 def test_second_build_while_one_runs_stops_with_a_clear_message(build, project_name, example_copy, graph):
     build(example_copy, project_name)
     holder = Builder(graph, example_copy, project_name=project_name)
-    build_id, _, _, _ = holder._start(project_name, "x", None, lambda _active: False)  # left running, by this live process
+    inputs = {"manifest_sha256": "x", "catalog_sha256": None}
+    build_id, _, _, _ = holder._start(project_name, inputs, lambda _active: False, holder._load(example_copy))  # left running, by this live process
     with pytest.raises(StoreError, match="another `catalog build`.*is running"):
         Builder(graph, example_copy, project_name=project_name).run()
     assert len(active_ids(graph, project_name)) == 1
