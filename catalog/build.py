@@ -29,7 +29,17 @@ from catalog.analyze.project import analyze_project, topological_models
 from catalog.analyze.records import ColumnKind, ConditionClause, ModelLineage, ModelStatus
 from catalog.artifacts import find_target_dir
 from catalog.errors import StoreError
-from catalog.extract import DbtNode, DbtProject, dialect_for, is_pii, load_project
+from catalog.extract import (
+    DbtNode,
+    DbtProject,
+    InputWarning,
+    check_dialect,
+    checked_dialect_for,
+    dialect_for,
+    input_warnings,
+    is_pii,
+    load_project,
+)
 from catalog.memory import paused_gc
 from catalog.store import cypher
 from catalog.store.graph import SCHEMA_VERSION, Graph
@@ -73,6 +83,7 @@ class BuildSummary(BaseModel):
     recomputed_models: list[str] = Field(default_factory=list)  # unique ids analyzed by this build
     timings: dict[str, float] = Field(default_factory=dict)  # seconds per stage
     failures: dict[str, str] = Field(default_factory=dict)  # unique_id -> error
+    warnings: list[InputWarning] = Field(default_factory=list)  # inputs the lineage is poorer without
 
 
 def _now() -> str:
@@ -241,6 +252,10 @@ class Builder:
             t = self._stage("extract", t)
 
         dialect_hint = self.dialect or (quick["adapter_type"] and dialect_for(quick["adapter_type"]))
+        if self.dialect is not None:  # bad input fails here, before a build is started
+            check_dialect(self.dialect, "--dialect")
+        elif quick["adapter_type"]:
+            checked_dialect_for(quick["adapter_type"], target / "manifest.json")
 
         def unchanged(active: dict[str, Any] | None) -> bool:
             """Same inputs as the active build: nothing to analyze or write."""
@@ -258,6 +273,8 @@ class Builder:
         build_id, active, schema_version, done = self._start(project_name, manifest_sha, catalog_sha, unchanged)
         t = self._stage("start", t)
         if done is not None:  # the no-change build was created and made active in that one transaction
+            if catalog_sha is None or not (target / "compiled").is_dir():  # weak inputs: say which, again
+                done.warnings = input_warnings(project or self._load(target))
             self.timings["total"] = round(time.perf_counter() - t_start, 6)
             return done
         try:
@@ -404,6 +421,8 @@ class Builder:
         with paused_gc():
             summary = writer.write()
         summary.dialect = project.dialect
+        summary.failures = {uid: lin.reason or "" for uid, lin in sorted(lineages.items()) if lin.status == ModelStatus.FAILED}
+        summary.warnings = input_warnings(project)
         t = self._stage("store", t)
         self.timings["total"] = round(time.perf_counter() - t_start, 6)
         summary.timings = self.timings
