@@ -29,7 +29,19 @@ from catalog.analyze.project import analyze_project, topological_models
 from catalog.analyze.records import ColumnKind, ConditionClause, ModelLineage, ModelStatus
 from catalog.artifacts import find_target_dir
 from catalog.errors import ArtifactError, StoreError
-from catalog.extract import DbtColumn, DbtNode, DbtProject, dialect_for, is_pii, load_project, read_compiled_file
+from catalog.extract import (
+    DbtColumn,
+    DbtNode,
+    DbtProject,
+    InputWarning,
+    check_dialect,
+    checked_dialect_for,
+    dialect_for,
+    input_warnings,
+    is_pii,
+    load_project,
+    read_compiled_file,
+)
 from catalog.memory import paused_gc
 from catalog.store import cypher
 from catalog.store.graph import SCHEMA_VERSION, Graph
@@ -76,6 +88,7 @@ class BuildSummary(BaseModel):
     recomputed_models: list[str] = Field(default_factory=list)  # unique ids analyzed by this build
     timings: dict[str, float] = Field(default_factory=dict)  # seconds per stage
     failures: dict[str, str] = Field(default_factory=dict)  # unique_id -> error
+    warnings: list[InputWarning] = Field(default_factory=list)  # inputs the lineage is poorer without
 
 
 def _now() -> str:
@@ -318,6 +331,10 @@ class Builder:
 
         adapter_type = _text(metadata.get("adapter_type"))
         dialect_hint = self.dialect or (adapter_type and dialect_for(adapter_type))
+        if self.dialect is not None:  # bad input fails here, before a build is started
+            check_dialect(self.dialect, "--dialect")
+        elif adapter_type:
+            checked_dialect_for(adapter_type, target / "manifest.json")
 
         def unchanged(active: dict[str, Any] | None) -> bool:
             """Same inputs as the active build: nothing to analyze or write."""
@@ -343,6 +360,8 @@ class Builder:
             build_id, active, schema_version, done = self._start(project.name, inputs, unchanged, project)
         if done is not None:  # the no-change build was created and made active in that one transaction
             self._stage("start", t)
+            if catalog_sha is None or not (target / "compiled").is_dir():  # weak inputs: say which, again
+                done.warnings = input_warnings(project or self._load(target))
             self.timings["total"] = round(time.perf_counter() - t_start, 6)
             return done
         assert project is not None
@@ -508,6 +527,8 @@ class Builder:
         with paused_gc():
             summary = writer.write()
         summary.dialect = project.dialect
+        summary.failures = {uid: lin.reason or "" for uid, lin in sorted(lineages.items()) if lin.status == ModelStatus.FAILED}
+        summary.warnings = input_warnings(project)
         t = self._stage("store", t)
         self.timings["total"] = round(time.perf_counter() - t_start, 6)
         summary.timings = self.timings

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from catalog.analyze.records import ModelLineage
+from catalog.analyze.records import ColumnKind, ConditionClause, ModelLineage
 from catalog.errors import CatalogError
 
 
@@ -66,14 +66,54 @@ def _model_facts(raw: Mapping[str, Any]) -> ModelFacts:
 
 
 def from_document(doc: Mapping[str, Any]) -> Lineage:
-    """Facts of a golden file or ``catalog lineage --json`` document (either shape)."""
+    """Facts of a golden file or ``catalog lineage --json`` document (either shape), checked
+    entry by entry: a CatalogError names the first entry that is not lineage."""
     if isinstance(doc.get("models"), Mapping):
-        models = doc["models"]
+        key = "models"
     elif isinstance(doc.get("nodes"), Mapping):
-        models = doc["nodes"]
+        key = "nodes"
     else:
         raise CatalogError("not a lineage document: expected a 'models' or 'nodes' object")
+    models = doc[key]
+    if not models:
+        raise CatalogError(f"not a lineage document: {key!r} lists no model")
+    for uid, m in models.items():
+        _check_model(f"{key}.{uid}", m)
     return {uid: _model_facts(m) for uid, m in models.items()}
+
+
+_TYPES = sorted({k.value for k in ColumnKind} | {"snapshot_meta"})
+_CLAUSES = sorted(c.value for c in ConditionClause)
+
+
+def _check_model(where: str, m: Any) -> None:
+    def bad(at: str, what: str) -> CatalogError:
+        return CatalogError(f"not a lineage document: {at}: {what}")
+
+    if not isinstance(m, Mapping):
+        raise bad(where, "expected an object with 'columns' and 'conditions'")
+    columns = m.get("columns")
+    columns = {} if columns is None else columns
+    if not isinstance(columns, Mapping):
+        raise bad(f"{where}.columns", "expected an object of column name -> {type, sources}")
+    for name, col in columns.items():
+        at = f"{where}.columns.{name}"
+        if not isinstance(col, Mapping):
+            raise bad(at, "expected an object with 'type' and 'sources' (or 'upstream')")
+        if str(col.get("type")).lower() not in _TYPES:
+            raise bad(f"{at}.type", f"{col.get('type')!r} is not one of {', '.join(_TYPES)}")
+        ups = col["sources"] if "sources" in col else col.get("upstream")
+        if not isinstance(ups, list) or not all(isinstance(u, str) for u in ups):
+            raise bad(at, "expected 'sources' (or 'upstream'): a list of upstream column names")
+    conditions = m.get("conditions")
+    conditions = [] if conditions is None else conditions
+    if not isinstance(conditions, list):
+        raise bad(f"{where}.conditions", "expected a list of {column, clause}")
+    for i, c in enumerate(conditions):
+        if not isinstance(c, Mapping) or not isinstance(c.get("column"), str):
+            raise bad(f"{where}.conditions[{i}]", "expected an object with 'column' and 'clause'")
+        if str(c.get("clause")).lower() not in _CLAUSES:
+            raise bad(f"{where}.conditions[{i}].clause", f"{c.get('clause')!r} is not one of {', '.join(_CLAUSES)}")
 
 
 def load_golden(path: Path) -> Lineage:
@@ -81,11 +121,14 @@ def load_golden(path: Path) -> Lineage:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as e:
         raise CatalogError(f"cannot read golden file {path}: {e}") from e
-    except json.JSONDecodeError as e:
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise CatalogError(f"{path} is not JSON: {e}") from e
     if not isinstance(doc, dict):
-        raise CatalogError(f"{path}: not a lineage document")
-    return from_document(doc)
+        raise CatalogError(f"{path}: not a lineage document: expected a JSON object with 'models' or 'nodes'")
+    try:
+        return from_document(doc)
+    except CatalogError as e:
+        raise CatalogError(f"{path}: {e}") from None
 
 
 def from_lineages(lineages: Mapping[str, ModelLineage]) -> Lineage:

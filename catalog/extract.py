@@ -7,10 +7,10 @@ else raw as a last resort) and its documentation, tags and meta.
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import Any
 
-import sqlglot
 from pydantic import BaseModel, ConfigDict
 
 from catalog.artifacts import Catalog, ManifestNode, find_target_dir, load_catalog, load_manifest
@@ -58,12 +58,24 @@ def dialect_for(adapter_type: str) -> str:
     return DIALECTS.get(low, low)
 
 
-def check_dialect(dialect: str, origin: str) -> None:
-    """Fail before any work when sqlglot has no such dialect (every model would fail)."""
+def check_dialect(dialect: str, given_as: str, advice: str = "") -> str:
+    """The dialect when sqlglot knows it, else an ArtifactError naming where it came from
+    (``given_as``: "--dialect" or the manifest's adapter type) and the closest known names."""
+    from sqlglot.dialects.dialect import Dialect
+
     try:
-        sqlglot.Dialect.get_or_raise(dialect)
+        Dialect.get_or_raise(dialect)
     except ValueError:
-        raise ArtifactError(f"{origin}: sqlglot has no dialect {dialect!r}; pass --dialect with one it knows") from None
+        known = sorted(k for k in Dialect.classes if k)
+        close = difflib.get_close_matches(dialect.lower(), known, n=3, cutoff=0.6)
+        hint = f"did you mean {', '.join(close)}?" if close else f"it knows {', '.join(known)}"
+        raise ArtifactError(f"{given_as} {dialect!r} is not a SQL dialect sqlglot knows{advice}; {hint}") from None
+    return dialect
+
+
+def checked_dialect_for(adapter_type: str, manifest: Path) -> str:
+    """The sqlglot dialect of the manifest's adapter type, checked (see :func:`check_dialect`)."""
+    return check_dialect(dialect_for(adapter_type), f"{manifest}: adapter type {adapter_type!r}, dialect", " (pass --dialect)")
 
 
 class DbtColumn(BaseModel):
@@ -149,8 +161,7 @@ def _load_project(path: Path, dialect: str | None) -> DbtProject:
     if dialect is None:
         if not adapter:
             raise ArtifactError(f"{target / 'manifest.json'}: metadata.adapter_type is missing; pass --dialect")
-        dialect = dialect_for(adapter)
-        check_dialect(dialect, f"{target / 'manifest.json'}: adapter type {adapter!r}")
+        dialect = checked_dialect_for(adapter, target / "manifest.json")
     else:
         check_dialect(dialect, "--dialect")
 
@@ -256,4 +267,47 @@ def read_compiled_file(target: Path, relative: str) -> str | None:
     except OSError as e:
         raise ArtifactError(f"{path}: cannot read ({e.strerror or e})") from e
     except UnicodeDecodeError as e:
-        raise ArtifactError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from e
+        raise ArtifactError(f"{path}: not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start}); save it as UTF-8") from e
+
+
+# ---------------------------------------------------------------------------- weaker inputs
+class InputWarning(BaseModel):
+    """An input the lineage is poorer without: the build goes on, and says so."""
+
+    model_config = ConfigDict(frozen=True)
+
+    code: str  # no_catalog | foreign_catalog | no_compiled_sql
+    message: str
+    models: tuple[str, ...] = ()  # the unique ids concerned, when some are
+
+
+def input_warnings(project: DbtProject) -> list[InputWarning]:
+    """What is missing from the project's artifacts that a full lineage needs: catalog.json
+    (real columns for ``select *``, and types), one that describes this project, and compiled SQL."""
+    warnings: list[InputWarning] = []
+    target = Path(project.target_dir)
+    relations = [n for n in project.nodes.values() if n.resource_type in LINEAGE_TYPES]
+    weaker = "`select *` is expanded from the columns declared in YAML and column types are unknown"
+    if project.catalog_sha256 is None:
+        warnings.append(InputWarning(
+            code="no_catalog",
+            message=f"{target / 'catalog.json'} is missing: {weaker} (run `dbt docs generate`)",
+        ))  # fmt: skip
+    elif relations and not any(c.in_catalog for n in relations for c in n.columns):
+        warnings.append(InputWarning(
+            code="foreign_catalog",
+            message=f"{target / 'catalog.json'} describes none of the project's {len(relations)} models, seeds, "
+            f"snapshots and sources (is it another project's, or older than the manifest?): {weaker} "
+            "(run `dbt docs generate` for this project)",
+        ))  # fmt: skip
+    raw = sorted(n.unique_id for n in project.models() if n.sql_origin == "raw")
+    if raw:
+        names = ", ".join(uid.split(".", 2)[-1] for uid in raw[:5]) + (f" and {len(raw) - 5} more" if len(raw) > 5 else "")
+        warnings.append(InputWarning(
+            code="no_compiled_sql",
+            message=f"{len(raw)} of {len(project.models())} models have no compiled SQL (neither in manifest.json nor "
+            f"under {target / 'compiled'}): their Jinja source is analyzed instead, which may fail or miss lineage "
+            f"(run `dbt compile`): {names}",
+            models=tuple(raw),
+        ))  # fmt: skip
+    return warnings

@@ -5,12 +5,14 @@ Reads and writes go through :class:`~catalog.store.graph.Graph` (Cypher in ``cyp
 
 from __future__ import annotations
 
+import difflib
 import json
 from typing import Any
 
 from pydantic import BaseModel
 
 from catalog.errors import NotFound
+from catalog.store.keys import unscoped_key
 from catalog.store.graph import Graph
 
 
@@ -81,10 +83,6 @@ def _visible(row: dict[str, Any], build: int) -> bool:
     return row["since"] <= build and (row["until"] is None or row["until"] > build)
 
 
-def _strip(key: str | None) -> str:
-    return (key or "").split("/", 1)[-1]
-
-
 def diff_builds(graph: Graph, project: str, from_build: int | None = None, to_build: int | None = None) -> BuildDiff:
     """What changed from one build to another (defaults: the previous finished build to the active one)."""
     builds = [b for b in list_builds(graph, project) if b.status in ("active", "superseded")]
@@ -108,10 +106,10 @@ def diff_builds(graph: Graph, project: str, from_build: int | None = None, to_bu
     after: dict[tuple, dict[str, Any]] = {}
     for r in rows:
         if r["kind"] == "feeds":
-            ident = ("feeds", _strip(r["up"]), _strip(r["down"]))
+            ident = ("feeds", unscoped_key(r["up"], project), unscoped_key(r["down"], project))
             props = {"expr": r["expr"], "type": r["type"], "resolved": r["resolved"]}
         else:
-            ident = ("conditions", _strip(r["up"]), _strip(r["model"]), r["clause"])
+            ident = ("conditions", unscoped_key(r["up"], project), unscoped_key(r["model"], project), r["clause"])
             props = {"clause": r["clause"]}
         if _visible(r, from_build):
             before[ident] = props
@@ -174,10 +172,20 @@ class ForgetResult(BaseModel):
     builds_deleted: int
 
 
+def check_project(graph: Graph, project: str) -> str:
+    """The project when the database holds it, else NotFound naming the ones it holds."""
+    if graph.read("read/find_project", project=project):
+        return project
+    names = [r["name"] for r in graph.read("read/list_projects")]
+    close = difflib.get_close_matches(project, names, n=3, cutoff=0.6)
+    held = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    hint = f"; did you mean {', '.join(close)}?" if close else (f"; it holds {held}" if names else "")
+    raise NotFound(f"no project {project!r} in this database{hint}")
+
+
 def forget_project(graph: Graph, project: str) -> ForgetResult:
     """Delete everything stored for one project; other projects are untouched."""
-    if not graph.read("read/find_project", project=project):
-        raise NotFound(f"no project {project!r} in this database")
+    check_project(graph, project)
     nodes = graph.run_autocommit("write/delete_project_nodes", project=project)
     builds = graph.write("write/delete_project_builds", project=project)
     return ForgetResult(

@@ -40,7 +40,7 @@ from catalog.errors import NotFound
 from catalog.extract import DbtNode, DbtProject
 from catalog.memory import paused_gc
 from catalog.query import Catalog
-from catalog.store.keys import short_label
+from catalog.store.keys import short_label, unscoped_key
 
 # changed / new: the model itself changed; value: reached through FEEDS alone; condition: only
 # through a condition; dependency (--state): below a changed model whose columns are unknown
@@ -163,7 +163,10 @@ def prune_graph(catalog: Catalog, names: list[str]) -> PrunePlan:
     asked = [catalog.resolve(n) for n in names]
     keys = sorted({c.key for c in asked})
     rows = catalog.graph.read("read/find_prune_models", project=catalog.project, column_keys=keys, build_id=catalog.build_id)
-    strip = _unprefix(catalog.project)
+
+    def strip(key: str | None) -> str | None:
+        return unscoped_key(key, catalog.project) if key else key
+
     models = [
         PrunedModel(
             unique_id=r["unique_id"],
@@ -190,14 +193,6 @@ def prune_graph(catalog: Catalog, names: list[str]) -> PrunePlan:
         models=tuple(sorted(models, key=lambda m: m.unique_id)),
     )
 
-
-def _unprefix(project: str):
-    prefix = project + "/"
-
-    def strip(key: str | None) -> str | None:
-        return key[len(prefix) :] if key and key.startswith(prefix) else key
-
-    return strip
 
 
 # ---------------------------------------------------------------------------- in memory

@@ -3,10 +3,34 @@
 from __future__ import annotations
 
 import os
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, SecretStr
 
+from catalog.errors import StoreError
+
 DEFAULT_URI = "bolt://127.0.0.1:7687"
+SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+
+
+def check_uri(uri: str) -> str:
+    """The URI when the driver can use it for Bolt, else a StoreError that says what is wrong."""
+    bad = f"bad Neo4j URI {uri!r} (--uri or NEO4J_URI)"
+    parts = urlsplit(uri)
+    scheme = parts.scheme.lower()
+    if scheme in ("http", "https"):
+        raise StoreError(f"{bad}: {scheme}:// is the HTTP port of Neo4j Browser; give the Bolt URI, e.g. bolt://host:7687")
+    if scheme not in SCHEMES:
+        raise StoreError(f"{bad}: the scheme must be one of {', '.join(s + '://' for s in SCHEMES)}")
+    try:
+        port = parts.port
+    except ValueError:
+        raise StoreError(f"{bad}: the port must be a number from 1 to 65535") from None
+    if port == 0:
+        raise StoreError(f"{bad}: the port must be a number from 1 to 65535")
+    if not parts.hostname:
+        raise StoreError(f"{bad}: no host name")
+    return uri
 
 
 def local_uri() -> str:
@@ -40,7 +64,7 @@ class Neo4jSettings(BaseModel):
         """Options win over ``NEO4J_URI``, ``NEO4J_USER``, ``NEO4J_PASSWORD``, ``NEO4J_DATABASE``."""
         env = os.environ
         return cls(
-            uri=uri or env.get("NEO4J_URI") or local_uri(),
+            uri=check_uri(uri or env.get("NEO4J_URI") or local_uri()),
             user=user or env.get("NEO4J_USER") or "neo4j",
             password=SecretStr(password if password is not None else env.get("NEO4J_PASSWORD", "")),
             database=database or env.get("NEO4J_DATABASE") or "neo4j",

@@ -95,3 +95,182 @@ def test_unreachable_neo4j_is_one_clear_line(tmp_path):
 def test_usage_error_exits_2():
     result = invoke("impact", "--depth", "zero", "x.y")
     assert result.exit_code == 2
+
+
+# --------------------------------------------------------------------------- one Error: line, verbatim names
+def _one_error(result, code: int = 1) -> str:
+    assert result.exit_code == code, result.output
+    assert "Traceback" not in result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def test_bad_bytes_in_a_compiled_sql_file_name_the_file(tmp_path):
+    manifest = json.loads((EXAMPLE / "target" / "manifest.json").read_text())
+    for node in manifest["nodes"].values():
+        node.pop("compiled_code", None)  # so the compiled files are read
+    target = _broken_copy(tmp_path, json.dumps(manifest))
+    sql = target / "compiled" / "coffee_shop" / "models" / "marts" / "orders.sql"
+    size = len(sql.read_bytes())
+    sql.write_bytes(sql.read_bytes() + b"\xff\xfe")
+    line = _one_error(invoke("lineage", str(target)))
+    assert line == f"Error: {sql}: not UTF-8 text (byte 0xff at offset {size}); save it as UTF-8"
+
+
+@pytest.mark.parametrize(
+    ("uri", "why"),
+    [
+        ("http://127.0.0.1:7474", "http:// is the HTTP port of Neo4j Browser; give the Bolt URI, e.g. bolt://host:7687"),
+        ("bolt://host:notaport", "the port must be a number from 1 to 65535"),
+        ("bolt://127.0.0.1:70000", "the port must be a number from 1 to 65535"),
+        ("bolt://", "no host name"),
+        ("ftp://host", "the scheme must be one of bolt://, bolt+s://, bolt+ssc://, neo4j://, neo4j+s://, neo4j+ssc://"),
+    ],
+)
+def test_bad_uri_is_one_line(uri, why):
+    line = _one_error(invoke("builds", "--uri", uri))
+    assert line == f"Error: bad Neo4j URI {uri!r} (--uri or NEO4J_URI): {why}"
+    from_env = invoke("impact", "orders.status", env={"NEO4J_URI": uri})
+    assert _one_error(from_env) == line
+
+
+def test_unknown_dialect_is_refused_before_any_model_fails():
+    line = _one_error(invoke("lineage", str(EXAMPLE), "--dialect", "duckdbb"))
+    assert line == "Error: --dialect 'duckdbb' is not a SQL dialect sqlglot knows; did you mean duckdb?"
+    line = _one_error(invoke("prune", "--changed", "orders.status", str(EXAMPLE), "--dialect", "nosuch"))
+    assert line.startswith("Error: --dialect 'nosuch' is not a SQL dialect sqlglot knows; it knows athena, bigquery, ")
+
+
+def test_unknown_adapter_type_asks_for_a_dialect(tmp_path):
+    manifest = json.loads((EXAMPLE / "target" / "manifest.json").read_text())
+    manifest["metadata"]["adapter_type"] = "fancydb"
+    target = _broken_copy(tmp_path, json.dumps(manifest))
+    line = _one_error(invoke("lineage", str(target)))
+    assert line.startswith(
+        f"Error: {target / 'manifest.json'}: adapter type 'fancydb', dialect 'fancydb' is not a SQL dialect sqlglot "
+        "knows (pass --dialect); it knows athena, "
+    )
+
+
+NAMES = ["[/]", "jaffle[prod]", "[link=http://x]y[/link]", "[bold]x", ":smile: x"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_names_without_neo4j_are_printed_verbatim(tmp_path, name):
+    manifest = json.loads((EXAMPLE / "target" / "manifest.json").read_text())
+    manifest["metadata"]["project_name"] = name
+    target = _broken_copy(tmp_path, json.dumps(manifest))
+    table = invoke("lineage", str(target))
+    assert table.exit_code == 0, table.output
+    assert table.stdout.splitlines()[0].strip() == f"Column lineage of {name} (duckdb)"
+    assert "\x1b]8;" not in table.stdout  # no terminal hyperlink
+
+    missing = invoke("prune", "--changed", f"orders.{name}", str(target))
+    assert _one_error(missing).startswith(f"Error: no column {'orders.' + name!r} in project {name!r}")
+
+    scored = invoke("evaluate", str(target), "--golden", str(EXAMPLE / "expected_lineage.json"))
+    assert scored.exit_code == 0, scored.output
+    assert scored.stdout.splitlines()[0] == f"{name} against {EXAMPLE / 'expected_lineage.json'}"
+
+
+def test_unexpected_errors_are_one_line_too():
+    import typer
+
+    from catalog.cli.common import handle_errors
+
+    cli = typer.Typer()
+
+    @cli.command()
+    @handle_errors
+    def boom(name: str) -> None:
+        raise RuntimeError(f"broke on {name}")
+
+    line = _one_error(runner.invoke(cli, ["[/]"]))
+    assert line == "Error: unexpected RuntimeError: broke on [/] (set CATALOG_DEBUG=1 to see where)"
+
+
+# --------------------------------------------------------------------------- evaluate reads lineage only
+@pytest.mark.parametrize(
+    ("doc", "why"),
+    [
+        ([1], "not a lineage document: expected a JSON object with 'models' or 'nodes'"),
+        ({"tables": {}}, "not a lineage document: expected a 'models' or 'nodes' object"),
+        ({"models": {}}, "not a lineage document: 'models' lists no model"),
+        ({"models": {"m": 5}}, "not a lineage document: models.m: expected an object with 'columns' and 'conditions'"),
+        ({"models": {"m": {"columns": []}}}, "not a lineage document: models.m.columns: expected an object of column name -> {type, sources}"),
+        (
+            {"models": {"m": {"columns": {"c": {"type": "bogus", "sources": []}}}}},
+            "not a lineage document: models.m.columns.c.type: 'bogus' is not one of derived, passthrough, renamed, snapshot_meta, source, unknown",
+        ),
+        (
+            {"nodes": {"m": {"columns": {"c": {"type": "derived", "upstream": "a.b"}}}}},
+            "not a lineage document: nodes.m.columns.c: expected 'sources' (or 'upstream'): a list of upstream column names",
+        ),
+        ({"models": {"m": {"conditions": [1]}}}, "not a lineage document: models.m.conditions[0]: expected an object with 'column' and 'clause'"),
+        (
+            {"models": {"m": {"conditions": [{"column": "a.b", "clause": "on"}]}}},
+            "not a lineage document: models.m.conditions[0].clause: 'on' is not one of group_by, having, join, order_by, qualify, where, window",
+        ),
+    ],
+)
+def test_evaluate_refuses_what_is_not_a_golden(tmp_path, doc, why):
+    golden = tmp_path / "golden.json"
+    golden.write_text(json.dumps(doc))
+    line = _one_error(invoke("evaluate", str(EXAMPLE), "--golden", str(golden)))
+    assert line == f"Error: {golden}: {why}"
+
+
+# --------------------------------------------------------------------------- weaker inputs are said
+def _weak_copy(tmp_path: Path, catalog: str | None, compiled: bool) -> Path:
+    target = tmp_path / "target"
+    shutil.copytree(EXAMPLE / "target", target)
+    if catalog is None:
+        (target / "catalog.json").unlink()
+    elif catalog == "foreign":
+        doc = json.loads((target / "catalog.json").read_text())
+        for part in ("nodes", "sources"):
+            doc[part] = {k.replace("coffee_shop", "tea_house"): v for k, v in doc[part].items()}
+        (target / "catalog.json").write_text(json.dumps(doc))
+    if not compiled:
+        shutil.rmtree(target / "compiled")
+        manifest = json.loads((target / "manifest.json").read_text())
+        for node in manifest["nodes"].values():
+            node.pop("compiled_code", None)
+        (target / "manifest.json").write_text(json.dumps(manifest))
+    return target
+
+
+WEAKER = "`select *` is expanded from the columns declared in YAML and column types are unknown"
+
+
+def test_missing_catalog_and_compiled_sql_are_warned_and_in_json(tmp_path):
+    target = _weak_copy(tmp_path, catalog=None, compiled=False)
+    result = invoke("lineage", str(target), "--json")
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("Warning:")]
+    assert warnings == [
+        f"Warning: {target / 'catalog.json'} is missing: {WEAKER} (run `dbt docs generate`)",
+        f"Warning: 13 of 13 models have no compiled SQL (neither in manifest.json nor under {target / 'compiled'}): "
+        "their Jinja source is analyzed instead, which may fail or miss lineage (run `dbt compile`): "
+        "customer_orders_daily, customer_segments, customers, int_order_items_priced, order_events and 8 more",
+    ]
+    doc = json.loads(result.stdout)
+    assert [w["code"] for w in doc["warnings"]] == ["no_catalog", "no_compiled_sql"]
+    assert len(doc["warnings"][1]["models"]) == 13 and doc["warnings"][0]["models"] == []
+
+
+def test_foreign_catalog_is_warned(tmp_path):
+    target = _weak_copy(tmp_path, catalog="foreign", compiled=True)
+    result = invoke("evaluate", str(target), "--golden", str(EXAMPLE / "expected_lineage.json"), "--json")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        f"Warning: {target / 'catalog.json'} describes none of the project's 24 models, seeds, snapshots and sources "
+        f"(is it another project's, or older than the manifest?): {WEAKER} (run `dbt docs generate` for this project)"
+    ]
+    assert [w["code"] for w in json.loads(result.stdout)["warnings"]] == ["foreign_catalog"]
+
+
+def test_full_inputs_warn_nothing():
+    result = invoke("lineage", str(EXAMPLE), "--json")
+    assert "Warning" not in result.stderr and json.loads(result.stdout)["warnings"] == []

@@ -85,3 +85,13 @@ def test_neo4j_plans_every_statement(name, neo4j_driver, neo4j_settings):
             assert not unprovided, f"{name}: parameters the header parser missed: {unprovided}"
             if name.startswith("read/"):
                 assert summary.query_type == "r", f"{name}: a read query that writes (query type {summary.query_type})"
+
+
+READS_WITH_BUILD = [n for n in ALL if n.startswith("read/") and "$build_id" in body(n)]
+
+
+@pytest.mark.parametrize("name", READS_WITH_BUILD)
+def test_build_id_null_means_the_active_build(name):
+    """`catalog query NAME -p build_id=null` answers the active build, as the README says."""
+    assert "$build_id (int or null" in (field(name, "Parameters:") or ""), f"{name}: say that $build_id may be null"
+    assert "coalesce($build_id, active.id)" in body(name), f"{name}: a null $build_id must mean the active build"

@@ -120,11 +120,26 @@ def test_port_taken_by_another_process_is_a_clear_error(other_home: Path) -> Non
     assert local_neo4j.status().pid is None
 
 
-def test_cli_reports_server_error_on_one_line_with_exit_2(other_home: Path) -> None:
+def test_cli_reports_server_error_on_one_line_with_exit_1(other_home: Path) -> None:
+    port = os.environ[local_neo4j.ENV_HTTP_PORT]
     with socket.socket() as busy:
-        busy.bind(("127.0.0.1", int(os.environ[local_neo4j.ENV_HTTP_PORT])))
+        busy.bind(("127.0.0.1", int(port)))
         busy.listen()
         result = CliRunner().invoke(app, ["start", "--json"])
-    assert result.exit_code == 2
+    assert result.exit_code == 1
     assert result.stdout == ""
-    assert result.stderr.startswith("Error: HTTP port ")
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert errors == [
+        f"Error: HTTP port 127.0.0.1:{port} is already in use by another process; "
+        "stop it or choose another port with CATALOG_NEO4J_HTTP_PORT"
+    ]
+    assert "Traceback" not in result.stderr
+
+
+def test_cli_status_of_a_stopped_server_exits_3(other_home: Path) -> None:
+    result = CliRunner().invoke(app, ["status"])
+    assert result.exit_code == 3
+    assert result.stderr.splitlines()[0] == f"Neo4j {local_neo4j.NEO4J_VERSION} (Community): stopped"
+    as_json = CliRunner().invoke(app, ["status", "--json"])
+    assert as_json.exit_code == 3
+    assert json.loads(as_json.stdout)["running"] is False

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from catalog.cli.common import err, handle_errors, out, print_json
+from catalog.cli.common import handle_errors, print_json, print_text, say, show
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
 from catalog.query import Catalog
 from catalog.report.answers import answer_dict, answer_markdown, answer_selector, answer_table
@@ -37,11 +37,11 @@ def _emit(answer, kind: str, fmt: Format, as_json: bool) -> None:
     if as_json or fmt == Format.json:
         print_json(answer_dict(answer, kind))
     elif fmt == Format.md:
-        out.print(answer_markdown(answer, kind), markup=False, highlight=False, end="")
+        print_text(answer_markdown(answer, kind))
     elif fmt == Format.selector:
-        typer.echo(answer_selector(answer))
+        print_text(answer_selector(answer))
     else:
-        out.print(answer_table(answer, kind))
+        show(answer_table(answer, kind))
 
 
 @handle_errors
@@ -66,7 +66,7 @@ def impact(
     with graph_from(uri, user, password, database) as graph:
         answer = Catalog(graph, project, build).impact(columns, max_depth=depth, with_conditions=with_conditions)
     _emit(answer, "impact", fmt, as_json)
-    err.print(f"{len(answer.columns)} downstream columns in {len(answer.models())} models", highlight=False)
+    say(f"{len(answer.columns)} downstream columns in {len(answer.models())} models")
 
 
 @handle_errors
@@ -87,4 +87,4 @@ def trace(
     with graph_from(uri, user, password, database) as graph:
         answer = Catalog(graph, project, build).trace(columns, max_depth=depth)
     _emit(answer, "trace", fmt, as_json)
-    err.print(f"{len(answer.columns)} upstream columns in {len(answer.models())} models", highlight=False)
+    say(f"{len(answer.columns)} upstream columns in {len(answer.models())} models")

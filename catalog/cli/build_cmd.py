@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from catalog.build import Builder, BuildSummary
-from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, ProjectPath, err, handle_errors, out, print_json
+from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, ProjectPath, handle_errors, print_json, say, show, warn_inputs
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
 from catalog.report.build_summary import summary_table
 
@@ -36,10 +36,11 @@ def build(
     """
     with graph_from(uri, user, password, database) as graph:
         summary: BuildSummary = Builder(
-            graph, path, full=full, dialect=dialect, jobs=jobs, progress=lambda m: err.print(m, highlight=False),
+            graph, path, full=full, dialect=dialect, jobs=jobs, progress=say,
             project_name=project_name,
         ).run()
+    warn_inputs(summary.warnings)
     if as_json:
-        print_json(summary.model_dump())
+        print_json(summary.model_dump(mode="json"))
     else:
-        out.print(summary_table(summary))
+        show(summary_table(summary))

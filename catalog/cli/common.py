@@ -1,7 +1,12 @@
-"""What every command shares: options, the one error handler, output helpers.
+"""What every command shares: options, the one error handler, the one place that prints.
 
-stdout carries data (tables, JSON); messages and progress go to stderr.
-Exit codes: 0 answered, 1 not found or bad input (one ``Error:`` line), 2 usage.
+stdout carries data (tables, JSON, Markdown); messages and progress go to stderr.
+Exit codes: 0 answered, 1 not found or bad input (one ``Error:`` line), 2 usage,
+3 ``neo4j status`` when the server is not running.
+
+User data (model, column and project names, SQL) is printed verbatim: the consoles below
+never read rich markup (``[bold]``, ``[/]``, ``[link=...]``) or emoji codes in what they
+print, so styles are only ever set with :class:`rich.text.Text`.
 """
 
 from __future__ import annotations
@@ -10,44 +15,105 @@ import functools
 import json
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, Callable, TypeVar
+from typing import Annotated, Any, Callable, NoReturn, TypeVar
 
 import typer
-from rich.console import Console
-from rich.markup import escape
+from rich.console import Console, RenderableType
+from rich.text import Text
 
 from catalog.errors import CatalogError
+from catalog.extract import InputWarning
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_NOT_RUNNING = 3
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# Without a terminal (pipes, CI) rich would wrap tables at 80 columns.
-out = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 200)
-err = Console(stderr=True, soft_wrap=True, width=None if sys.stderr.isatty() else 200)
+
+def _console(stderr: bool) -> Console:
+    stream = sys.stderr if stderr else sys.stdout
+    # Without a terminal (pipes, CI) rich would wrap tables at 80 columns.
+    return Console(
+        stderr=stderr,
+        soft_wrap=True,
+        width=None if stream.isatty() else 200,
+        markup=False,
+        emoji=False,
+        highlight=False,
+    )
+
+
+out = _console(stderr=False)
+err = _console(stderr=True)
+
+
+def show(renderable: RenderableType) -> None:
+    """A table or other renderable on stdout."""
+    out.print(renderable)
+
+
+def print_text(text: str) -> None:
+    """Text on stdout exactly as given (Markdown, selectors)."""
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
+
+
+def say(message: str) -> None:
+    """A message on stderr, verbatim."""
+    err.print(Text(message))
+
+
+def warn(message: str) -> None:
+    """A ``Warning:`` line on stderr: the command goes on, with a weaker answer."""
+    err.print(Text.assemble(("Warning:", "bold yellow"), " ", message))
+
+
+def warn_inputs(warnings: Sequence[InputWarning]) -> list[dict[str, Any]]:
+    """Say each weaker input on stderr; return them as JSON data (``"warnings"`` of --json)."""
+    for w in warnings:
+        warn(w.message)
+    return [w.model_dump(mode="json") for w in warnings]
+
+
+def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
+    """One ``Error:`` line on stderr (further lines of the message indented below it), then exit."""
+    summary, _, details = message.strip().partition("\n")
+    err.print(Text.assemble(("Error:", "bold red"), " ", summary))
+    for line in details.splitlines():
+        err.print(Text(f"  {line}"))
+    raise typer.Exit(code)
 
 
 def handle_errors(func: F) -> F:
-    """Turn a CatalogError into one red line on stderr and exit code 1."""
+    """Turn any failure into one ``Error:`` line on stderr and exit code 1, never a traceback.
+
+    A CatalogError says what and where; anything else is a bug, named by its type
+    (``CATALOG_DEBUG=1`` shows its traceback). Typer's own exits and usage errors pass.
+    """
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise
         except CatalogError as e:
             if os.environ.get("CATALOG_DEBUG"):
                 raise
-            err.print(f"[bold red]Error:[/] {escape(str(e))}", highlight=False, markup=True)  # names verbatim
-            raise typer.Exit(EXIT_FAILED) from None
+            fail(str(e))
+        except Exception as e:  # noqa: BLE001 - the last resort: no traceback reaches a user
+            if os.environ.get("CATALOG_DEBUG"):
+                raise
+            fail(f"unexpected {type(e).__name__}: {e} (set CATALOG_DEBUG=1 to see where)")
 
     return wrapper  # type: ignore[return-value]
-
-
-def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
 
 
 ProjectPath = Annotated[

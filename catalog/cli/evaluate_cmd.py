@@ -8,9 +8,9 @@ from typing import Annotated
 import typer
 
 from catalog.analyze.project import analyze_project
-from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, ProjectPath, handle_errors, out, print_json
+from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, ProjectPath, handle_errors, print_json, print_text, warn_inputs
 from catalog.evaluate import diff, format_diff, format_scores, from_lineages, load_golden, resolved_shares, score
-from catalog.extract import load_project
+from catalog.extract import input_warnings, load_project
 
 GoldenOpt = Annotated[
     Path,
@@ -42,17 +42,18 @@ def evaluate(
     """
     expected = load_golden(golden)
     project = load_project(path, dialect=dialect)
+    warnings = warn_inputs(input_warnings(project))
     lineages = analyze_project(project, jobs=jobs)
     actual = from_lineages(lineages)
     scores = resolved_shares(lineages, score(actual, expected))
     differences = diff(actual, expected, [uid for uid in expected if uid in actual]) if show_diff else []
     if as_json:
-        doc = {"project": project.name, "golden": str(golden), **scores.as_dict()}
+        doc = {"project": project.name, "golden": str(golden), "warnings": warnings, **scores.as_dict()}
         if show_diff:
             doc["differences"] = {d.unique_id: d.lines for d in differences}
         print_json(doc)
         return
-    out.print(f"{project.name} against {golden}", highlight=False)
-    out.print(format_scores(scores), highlight=False)
+    print_text(f"{project.name} against {golden}")
+    print_text(format_scores(scores))
     if show_diff:
-        out.print(format_diff(differences, limit=len(differences)) or "no differences", highlight=False, markup=False)
+        print_text(format_diff(differences, limit=len(differences)) or "no differences")

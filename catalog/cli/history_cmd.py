@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
-from catalog.cli.common import handle_errors, out, print_json
+from catalog.cli.common import handle_errors, print_json, print_text, show
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
-from catalog.history import collect_garbage, diff_builds, forget_project, list_builds
+from catalog.history import check_project, collect_garbage, diff_builds, forget_project, list_builds
 from catalog.query import Catalog
 from catalog.report.history import builds_table, diff_markdown, diff_table
 
@@ -24,7 +24,7 @@ class DiffFormat(str, Enum):
 
 
 def _project(graph, project: str | None) -> str:
-    return project or Catalog(graph).project
+    return check_project(graph, project) if project is not None else Catalog(graph).project
 
 
 @handle_errors
@@ -42,7 +42,7 @@ def builds(
     if as_json:
         print_json([b.model_dump() for b in rows])
     else:
-        out.print(builds_table(rows))
+        show(builds_table(rows))
 
 
 @handle_errors
@@ -64,9 +64,9 @@ def diff(
     if as_json or fmt == DiffFormat.json:
         print_json({**d.model_dump(), "counts": d.counts()})
     elif fmt == DiffFormat.md:
-        out.print(diff_markdown(d), markup=False, highlight=False, end="")
+        print_text(diff_markdown(d))
     else:
-        out.print(diff_table(d))
+        show(diff_table(d))
 
 
 @handle_errors
@@ -85,10 +85,9 @@ def gc(
     if as_json:
         print_json(result.model_dump())
     else:
-        out.print(
+        print_text(
             f"kept builds {', '.join(map(str, result.kept))}; deleted {result.builds_deleted} builds "
-            f"and {result.relationships_deleted} relationships",
-            highlight=False,
+            f"and {result.relationships_deleted} relationships"
         )
 
 
@@ -110,4 +109,4 @@ def forget(
     if as_json:
         print_json(result.model_dump())
     else:
-        out.print(f"forgot {project}: {result.builds_deleted} builds, {result.nodes_deleted} models and columns", highlight=False)
+        print_text(f"forgot {project}: {result.builds_deleted} builds, {result.nodes_deleted} models and columns")

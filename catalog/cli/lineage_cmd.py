@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 
 from catalog.analyze.project import analyze_project
-from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, ProjectPath, err, handle_errors, out, print_json
-from catalog.extract import load_project
+from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, ProjectPath, handle_errors, print_json, say, show, warn_inputs
+from catalog.extract import input_warnings, load_project
 from catalog.memory import paused_gc
 from catalog.report.lineage_json import lineage_document
 from catalog.report.tables import lineage_table
@@ -24,9 +24,10 @@ def lineage(path: ProjectPath, as_json: JsonOpt = False, dialect: DialectOpt = N
     t0 = time.perf_counter()
     project = load_project(path, dialect=dialect)
     lineages = analyze_project(project, jobs=jobs)
+    warnings = warn_inputs(input_warnings(project))
     if as_json:
         with paused_gc():
-            print_json(lineage_document(project.name, project.dialect, lineages))
+            print_json(lineage_document(project.name, project.dialect, lineages, warnings))
     else:
-        out.print(lineage_table(project, lineages))
-    err.print(f"{len(lineages)} models analyzed in {time.perf_counter() - t0:.2f}s", highlight=False)
+        show(lineage_table(project, lineages))
+    say(f"{len(lineages)} models analyzed in {time.perf_counter() - t0:.2f}s")

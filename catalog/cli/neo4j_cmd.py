@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
 from catalog import local_neo4j
-from catalog.errors import ServerError
+from catalog.cli.common import EXIT_NOT_RUNNING, handle_errors, print_text, say
 
 app = typer.Typer(
     name="neo4j",
@@ -29,31 +29,20 @@ JsonFlag = Annotated[
 ]
 
 
-def _say(message: str) -> None:
-    typer.echo(message, err=True)
-
-
-def _fail(exc: ServerError) -> NoReturn:
-    summary, _, details = str(exc).partition("\n")
-    _say(f"Error: {summary}")
-    for line in details.splitlines():
-        _say(f"  {line}")
-    raise typer.Exit(2)
-
-
 def _report(status: local_neo4j.ServerStatus, as_json: bool) -> None:
     if as_json:
-        typer.echo(status.model_dump_json())
+        print_text(status.model_dump_json())
         return
-    _say(f"Neo4j {status.version} (Community): {status.state}" + (f", pid {status.pid}" if status.pid else ""))
+    say(f"Neo4j {status.version} (Community): {status.state}" + (f", pid {status.pid}" if status.pid else ""))
     if status.running:
-        _say(f"  Bolt     {status.bolt_uri}")
-        _say(f"  Browser  {status.browser_url}")
-    _say(f"  Home     {status.home}")
-    _say(f"  Log      {status.log_file}")
+        say(f"  Bolt     {status.bolt_uri}")
+        say(f"  Browser  {status.browser_url}")
+    say(f"  Home     {status.home}")
+    say(f"  Log      {status.log_file}")
 
 
 @app.command()
+@handle_errors
 def start(
     as_json: JsonFlag = False,
     timeout: Annotated[
@@ -64,19 +53,17 @@ def start(
 
     Downloads the jars on first use. Does nothing when the server already runs.
 
-    Exits with 2 when a port is taken by another process or the server dies while starting.
+    Exits with 1 when a port is taken by another process or the server dies while starting.
     """
-    try:
-        was_running = local_neo4j.status().running
-        current = local_neo4j.start(timeout=timeout, progress=_say)
-    except ServerError as exc:
-        _fail(exc)
+    was_running = local_neo4j.status().running
+    current = local_neo4j.start(timeout=timeout, progress=say)
     if was_running:
-        _say("Already running.")
+        say("Already running.")
     _report(current, as_json)
 
 
 @app.command()
+@handle_errors
 def stop(
     as_json: JsonFlag = False,
     timeout: Annotated[
@@ -84,20 +71,20 @@ def stop(
     ] = 60,
 ) -> None:
     """Stop the local server started by 'catalog neo4j start' (and only that process)."""
-    try:
-        stopped = local_neo4j.stop(timeout=timeout)
-        current = local_neo4j.status()
-    except ServerError as exc:
-        _fail(exc)
-    _say("Stopped." if stopped else "Not running.")
+    stopped = local_neo4j.stop(timeout=timeout)
+    current = local_neo4j.status()
+    say("Stopped." if stopped else "Not running.")
     _report(current, as_json)
 
 
 @app.command()
+@handle_errors
 def status(as_json: JsonFlag = False) -> None:
-    """Show whether the local server is installed and running, its PID, URIs and files."""
-    try:
-        current = local_neo4j.status()
-    except ServerError as exc:
-        _fail(exc)
+    """Show whether the local server is installed and running, its PID, URIs and files.
+
+    Exits with 3 when the server is not running (as `pg_ctl status` does), so scripts can test it.
+    """
+    current = local_neo4j.status()
     _report(current, as_json)
+    if not current.running:
+        raise typer.Exit(EXIT_NOT_RUNNING)

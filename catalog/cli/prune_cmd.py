@@ -13,9 +13,9 @@ from rich.table import Table
 from rich.text import Text
 
 from catalog.analyze.project import analyze_project
-from catalog.cli.common import DialectOpt, JobsOpt, err, handle_errors, out, print_json
+from catalog.cli.common import DialectOpt, JobsOpt, handle_errors, print_json, print_text, say, show, warn_inputs
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
-from catalog.extract import load_project
+from catalog.extract import input_warnings, load_project
 from catalog.prune import PrunePlan, analyze_states, path_text, prune_artifacts, prune_graph, prune_state
 from catalog.query import Catalog
 
@@ -114,10 +114,13 @@ def prune(
         raise typer.BadParameter("--project and --build read the graph; with PATH the artifacts are read instead")
 
     t0 = time.perf_counter()
+    warnings: list[dict] = []
     if path is not None:
         current = load_project(path, dialect=dialect)
+        warnings += warn_inputs(input_warnings(current))
         if state is not None:
             old = load_project(state, dialect=dialect)
+            warnings += warn_inputs(input_warnings(old))
             old_lineages, lineages = analyze_states(old, current, jobs=jobs)
             plan = prune_state(old, old_lineages, current, lineages, also_changed=names)
         else:
@@ -127,11 +130,11 @@ def prune(
             plan = prune_graph(Catalog(graph, project, build), names)
 
     if as_json or fmt == Format.json:
-        print_json(plan.to_dict())
+        print_json({**plan.to_dict(), "warnings": warnings})
     elif fmt == Format.table:
-        out.print(plan_table(plan))
+        show(plan_table(plan))
     else:
-        typer.echo(plan.selector())
+        print_text(plan.selector())
     _summary(plan, time.perf_counter() - t0)
 
 
@@ -142,11 +145,11 @@ def _summary(plan: PrunePlan, seconds: float) -> None:
     msg = f"{len(selected)} models to rebuild" + (f" ({detail})" if detail else "") + f" in {seconds:.2f}s"
     if not selected:
         msg = "nothing to rebuild" + f" ({seconds:.2f}s)"
-    err.print(msg, highlight=False)
+    say(msg)
     if plan.removed_models:
-        err.print(f"removed since the old target: {', '.join(plan.removed_models)}", highlight=False)
+        say(f"removed since the old target: {', '.join(plan.removed_models)}")
     if plan.unaffected_models:
-        err.print(f"SQL changed, output columns identical: {', '.join(plan.unaffected_models)}", highlight=False)
+        say(f"SQL changed, output columns identical: {', '.join(plan.unaffected_models)}")
 
 
 def plan_table(plan: PrunePlan) -> Group:

@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from catalog.cli.common import err, handle_errors, out, print_json
+from catalog.cli.common import handle_errors, print_json, say, show
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
 from catalog.errors import CatalogError, NotFound
 from catalog.store import cypher
@@ -131,8 +131,8 @@ def query(
     if as_json:
         print_json({"query": qname, "parameters": params, "columns": columns, "rows": rows})
     else:
-        out.print(_rows_table(qname, columns, rows))
-    err.print(f"{len(rows)} row{'' if len(rows) == 1 else 's'}", highlight=False)
+        show(_rows_table(qname, columns, rows))
+    say(f"{len(rows)} row{'' if len(rows) == 1 else 's'}")
 
 
 def _returns(query: cypher.QueryFile) -> list[str]:
@@ -189,4 +189,4 @@ def _list(as_json: bool) -> None:
             Text(q.summary),
             Text(_parameters_line(q)),
         )
-    out.print(t)
+    show(t)

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from catalog.cli.common import err, handle_errors
+from catalog.cli.common import handle_errors, print_text, say
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
 from catalog.errors import CatalogError
 from catalog.query import Catalog
@@ -60,8 +60,8 @@ def report(
     t0 = time.perf_counter()
     with graph_from(uri, user, password, database) as graph:
         catalog = Catalog(graph, project, build)
-        err.print(f"Reading build {catalog.build_id} of {catalog.project}…", highlight=False)
-        data = collect_report(catalog, top=top, progress=lambda msg: err.print(f"  {msg}", highlight=False, markup=False))
+        say(f"Reading build {catalog.build_id} of {catalog.project}…")
+        data = collect_report(catalog, top=top, progress=lambda msg: say(f"  {msg}"))
     if fmt == Format.json:
         text = json.dumps(report_dict(data), indent=2) + "\n"
     elif fmt == Format.md:
@@ -76,5 +76,5 @@ def report(
             target.write_text(text, encoding="utf-8")
         except OSError as e:
             raise CatalogError(f"{target}: cannot write the report ({e.strerror})") from e
-        err.print(f"Report written in {time.perf_counter() - t0:.1f}s:", highlight=False)
-        typer.echo(str(target.resolve()))
+        say(f"Report written in {time.perf_counter() - t0:.1f}s:")
+        print_text(str(target.resolve()))

@@ -10,15 +10,16 @@ from rich.table import Table
 from rich.text import Text
 
 from catalog.query import Answer, Reached
-from catalog.store.keys import short_label
+from catalog.report import markdown as md
+from catalog.store.keys import short_label, unscoped_key
 
 
-def path_text(r: Reached) -> str:
+def path_text(r: Reached, project: str) -> str:
     if not r.hops:
         return ""
-    out = [short_label(r.hops[0].from_key)]
+    out = [short_label(r.hops[0].from_key, project)]
     for h in r.hops:
-        out.append(f"-[{h.type}]-> {short_label(h.to_key)}")
+        out.append(f"-[{h.type}]-> {short_label(h.to_key, project)}")
     return " ".join(out)
 
 
@@ -36,11 +37,11 @@ def answer_dict(a: Answer, kind: str) -> dict[str, Any]:
                 "name": r.column.name,
                 "depth": r.depth,
                 **({"effect": r.effect} if kind == "impact" else {"resource_type": r.resource_type}),
-                "via": short_label(r.via),
+                "via": short_label(r.via, a.project),
                 "path": [
                     {
-                        "from": h.from_key.split("/", 1)[-1],
-                        "to": h.to_key.split("/", 1)[-1],
+                        "from": unscoped_key(h.from_key, a.project),
+                        "to": unscoped_key(h.to_key, a.project),
                         "type": h.type,
                         "expr": h.expr,
                         "resolved": h.resolved,
@@ -51,7 +52,7 @@ def answer_dict(a: Answer, kind: str) -> dict[str, Any]:
             for r in a.columns
         ],
         "conditions": [
-            {"column": c.column.split("/", 1)[-1], "model": c.model, "unique_id": c.unique_id, "clause": c.clause}
+            {"column": unscoped_key(c.column, a.project), "model": c.model, "unique_id": c.unique_id, "clause": c.clause}
             for c in a.conditions
         ],
         "models": a.models(),
@@ -72,7 +73,7 @@ def answer_table(a: Answer, kind: str) -> Group:
         for r in group:
             if kind == "impact":
                 effect = Text(r.effect, style="green" if r.safe else "yellow")
-                detail = path_text(r)
+                detail = path_text(r, a.project)
             else:
                 effect = Text(r.resource_type or "")
                 detail = " <- ".join(reversed([f"{h.expr}" for h in r.hops]))
@@ -87,29 +88,28 @@ def answer_table(a: Answer, kind: str) -> Group:
         c.add_column("clause")
         c.add_column("column")
         for cond in a.conditions:
-            c.add_row(Text(cond.model), Text(cond.clause), Text(short_label(cond.column)))
+            c.add_row(Text(cond.model), Text(cond.clause), Text(short_label(cond.column, a.project)))
         parts.append(c)
     return Group(*parts)
 
 
 def answer_markdown(a: Answer, kind: str) -> str:
-    asked = ", ".join(f"`{c.label}`" for c in a.asked)
+    asked = ", ".join(md.code(c.label, table=False) for c in a.asked)
     lines = [f"### {'Impact of' if kind == 'impact' else 'Root cause of'} {asked}", ""]
-    lines.append(f"Project `{a.project}`, build {a.build_id}: {len(a.columns)} columns in {len(a.models())} models.")
+    lines.append(f"Project {md.code(a.project, table=False)}, build {a.build_id}: {len(a.columns)} columns in {len(a.models())} models.")
     lines.append("")
     if kind == "impact":
-        lines += ["| model | column | depth | effect | path |", "|---|---|---:|---|---|"]
-        for r in a.columns:
-            lines.append(f"| {r.column.model} | {r.column.name} | {r.depth} | {r.effect} | `{path_text(r)}` |")
+        rows = [(md.code(r.column.model), md.code(r.column.name), r.depth, r.effect, md.code(path_text(r, a.project))) for r in a.columns]
+        lines += md.table(["model", "column", "depth", "effect", "path"], rows, "llrll")
     else:
-        lines += ["| model | column | depth | kind | expression at last hop |", "|---|---|---:|---|---|"]
-        for r in a.columns:
-            expr = (r.hops[-1].expr or "").replace("|", "\\|") if r.hops else ""
-            lines.append(f"| {r.column.model} | {r.column.name} | {r.depth} | {r.resource_type or ''} | `{expr}` |")
+        rows = [
+            (md.code(r.column.model), md.code(r.column.name), r.depth, md.text(r.resource_type), md.code(r.hops[-1].expr if r.hops else ""))
+            for r in a.columns
+        ]
+        lines += md.table(["model", "column", "depth", "kind", "expression at last hop"], rows, "llrll")
     if a.conditions:
-        lines += ["", "Condition lineage:", "", "| model | clause | column |", "|---|---|---|"]
-        for c in a.conditions:
-            lines.append(f"| {c.model} | {c.clause} | {short_label(c.column)} |")
+        rows = [(md.code(c.model), c.clause, md.code(short_label(c.column, a.project))) for c in a.conditions]
+        lines += ["", "Condition lineage:", "", *md.table(["model", "clause", "column"], rows)]
     return "\n".join(lines) + "\n"
 
 

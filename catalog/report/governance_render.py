@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
+from catalog.report import markdown
 from catalog.report.governance import NOTES, GovernanceReport
 
 T = TypeVar("T")
@@ -56,18 +57,6 @@ def path_text(types: Sequence[str]) -> str:
 
 
 # ---------------------------------------------------------------------------- Markdown
-def _cell(value: Any) -> str:
-    text = "" if value is None else str(value)
-    text = text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
-    return text.replace("\n", " ").strip()
-
-
-def _code(value: str) -> str:
-    """A code span in a table cell: no backticks inside, pipes escaped, one line."""
-    text = value.replace("`", "'").replace("|", "\\|").replace("\n", " ").strip()
-    return f"`{text}`" if text else ""
-
-
 class _Md:
     def __init__(self, max_rows: int):
         self.lines: list[str] = []
@@ -81,10 +70,7 @@ class _Md:
             self.add(f"_{empty}_", "")
             return
         shown, hidden = capped(rows, self.max_rows)
-        aligns = align or "l" * len(header)
-        self.add("| " + " | ".join(header) + " |", "|" + "|".join("---:" if a == "r" else "---" for a in aligns) + "|")
-        for row in shown:
-            self.add("| " + " | ".join(str(c) for c in row) + " |")
+        self.add(*markdown.table(header, shown, align))
         if hidden:
             self.add("", f"_… and {hidden} more rows (all of them in `--format json`)._")
         self.add("")
@@ -93,11 +79,11 @@ class _Md:
 def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> str:
     md = _Md(max_rows)
     b = r.build
-    md.add(f"# Governance report: {r.project}, build {b.id}", "")
-    md.add(f"Build {b.id} ({b.status or 'unknown status'}; finished {b.finished_at or '-'}; dialect {b.dialect or '-'}).", "")
+    md.add(f"# Governance report: {markdown.text(r.project)}, build {b.id}", "")
+    md.add(f"Build {b.id} ({b.status or 'unknown status'}; finished {b.finished_at or '-'}; dialect {markdown.text(b.dialect or '-')}).", "")
 
     md.add("## Summary", "")
-    md.table(["figure", "value"], [(_cell(k), _cell(v)) for k, v in summary_lines(r)], "nothing")
+    md.table(["figure", "value"], [(markdown.text(k), markdown.text(v)) for k, v in summary_lines(r)], "nothing")
 
     # coverage
     cov = r.coverage
@@ -108,20 +94,20 @@ def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> st
     md.table(
         ["model", "type", "status", "columns", "resolved", "no upstream", "unresolved", "untraced", "reason"],
         [
-            (_code(m.name), m.resource_type, m.status + (" (carried over)" if m.carried_over else ""), m.columns, m.resolved,
-             m.no_upstream, m.unresolved, m.untraced, _cell(m.reason))
+            (markdown.code(m.name), m.resource_type, m.status + (" (carried over)" if m.carried_over else ""), m.columns, m.resolved,
+             m.no_upstream, m.unresolved, m.untraced, markdown.text(m.reason))
             for m in cov.models
         ],
         "no analyzed models",
         "lllrrrrrl",
     )
     md.add("### Reasons", "")
-    md.table(["status", "reason", "models"], [(g.status, _cell(g.reason), ", ".join(_code(n) for n in g.models)) for g in cov.reasons],
+    md.table(["status", "reason", "models"], [(g.status, markdown.text(g.reason), ", ".join(markdown.code(n) for n in g.models)) for g in cov.reasons],
              "every model is resolved")
     md.add("### Unresolved columns", "")
     md.table(
         ["column", "model status", "kind", "reason", "expression"],
-        [(_code(u.column.label), u.model_status, u.kind.replace("_", " "), _cell(u.reason), _code(u.expr or ""))
+        [(markdown.code(u.column.label), u.model_status, u.kind.replace("_", " "), markdown.text(u.reason), markdown.code(u.expr or ""))
          for u in cov.unresolved_columns],
         "no unresolved column",
     )
@@ -130,16 +116,16 @@ def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> st
     md.add("## PII propagation", "", NOTES["pii"], "")
     rows: list[tuple[Any, ...]] = []
     for p in r.pii.columns:
-        tag = ", ".join(p.tagged_by)
+        tag = markdown.text(", ".join(p.tagged_by))
         if not p.reaches:
-            rows.append((_code(p.column.label), tag, "_nothing downstream_", "", "", "", ""))
+            rows.append((markdown.code(p.column.label), tag, "_nothing downstream_", "", "", "", ""))
         for x in p.reaches:
-            rows.append((_code(p.column.label), tag, _code(x.column.label), x.depth, path_text(x.types), x.effect,
+            rows.append((markdown.code(p.column.label), tag, markdown.code(x.column.label), x.depth, path_text(x.types), x.effect,
                          "yes" if x.tagged else "**no**"))
     md.table(["PII column", "tagged by", "reaches", "depth", "path", "effect", "tagged PII"], rows, "no column is tagged PII",
              "lllrlll")
     if r.pii.untagged:
-        md.add("Reached but not tagged PII: " + ", ".join(_code(c.label) for c in r.pii.untagged[: max_rows or None])
+        md.add("Reached but not tagged PII: " + ", ".join(markdown.code(c.label, table=False) for c in r.pii.untagged[: max_rows or None])
                + (" …" if max_rows and len(r.pii.untagged) > max_rows else ""), "")
 
     # undocumented
@@ -151,21 +137,22 @@ def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> st
         md.add("**The project has no public model** (access: public): undocumented columns of **all models** are "
                "listed instead.", "")
     md.table(["column", "access", "data type", "declared in YAML"],
-             [(_code(u.column.label), u.access or "", u.data_type or "", "yes" if u.declared else "no") for u in un.columns],
+             [(markdown.code(u.column.label), markdown.text(u.access), markdown.text(u.data_type), "yes" if u.declared else "no") for u in un.columns],
              "every column in scope is documented")
 
     # unused
     md.add("## Unused columns", "", NOTES["unused"], "")
     md.table(["column", "node", "data type", "dependents", "dependents with incomplete lineage"],
-             [(_code(u.column.label), u.resource_type, u.data_type or "", u.dependents, ", ".join(u.incomplete_dependents))
+             [(markdown.code(u.column.label), u.resource_type, markdown.text(u.data_type), u.dependents,
+               ", ".join(markdown.code(n) for n in u.incomplete_dependents))
               for u in r.unused],
              "every column of a depended-on model is read downstream", "lllrl")
 
     # depended-on
     md.add("## Most depended-on columns", "", NOTES["depended_on"], "")
     md.table(["column", "fan-out", "reach (columns)", "models reached", "conditions", "PII", "description"],
-             [(_code(d.column.label), d.fanout, d.reach, d.models_reached, d.conditions, "yes" if d.pii else "",
-               _cell(d.description)) for d in r.depended_on],
+             [(markdown.code(d.column.label), d.fanout, d.reach, d.models_reached, d.conditions, "yes" if d.pii else "",
+               markdown.text(d.description)) for d in r.depended_on],
              "no column feeds another", "lrrrrll")
 
     # inheritable
@@ -173,11 +160,11 @@ def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> st
     rows = []
     for i in r.inheritable:
         if i.conflict:
-            options = "; ".join(f"{_code(c.column.label)}: {_cell(c.description)}" for c in i.candidates)
-            rows.append((_code(i.column.label), f"_conflicting:_ {options}", "", ""))
+            options = "; ".join(f"{markdown.code(c.column.label)}: {markdown.text(c.description)}" for c in i.candidates)
+            rows.append((markdown.code(i.column.label), f"_conflicting:_ {options}", "", ""))
         else:
             assert i.source is not None
-            rows.append((_code(i.column.label), _cell(i.description), _code(i.source.label), path_text(i.hops)))
+            rows.append((markdown.code(i.column.label), markdown.text(i.description), markdown.code(i.source.label), path_text(i.hops)))
     md.table(["column", "would inherit", "from", "path"], rows, "no undocumented column copies a documented one")
 
     # pictures
@@ -186,7 +173,7 @@ def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> st
         md.add("Drawn in the HTML report (`catalog report --format html`). Focus columns:", "")
         for p in r.pictures:
             drawn = sum(1 for n in p.nodes if n.column is not None)
-            md.add(f"- {_code(p.focus.label)}: {drawn} columns, {len(p.edges)} edges" + (" (trimmed)" if p.truncated else ""))
+            md.add(f"- {markdown.code(p.focus.label, table=False)}: {drawn} columns, {len(p.edges)} edges" + (" (trimmed)" if p.truncated else ""))
         md.add("")
     else:
         md.add("_No column feeds another: nothing to draw._", "")

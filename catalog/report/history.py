@@ -6,6 +6,7 @@ from rich.table import Table
 from rich.text import Text
 
 from catalog.history import BuildDiff, BuildInfo
+from catalog.report import markdown as md
 
 
 def builds_table(builds: list[BuildInfo]) -> Table:
@@ -54,7 +55,7 @@ def diff_table(d: BuildDiff) -> Table:
 def diff_markdown(d: BuildDiff) -> str:
     c = d.counts()
     lines = [
-        f"### Column lineage changes: build {d.from_build} → {d.to_build} (`{d.project}`)",
+        f"### Column lineage changes: build {d.from_build} → {d.to_build} ({md.code(d.project, table=False)})",
         "",
         f"{c.get('feeds_added', 0)} column edges added, {c.get('feeds_removed', 0)} removed, "
         f"{c.get('feeds_changed', 0)} changed; {c.get('conditions_added', 0) + c.get('conditions_removed', 0)} "
@@ -62,11 +63,9 @@ def diff_markdown(d: BuildDiff) -> str:
         "",
     ]
     if d.edges:
-        lines += ["| change | edge | before | after |", "|---|---|---|---|"]
-        for e in d.edges:
-            lines.append(f"| {e.change} | `{_edge_text(e)}` | {_props(e.before)} | {_props(e.after)} |".replace("||", "| |"))
+        rows = [(e.change, md.code(_edge_text(e)), md.code(_props(e.before)), md.code(_props(e.after))) for e in d.edges]
+        lines += md.table(["change", "edge", "before", "after"], rows)
     if d.statuses:
-        lines += ["", "| model | before | after |", "|---|---|---|"]
-        for s in d.statuses:
-            lines.append(f"| `{s.unique_id}` | {s.before or '(new)'} | {s.after or '(removed)'} |")
+        rows = [(md.code(s.unique_id), s.before or "(new)", s.after or "(removed)") for s in d.statuses]
+        lines += ["", *md.table(["model", "before", "after"], rows)]
     return "\n".join(lines) + "\n"

@@ -2,7 +2,7 @@
 
 Shape (sorted keys and lists, for stable diffs)::
 
-    {"project": ..., "dialect": ...,
+    {"project": ..., "dialect": ..., "warnings": [{"code", "message", "models"}, ...],
      "models": {"<unique_id>": {"status": ..., "reason": ...,
         "columns": {"<column>": {"type": ..., "resolved": true, "expr": "...",
                                  "sources": ["<upstream unique_id>.<column>", ...]}},
@@ -40,9 +40,12 @@ def model_to_dict(m: ModelLineage) -> dict[str, Any]:
     }
 
 
-def lineage_document(project: str, dialect: str, lineages: dict[str, ModelLineage]) -> dict[str, Any]:
+def lineage_document(
+    project: str, dialect: str, lineages: dict[str, ModelLineage], warnings: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     return {
         "project": project,
         "dialect": dialect,
+        "warnings": warnings or [],
         "models": {uid: model_to_dict(m) for uid, m in sorted(lineages.items())},
     }

@@ -11,9 +11,17 @@ def column_node_key(project: str, unique_id: str, column: str) -> str:
     return f"{project}/{unique_id}.{column.lower()}"
 
 
-def short_label(key: str) -> str:
-    """A column key as people write it: ``proj/model.pkg.orders.amount`` -> ``orders.amount``,
-    ``source.pkg.shop.orders.id`` -> ``shop.orders.id``; the ``<project>/`` prefix is optional."""
-    uid_col = key.split("/", 1)[-1]
+def unscoped_key(key: str, project: str) -> str:
+    """A node key without its ``<project>/`` prefix: ``<unique_id>`` or ``<unique_id>.<column>``.
+    The project is named, not guessed from the first ``/``: a project name may hold one."""
+    prefix = f"{project}/"
+    return key[len(prefix) :] if key.startswith(prefix) else key
+
+
+def short_label(key: str, project: str | None = None) -> str:
+    """A column key as people write it: ``model.pkg.orders.amount`` -> ``orders.amount``,
+    ``source.pkg.shop.orders.id`` -> ``shop.orders.id``; with ``project``, the key may
+    carry that project's ``<project>/`` prefix."""
+    uid_col = unscoped_key(key, project) if project is not None else key
     parts = uid_col.split(".")
     return ".".join(parts[2:]) if len(parts) >= 3 else uid_col

@@ -1,5 +1,7 @@
-// One build of a project.
-// Parameters: $project, $build_id
+// One build of a project: build $build_id, or the project's active build when $build_id is null.
+// Parameters: $project, $build_id (int or null)
 // Returns: build (map of the Build node's properties)
-MATCH (b:Build {id: $build_id, project: $project})
-RETURN b {.*} AS build
+OPTIONAL MATCH (:Project {name: $project})-[:ACTIVE]->(active:Build)
+WITH coalesce($build_id, active.id) AS b
+MATCH (build:Build {id: b, project: $project})
+RETURN build {.*} AS build

@@ -210,6 +210,7 @@ def test_failed_model_keeps_its_last_good_lineage(build, project_name, example_c
     assert summary.status == "active"
     assert (summary.models.failed, summary.models.carried_over) == (1, 1)
     assert summary.statuses.get("failed") == 1
+    assert list(summary.failures) == [STG_PAYMENTS] and summary.failures[STG_PAYMENTS].startswith("cannot parse SQL: ")
     # the lineage of stg_payments is the previous one, still answered from the new build
     assert ask(project_name).trace(["stg_payments.amount"]).columns == before.columns
     states = graph.read("read/list_model_states", project=project_name, build_id=summary.build_id)

@@ -33,7 +33,7 @@ def test_impact_cli_formats(neo4j_settings, graph, project_name):
     selector = invoke("impact", "stg_orders.order_id", "--project", name, "-f", "selector", env=env)
     assert selector.stdout.strip() == "customer_orders_daily customer_segments customers order_events orders"
     md = invoke("impact", "stg_orders.order_id", "--project", name, "-f", "md", env=env)
-    assert md.stdout.startswith("### Impact of `stg_orders.order_id`") and "| orders | order_id | 1 | passthrough |" in md.stdout
+    assert md.stdout.startswith("### Impact of `stg_orders.order_id`") and "| `orders` | `order_id` | 1 | passthrough |" in md.stdout
     missing = invoke("trace", "orders.nope", "--project", name, env=env)
     assert missing.exit_code == 1 and "no column 'orders.nope'" in missing.stderr
 
