@@ -84,7 +84,7 @@ def _binary_compiled_file(target: Path) -> None:
 BAD_INPUTS = {
     "catalog.json": (_broken_catalog, "catalog.json: not valid JSON"),
     "manifest schema": (_unsupported_manifest, "manifest schema v99"),
-    "adapter": (_unknown_adapter, "sqlglot has no dialect 'no_such_warehouse'"),
+    "adapter": (_unknown_adapter, "dialect 'no_such_warehouse' is not a SQL dialect sqlglot knows"),
     "compiled file": (_binary_compiled_file, "stg_payments.sql: not UTF-8 text"),
 }
 
@@ -115,7 +115,7 @@ def test_bad_artifacts_write_nothing(build, project_name, example_copy, example,
 
 
 def test_unknown_dialect_option_writes_nothing(project_name, example, graph):
-    with pytest.raises(ArtifactError, match="--dialect: sqlglot has no dialect 'nope'"):
+    with pytest.raises(ArtifactError, match="--dialect 'nope' is not a SQL dialect sqlglot knows"):
         Builder(graph, example, project_name=project_name, dialect="nope").run()
     assert project_name not in projects(graph)
 
