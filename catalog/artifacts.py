@@ -39,6 +39,7 @@ class NodeConfig(_Record):
     materialized: str | None = None
     meta: dict[str, Any] = Field(default_factory=dict)
     tags: list[str] | str = Field(default_factory=list)
+    contract: dict[str, Any] | None = None  # dbt 1.5+: {"enforced": true, ...}
 
 
 _RELATIONS = ("model", "seed", "snapshot", "source")
@@ -91,10 +92,76 @@ class ManifestMetadata(_Record):
     adapter_type: str | None = None
 
 
+class ManifestExposure(_Record):
+    """A dashboard, notebook, application, ... that reads models, sources or metrics."""
+
+    unique_id: str
+    name: str
+    type: str | None = None
+    label: str | None = None
+    url: str | None = None
+    maturity: str | None = None
+    description: str | None = ""
+    owner: dict[str, Any] | None = None
+    depends_on: dict[str, Any] = Field(default_factory=dict)
+    tags: list[str] = Field(default_factory=list)
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class SemanticElement(_Record):
+    """An entity, dimension or measure of a semantic model (dbt 1.6+)."""
+
+    name: str
+    type: str | None = None
+    expr: str | bool | int | float | None = None  # SQL over the model's columns; the name when absent
+    agg: str | None = None  # measures
+    description: str | None = ""
+
+
+class ManifestSemanticModel(_Record):
+    unique_id: str
+    name: str
+    package_name: str = ""
+    model: str | None = None  # "ref('orders')"
+    description: str | None = ""
+    depends_on: dict[str, Any] = Field(default_factory=dict)
+    entities: list[SemanticElement] = Field(default_factory=list)
+    dimensions: list[SemanticElement] = Field(default_factory=list)
+    measures: list[SemanticElement] = Field(default_factory=list)
+
+
+class ManifestMetric(_Record):
+    """A metric; dbt 1.6+ shapes (simple, ratio, derived, cumulative, conversion) are read in full,
+    older ones (dbt_metrics) for their name and dependencies."""
+
+    unique_id: str
+    name: str
+    package_name: str = ""
+    type: str | None = None
+    label: str | None = None
+    description: str | None = ""
+    type_params: dict[str, Any] = Field(default_factory=dict)
+    filter: Any = None
+    depends_on: dict[str, Any] = Field(default_factory=dict)
+
+
+class ManifestSavedQuery(_Record):
+    unique_id: str
+    name: str
+    package_name: str = ""
+    description: str | None = ""
+    query_params: dict[str, Any] = Field(default_factory=dict)
+    depends_on: dict[str, Any] = Field(default_factory=dict)
+
+
 class Manifest(_Record):
     metadata: ManifestMetadata
     nodes: dict[str, ManifestNode]
     sources: dict[str, ManifestNode] = Field(default_factory=dict)
+    exposures: dict[str, ManifestExposure] = Field(default_factory=dict)
+    semantic_models: dict[str, ManifestSemanticModel] = Field(default_factory=dict)
+    metrics: dict[str, ManifestMetric] = Field(default_factory=dict)
+    saved_queries: dict[str, ManifestSavedQuery] = Field(default_factory=dict)
 
 
 class CatalogColumn(_Record):

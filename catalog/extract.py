@@ -8,6 +8,7 @@ else raw as a last resort) and its documentation, tags and meta.
 from __future__ import annotations
 
 import difflib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,7 @@ class DbtNode(BaseModel):
     tags: tuple[str, ...] = ()
     meta: dict[str, Any] = {}
     access: str | None = None
+    contract_enforced: bool = False  # config.contract.enforced
     path: str | None = None
 
     @property
@@ -126,6 +128,67 @@ class DbtNode(BaseModel):
         if self.resource_type == "source":
             return f"{self.source_name}.{self.name}"
         return self.name
+
+
+class DbtSemanticElement(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str  # lower case
+    kind: str  # entity | dimension | measure
+    type: str | None = None  # primary, foreign, categorical, time, ...
+    expr: str  # SQL over the semantic model's model columns (the name when not given)
+    agg: str | None = None  # measures: sum, count, ...
+    description: str = ""
+
+
+class DbtSemanticModel(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    unique_id: str
+    name: str
+    model: str | None = None  # the unique id of the model it reads
+    description: str = ""
+    elements: tuple[DbtSemanticElement, ...] = ()
+
+    def element(self, name: str) -> DbtSemanticElement | None:
+        return next((e for e in self.elements if e.name == name.lower()), None)
+
+
+class DbtMetric(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    unique_id: str
+    name: str
+    type: str | None = None  # simple, ratio, derived, cumulative, conversion
+    label: str | None = None
+    description: str = ""
+    measures: tuple[str, ...] = ()  # the measures it aggregates (simple, cumulative, conversion)
+    metrics: tuple[str, ...] = ()  # the unique ids of the metrics it reads (ratio, derived)
+    expr: str | None = None  # derived: over its input metrics
+    definition: str = ""  # its type, inputs, expression and filters, for comparing versions
+
+
+class DbtExposure(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    unique_id: str
+    name: str
+    type: str | None = None  # dashboard, notebook, analysis, ml, application
+    label: str | None = None
+    url: str | None = None
+    maturity: str | None = None
+    owner: str | None = None
+    description: str = ""
+    depends_on: tuple[str, ...] = ()  # models, sources, snapshots, seeds, metrics
+
+
+class DbtSavedQuery(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    unique_id: str
+    name: str
+    description: str = ""
+    depends_on: tuple[str, ...] = ()  # the unique ids of its metrics
 
 
 class DbtProject(BaseModel):
@@ -140,6 +203,11 @@ class DbtProject(BaseModel):
     manifest_sha256: str
     catalog_sha256: str | None
     nodes: dict[str, DbtNode]
+    # the consumers: the dbt Semantic Layer and exposures
+    semantic_models: dict[str, DbtSemanticModel] = {}
+    metrics: dict[str, DbtMetric] = {}
+    exposures: dict[str, DbtExposure] = {}
+    saved_queries: dict[str, DbtSavedQuery] = {}
 
     def models(self) -> list[DbtNode]:
         return [n for n in self.nodes.values() if n.resource_type in ("model", "snapshot")]
@@ -182,7 +250,93 @@ def _load_project(path: Path, dialect: str | None) -> DbtProject:
         manifest_sha256=manifest_sha,
         catalog_sha256=catalog_sha,
         nodes=nodes,
+        **_consumers(manifest),
     )
+
+
+def _consumers(manifest) -> dict[str, Any]:
+    """Semantic models, metrics, exposures and saved queries, as typed records."""
+    semantic: dict[str, DbtSemanticModel] = {}
+    measure_owner: dict[str, str] = {}
+    for raw in manifest.semantic_models.values():
+        elements: list[DbtSemanticElement] = []
+        for kind, items in (("entity", raw.entities), ("dimension", raw.dimensions), ("measure", raw.measures)):
+            for e in items:
+                expr = e.name if e.expr is None or isinstance(e.expr, bool) and e.expr is False else str(e.expr)
+                if isinstance(e.expr, bool) and e.expr:
+                    expr = "true"
+                elements.append(
+                    DbtSemanticElement(name=e.name.lower(), kind=kind, type=e.type, expr=expr, agg=e.agg, description=e.description or "")
+                )
+                if kind == "measure":
+                    measure_owner.setdefault(e.name.lower(), raw.unique_id)
+        models = [d for d in raw.depends_on.get("nodes") or () if d.startswith(("model.", "snapshot.", "seed."))]
+        semantic[raw.unique_id] = DbtSemanticModel(
+            unique_id=raw.unique_id,
+            name=raw.name,
+            model=models[0] if models else None,
+            description=raw.description or "",
+            elements=tuple(elements),
+        )
+    metrics: dict[str, DbtMetric] = {}
+    for raw in manifest.metrics.values():
+        tp = raw.type_params or {}
+        inputs = [d for d in raw.depends_on.get("nodes") or () if d.startswith("metric.")]
+        names: list[str] = []
+        if not inputs:
+            for m in [tp.get("measure")] + list(tp.get("input_measures") or []):
+                if isinstance(m, dict) and m.get("name"):
+                    names.append(str(m["name"]).lower())
+            conv = tp.get("conversion_type_params") or {}
+            for k in ("base_measure", "conversion_measure"):
+                if isinstance(conv.get(k), dict) and conv[k].get("name"):
+                    names.append(str(conv[k]["name"]).lower())
+        definition = json.dumps({"type": raw.type, "type_params": tp, "filter": raw.filter}, sort_keys=True, default=str)
+        metrics[raw.unique_id] = DbtMetric(
+            unique_id=raw.unique_id,
+            name=raw.name,
+            type=raw.type,
+            label=raw.label,
+            description=raw.description or "",
+            measures=tuple(dict.fromkeys(n for n in names if n in measure_owner)),
+            metrics=tuple(dict.fromkeys(inputs)),
+            expr=tp.get("expr") if isinstance(tp.get("expr"), str) else None,
+            definition=definition,
+        )
+    exposures = {
+        raw.unique_id: DbtExposure(
+            unique_id=raw.unique_id,
+            name=raw.name,
+            type=raw.type,
+            label=raw.label,
+            url=raw.url,
+            maturity=raw.maturity,
+            owner=(raw.owner or {}).get("name") or (raw.owner or {}).get("email"),
+            description=raw.description or "",
+            depends_on=tuple(raw.depends_on.get("nodes") or ()),
+        )
+        for raw in manifest.exposures.values()
+    }
+    saved = {
+        raw.unique_id: DbtSavedQuery(
+            unique_id=raw.unique_id,
+            name=raw.name,
+            description=raw.description or "",
+            depends_on=tuple(d for d in raw.depends_on.get("nodes") or () if d.startswith("metric.")),
+        )
+        for raw in manifest.saved_queries.values()
+    }
+    return {"semantic_models": semantic, "metrics": metrics, "exposures": exposures, "saved_queries": saved}
+
+
+def measure_owners(project: DbtProject) -> dict[str, str]:
+    """measure name -> the unique id of the semantic model that defines it."""
+    out: dict[str, str] = {}
+    for sm in project.semantic_models.values():
+        for e in sm.elements:
+            if e.kind == "measure":
+                out.setdefault(e.name, sm.unique_id)
+    return out
 
 
 def _node(raw: ManifestNode, table, target: Path) -> DbtNode:
@@ -220,6 +374,7 @@ def _node(raw: ManifestNode, table, target: Path) -> DbtNode:
         tags=tuple(dict.fromkeys([*raw.tags, *config_tags])),
         meta={**raw.config.meta, **raw.meta},
         access=raw.access,
+        contract_enforced=bool((raw.config.contract or {}).get("enforced")),
         path=raw.original_file_path,
     )
 

@@ -67,6 +67,9 @@ class ColumnChange(BaseModel, frozen=True):
     column: str
     change: Literal["added", "removed", "modified", "rows", "new"]
     detail: str = ""
+    # modified: what changed, among expression, lineage (upstream columns, lineage type,
+    # resolution) and data_type
+    aspects: tuple[str, ...] = ()
 
 
 class PrunedModel(BaseModel, frozen=True):
@@ -199,11 +202,19 @@ def prune_graph(catalog: Catalog, names: list[str]) -> PrunePlan:
 class LineageGraph:
     """A project's column lineage in memory: the graph ``find_prune_models`` walks in Neo4j."""
 
-    def __init__(self, project: DbtProject, lineages: dict[str, ModelLineage]):
+    def __init__(
+        self,
+        project: DbtProject,
+        lineages: dict[str, ModelLineage],
+        consumers: Iterable[tuple[str, str, str, str]] = (),
+    ):
+        """``lineages`` may hold semantic models too (their elements are columns);
+        ``consumers``: (upstream key, consumer key, type, expr) edges to metrics, exposures and
+        saved queries, each a node keyed by its unique id that is its own model."""
         with paused_gc():  # hundreds of thousands of small tuples, no cycles
-            self._load(project, lineages)
+            self._load(project, lineages, list(consumers))
 
-    def _load(self, project: DbtProject, lineages: dict[str, ModelLineage]) -> None:
+    def _load(self, project: DbtProject, lineages: dict[str, ModelLineage], consumers: list[tuple[str, str, str, str]]) -> None:
         self.project = project
         self.lineages = lineages
         self.column_model: dict[str, str] = {}  # column id -> unique id
@@ -217,6 +228,16 @@ class LineageGraph:
             owned = self.model_columns[node.unique_id]
             for name in names:
                 owned.append(self._add_column(node.unique_id, name))
+        for uid, lin in lineages.items():
+            if uid not in project.nodes:  # semantic models: their entities, dimensions, measures
+                owned = self.model_columns[uid]
+                for c in lin.columns:
+                    owned.append(self._add_column(uid, c.name))
+        for up, down, kind, expr in consumers:
+            if down not in self.column_model:
+                self.column_model[down] = down
+                self.column_name[down] = down.rsplit(".", 1)[-1]
+            self.feeds[up].append((down, kind, expr))
         for uid, lin in lineages.items():
             for c in lin.columns:
                 down = column_key(uid, c.name)
@@ -326,12 +347,18 @@ class LineageGraph:
         hops.reverse()
         return hops
 
+    def walk(self, start: str, with_conditions: bool) -> dict[str, list[PruneHop]]:
+        """Every column (or consumer) downstream of ``start`` with one shortest path: through
+        FEEDS only, or also through conditions (a reached model's rows, so all its columns)."""
+        parent = self._bfs(start, with_conditions)
+        return {node[1]: self._path(parent, node) for node in parent if node[0] == "c" and node[1] != start}
+
     def _model(self, uid: str, lineage: str, via: str, reached: str, path: list[PruneHop]) -> PrunedModel:
         node = self.project.nodes.get(uid)
         return PrunedModel(
             unique_id=uid,
-            name=node.display_name if node else uid,
-            resource_type=node.resource_type if node else "model",
+            name=node.display_name if node else short_label(uid) if uid.count(".") >= 2 else uid,
+            resource_type=node.resource_type if node else uid.split(".", 1)[0],
             materialized=node.materialized if node else None,
             lineage=lineage,  # type: ignore[arg-type]
             via=via,
@@ -554,23 +581,30 @@ def _model_changes(
     for name in sorted(set(old_cols) & set(new_cols)):
         a, b = old_cols[name], new_cols[name]
         what = []
+        aspects: dict[str, None] = {}
         if definitions_old is not None and definitions_new is not None:
             if definitions_old.columns.get(name) != definitions_new.columns.get(name):
                 what.append(f"expression {a.expr!r} -> {b.expr!r}" if a.expr != b.expr else "expression (in a CTE or subquery)")
+                aspects["expression"] = None
         elif a.expr != b.expr:
             what.append(f"expression {a.expr!r} -> {b.expr!r}")
+            aspects["expression"] = None
         if sorted(s.key for s in a.sources) != sorted(s.key for s in b.sources):
             gone = sorted({s.key for s in a.sources} - {s.key for s in b.sources})
             came = sorted({s.key for s in b.sources} - {s.key for s in a.sources})
             what.append("sources" + (f" -{', -'.join(gone)}" if gone else "") + (f" +{', +'.join(came)}" if came else ""))
+            aspects["lineage"] = None
         if a.kind != b.kind:
             what.append(f"type {a.kind.value} -> {b.kind.value}")
+            aspects["lineage"] = None
         if a.resolved != b.resolved:
             what.append(f"resolved {a.resolved} -> {b.resolved}")
+            aspects["lineage"] = None
         if name in old_types and name in new_types and old_types[name] != new_types[name]:
             what.append(f"data type {old_types[name] or '?'} -> {new_types[name] or '?'}")
+            aspects["data_type"] = None
         if what:
-            found.append(ColumnChange(column=name, change="modified", detail="; ".join(what)))
+            found.append(ColumnChange(column=name, change="modified", detail="; ".join(what), aspects=tuple(aspects)))
 
     old_conds = {(c.column.key, c.clause.value) for c in old_lin.conditions} if old_lin else set()
     new_conds = {(c.column.key, c.clause.value) for c in new_lin.conditions} if new_lin else set()
@@ -595,7 +629,7 @@ def _relation_changes(before: DbtNode, node: DbtNode) -> list[ColumnChange]:
     found = [ColumnChange(column=n, change="added") for n in sorted(set(new_types) - set(old_types))]
     found += [ColumnChange(column=n, change="removed") for n in sorted(set(old_types) - set(new_types))]
     found += [
-        ColumnChange(column=n, change="modified", detail=f"data type {old_types[n]} -> {new_types[n]}")
+        ColumnChange(column=n, change="modified", detail=f"data type {old_types[n]} -> {new_types[n]}", aspects=("data_type",))
         for n in sorted(set(old_types) & set(new_types))
         if old_types[n] != new_types[n]
     ]

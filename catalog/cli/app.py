@@ -8,6 +8,7 @@ from catalog import __version__
 from catalog.cli import (
     ask_cmd,
     build_cmd,
+    check_cmd,
     evaluate_cmd,
     export_cmd,
     history_cmd,
@@ -33,6 +34,7 @@ app.command("build")(build_cmd.build)
 app.command("impact")(ask_cmd.impact)
 app.command("trace")(ask_cmd.trace)
 app.command("prune")(prune_cmd.prune)
+app.command("check")(check_cmd.check)
 app.command("query")(query_cmd.query)
 app.command("report")(report_cmd.report)
 app.command("builds")(history_cmd.builds)

@@ -14,3 +14,19 @@ def edit_sql(target: Path, uid: str, old: str, new: str) -> None:
     assert old in sql, f"{old!r} not in {uid}"
     manifest["nodes"][uid]["compiled_code"] = sql.replace(old, new)
     path.write_text(json.dumps(manifest))
+
+
+def edit_manifest(target: Path, change) -> None:
+    """Apply ``change(manifest)`` to manifest.json (YAML edits: columns, semantic models, metrics)."""
+    path = target / "manifest.json"
+    manifest = json.loads(path.read_text())
+    change(manifest)
+    path.write_text(json.dumps(manifest))
+
+
+def edit_catalog_type(target: Path, uid: str, column: str, data_type: str) -> None:
+    """Set a column's type in catalog.json, as `dbt docs generate` would after a cast changed."""
+    path = target / "catalog.json"
+    catalog = json.loads(path.read_text())
+    catalog["nodes"][uid]["columns"][column]["type"] = data_type
+    path.write_text(json.dumps(catalog))

@@ -1,0 +1,435 @@
+"""``catalog check``: what a change does to everything downstream, and whether it may merge.
+
+A change is compared with its base (an old dbt target, as with dbt's ``--state``, or the
+active build in Neo4j) column by column, from :func:`catalog.prune.diff_state` (the same
+column-aware comparison ``prune --state`` makes, from the analyzer's one parse). Every changed
+column becomes a :class:`Finding`: added, removed, renamed (same lineage and expression, new
+name), expression changed, lineage changed, data type changed, documentation or PII tag
+changed, or the model's rows changed (a condition: WHERE, JOIN, GROUP BY, ...). Each finding
+lists what it hits downstream, model columns, semantic-model elements, metrics, exposures and
+saved queries, with one path each, value lineage and condition lineage apart, and gets a class:
+
+- ``breaking``: a removed, renamed or retyped column that something downstream reads, or any
+  change but documentation to a column of a model with an enforced contract or ``access: public``;
+- ``partial``: values (or rows) change, and nothing reads a column that disappears;
+- ``safe``: added columns, documentation, columns nothing reads that disappear;
+- ``policy``: a PII-tagged column newly flows (value lineage, any depth) into a column not
+  tagged PII, into a public or contracted model, or into an exposure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from catalog.analyze.records import ModelLineage, column_key
+from catalog.extract import DbtColumn, DbtNode, DbtProject, is_pii
+from catalog.prune import ColumnChange, LineageGraph, PruneHop, StateDiff, _hop_dict, diff_state
+from catalog.store.keys import short_label
+
+Severity = Literal["breaking", "policy", "partial", "safe"]
+FailOn = Literal["breaking", "partial", "never"]
+ORDER: dict[str, int] = {"breaking": 0, "policy": 0, "partial": 1, "safe": 2}
+# kinds of what a finding hits, by the unique id's first part
+HIT_KINDS = {
+    "model": "column",
+    "snapshot": "column",
+    "seed": "column",
+    "source": "column",
+    "semantic_model": "semantic",
+    "metric": "metric",
+    "exposure": "exposure",
+    "saved_query": "saved_query",
+}
+
+
+class Hit(BaseModel, frozen=True):
+    """Something downstream of a changed column: a column (of a model or a semantic model),
+    a metric, an exposure or a saved query, and how it is reached."""
+
+    key: str  # column id, or the consumer's unique id
+    name: str  # as people write it: orders.amount, order_total
+    kind: str  # column, semantic, metric, exposure, saved_query
+    owner: str  # the unique id of its model (itself for a consumer)
+    lineage: Literal["value", "condition"]  # through FEEDS alone, or through a condition
+    path: tuple[PruneHop, ...] = ()
+
+
+class Finding(BaseModel, frozen=True):
+    unique_id: str  # the changed model
+    model: str
+    column: str  # "*": the model's rows
+    changes: tuple[str, ...]  # added, removed, renamed, expression, lineage, data_type, documentation, pii_tag, rows, pii_flow
+    severity: Severity
+    detail: str = ""
+    renamed_to: str | None = None
+    why: str = ""  # the reason for the severity
+    hits: tuple[Hit, ...] = ()
+
+    def hit_names(self, kind: str) -> list[str]:
+        return sorted({h.name.split(":", 1)[-1] for h in self.hits if h.kind == kind})
+
+    def hit_models(self) -> list[str]:
+        return sorted({short_label(h.owner) if h.owner.count(".") >= 2 else h.owner for h in self.hits if h.kind == "column"})
+
+
+class CheckReport(BaseModel):
+    project: str
+    base: str  # the old target's path, or "build N"
+    findings: tuple[Finding, ...] = ()
+    new_models: tuple[str, ...] = ()
+    removed_models: tuple[str, ...] = ()
+
+    def counts(self) -> dict[str, int]:
+        return {s: sum(1 for f in self.findings if f.severity == s) for s in ("breaking", "policy", "partial", "safe")}
+
+    def failing(self, fail_on: FailOn) -> list[Finding]:
+        if fail_on == "never":
+            return []
+        limit = ORDER[fail_on]
+        return [f for f in self.findings if ORDER[f.severity] <= limit]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "project": self.project,
+            "base": self.base,
+            "counts": self.counts(),
+            "findings": [
+                {
+                    "model": f.model,
+                    "unique_id": f.unique_id,
+                    "column": f.column,
+                    "changes": list(f.changes),
+                    "severity": f.severity,
+                    "why": f.why,
+                    "detail": f.detail,
+                    "renamed_to": f.renamed_to,
+                    "models_hit": f.hit_models(),
+                    "metrics_hit": f.hit_names("metric"),
+                    "exposures_hit": f.hit_names("exposure"),
+                    "saved_queries_hit": f.hit_names("saved_query"),
+                    "hits": [
+                        {"key": h.key, "name": h.name, "kind": h.kind, "lineage": h.lineage, "path": [_hop_dict(p) for p in h.path]}
+                        for h in f.hits
+                    ],
+                }
+                for f in self.findings
+            ],
+            "new_models": list(self.new_models),
+            "removed_models": list(self.removed_models),
+        }
+
+
+# ---------------------------------------------------------------------------- the comparison
+def check_states(
+    old: DbtProject,
+    old_lineages: dict[str, ModelLineage],
+    new: DbtProject,
+    new_lineages: dict[str, ModelLineage],
+    base: str,
+) -> CheckReport:
+    """Compare two versions of a project (lineages from :func:`catalog.prune.analyze_states`)."""
+    diff = diff_state(old, old_lineages, new, new_lineages)
+    old_graph, new_graph = lineage_graph(old, old_lineages), lineage_graph(new, new_lineages)
+    return _Checker(old, old_lineages, new, new_lineages, diff, old_graph, new_graph, base).run()
+
+
+def lineage_graph(project: DbtProject, lineages: dict[str, ModelLineage]) -> LineageGraph:
+    """The project's lineage in memory, down to its metrics, exposures and saved queries."""
+    from catalog.analyze.semantic import semantic_lineage
+
+    semantic, consumers = semantic_lineage(project, lineages)
+    return LineageGraph(project, {**lineages, **semantic}, consumers)
+
+
+class _Checker:
+    def __init__(
+        self,
+        old: DbtProject,
+        old_lineages: dict[str, ModelLineage],
+        new: DbtProject,
+        new_lineages: dict[str, ModelLineage],
+        diff: StateDiff,
+        old_graph: LineageGraph,
+        new_graph: LineageGraph,
+        base: str,
+    ):
+        self.old, self.new = old, new
+        self.old_lineages, self.new_lineages = old_lineages, new_lineages
+        self.diff = diff
+        self.old_graph, self.new_graph = old_graph, new_graph
+        self.base = base
+
+    def run(self) -> CheckReport:
+        findings: list[Finding] = []
+        for uid, changes in sorted(self.diff.changes.items()):
+            if uid in self.diff.new_models:
+                continue
+            findings += self._model_findings(uid, changes)
+        for uid in sorted(set(self.new.nodes) & set(self.old.nodes)):
+            if uid not in self.diff.changes or uid in self.diff.new_models:
+                findings += self._doc_findings(uid, set())
+        findings += self._semantic_findings()
+        findings += self._policy_findings()
+        findings.sort(key=lambda f: (ORDER[f.severity], f.unique_id, f.column))
+        return CheckReport(
+            project=self.new.name,
+            base=self.base,
+            findings=tuple(findings),
+            new_models=self.diff.new_models,
+            removed_models=self.diff.removed_models,
+        )
+
+    # ------------------------------------------------------------------ per model
+    def _model_findings(self, uid: str, changes: tuple[ColumnChange, ...]) -> list[Finding]:
+        node, before = self.new.nodes[uid], self.old.nodes[uid]
+        removed = [c for c in changes if c.change == "removed"]
+        added = [c for c in changes if c.change == "added"]
+        renames = self._renames(uid, [c.column for c in removed], [c.column for c in added])
+        out: list[Finding] = []
+        seen: set[str] = set()
+        for c in changes:
+            if c.column in renames.values():
+                continue  # the new name of a renamed column: reported with the old one
+            kinds: tuple[str, ...]
+            renamed_to = None
+            if c.change == "removed" and c.column in renames:
+                kinds, renamed_to = ("renamed",), renames[c.column]
+            elif c.change in ("added", "removed", "rows"):
+                kinds = (c.change,)
+            else:
+                kinds = c.aspects or ("expression",)
+            seen.add(c.column)
+            docs = self._doc_changes(before, node, c.column) if c.change == "modified" else ()
+            out.append(self._finding(node, c.column, kinds + docs, c.detail, renamed_to))
+        out += self._doc_findings(uid, seen)
+        return out
+
+    def _renames(self, uid: str, removed: list[str], added: list[str]) -> dict[str, str]:
+        """old name -> new name, for a removed and an added column of the same value."""
+        if not removed or not added:
+            return {}
+        old_lin, new_lin = self.old_lineages.get(uid), self.new_lineages.get(uid)
+        if old_lin is None or new_lin is None:
+            return {}
+        d_old, d_new = old_lin.definitions, new_lin.definitions
+
+        def same(a: str, b: str) -> bool:
+            ca, cb = old_lin.column(a), new_lin.column(b)
+            if ca is None or cb is None or not ca.sources:
+                return False
+            if {s.key for s in ca.sources} != {s.key for s in cb.sources}:
+                return False
+            if d_old is not None and d_new is not None and a in d_old.columns and b in d_new.columns:
+                return d_old.columns[a] == d_new.columns[b]
+            return ca.expr == cb.expr
+
+        out: dict[str, str] = {}
+        free = list(added)
+        for a in removed:
+            match = [b for b in free if same(a, b)]
+            if len(match) == 1:
+                out[a] = match[0]
+                free.remove(match[0])
+        return out
+
+    def _doc_changes(self, before: DbtNode, node: DbtNode, name: str) -> tuple[str, ...]:
+        a, b = _column(before, name), _column(node, name)
+        if a is None or b is None:
+            return ()
+        kinds = []
+        if a.description != b.description or set(a.tags) - set(_PII_TAGS) != set(b.tags) - set(_PII_TAGS) or _meta(a) != _meta(b):
+            kinds.append("documentation")
+        if is_pii(a.tags, a.meta) != is_pii(b.tags, b.meta):
+            kinds.append("pii_tag")
+        return tuple(kinds)
+
+    def _doc_findings(self, uid: str, skip: set[str]) -> list[Finding]:
+        node, before = self.new.nodes[uid], self.old.nodes.get(uid)
+        if before is None:
+            return []
+        out = []
+        for c in node.columns:
+            name = c.name.lower()
+            if name in skip:
+                continue
+            kinds = self._doc_changes(before, node, name)
+            if kinds:
+                a, b = _column(before, name), _column(node, name)
+                detail = "PII tag " + ("added" if b and is_pii(b.tags, b.meta) else "removed") if "pii_tag" in kinds else ""
+                out.append(self._finding(node, name, kinds, detail, None))
+        return out
+
+    # ------------------------------------------------------------------ one finding
+    def _finding(self, node: DbtNode, column: str, kinds: tuple[str, ...], detail: str, renamed_to: str | None) -> Finding:
+        hits = self._hits(node.unique_id, column, kinds)
+        return _found(node.unique_id, node.display_name, column, kinds, self._severity(node, kinds, hits), detail, hits, renamed_to)
+
+    def _hits(self, uid: str, column: str, kinds: tuple[str, ...]) -> tuple[Hit, ...]:
+        if set(kinds) <= {"added", "documentation", "pii_tag"}:
+            return ()
+        if column == "*":
+            starts = list(self.new_graph.model_columns.get(uid, ()))
+            return _collect(self.new_graph, starts, skip_owner=uid)
+        key = column_key(uid, column)
+        if kinds[0] in ("removed", "renamed"):
+            # who still reads it in the change, and who read it before: consumers (an exposure
+            # reads its models' columns) and models left unchanged (they still read it)
+            now = _collect(self.new_graph, [key], skip_owner=uid)
+            seen = {h.key for h in now}
+            before = [
+                h
+                for h in _collect(self.old_graph, [key], skip_owner=uid)
+                if h.key not in seen and (h.kind != "column" or h.owner not in self.diff.changes)
+            ]
+            return tuple(sorted([*now, *before], key=lambda h: (h.lineage != "value", len(h.path), h.key)))
+        return _collect(self.new_graph, [key], skip_owner=uid)
+
+    def _severity(self, node: DbtNode, kinds: tuple[str, ...], hits: tuple[Hit, ...]) -> tuple[Severity, str]:
+        governed = node.contract_enforced or node.access == "public"
+        docs_only = set(kinds) <= {"documentation", "pii_tag"}
+        if governed and not docs_only:
+            what = "an enforced contract" if node.contract_enforced else "access: public"
+            return "breaking", f"{node.display_name} has {what}"
+        disappears = kinds[0] in ("removed", "renamed") or "data_type" in kinds
+        if disappears and hits:
+            verb = {"removed": "removed", "renamed": "renamed"}.get(kinds[0], "retyped")
+            return "breaking", f"{verb}, and read downstream"
+        if docs_only or kinds == ("added",) or disappears:
+            return "safe", "nothing downstream reads it" if disappears else "no value changes"
+        return "partial", "rows change downstream" if kinds[0] == "rows" else "values change downstream"
+
+    # ------------------------------------------------------------------ semantic layer
+    def _semantic_findings(self) -> list[Finding]:
+        """Measures, dimensions and entities whose ``expr`` changed; metrics whose inputs changed."""
+        from catalog.analyze.semantic import semantic_changes
+
+        out = []
+        for uid, name, kinds, detail in semantic_changes(self.old, self.new):
+            hits = _collect(self.new_graph, [column_key(uid, name) if not uid.startswith("metric.") else uid], skip_owner=uid)
+            removed = kinds[0] == "removed"
+            old_hits = _collect(self.old_graph, [column_key(uid, name) if not uid.startswith("metric.") else uid], skip_owner=uid)
+            if removed:
+                hits = old_hits
+            severity: Severity = "breaking" if removed and hits else ("safe" if removed or kinds == ("added",) else "partial")
+            why = {"breaking": "removed, and read downstream", "safe": "nothing downstream reads it" if removed else "no value changes"}.get(
+                severity, "values change downstream"
+            )
+            model = f"{uid.split('.', 1)[0]}:{short_label(uid)}" if not uid.startswith("metric.") else "metric"
+            out.append(_found(uid, model, name, kinds, (severity, why), detail, hits))
+        return out
+
+    # ------------------------------------------------------------------ PII policy
+    def _policy_findings(self) -> list[Finding]:
+        before = _pii_reach(self.old, self.old_graph)
+        after = _pii_reach(self.new, self.new_graph)
+        was_pii = {column_key(n.unique_id, c.name) for n in self.old.nodes.values() for c in n.columns if is_pii(c.tags, c.meta)}
+        out = []
+        for key in sorted(after):
+            if key not in was_pii:  # newly tagged: a documentation change, not a new flow
+                continue
+            fresh = {t: p for t, p in after[key].items() if t not in before.get(key, {})}
+            if not fresh:
+                continue
+            uid = self.new_graph.column_model[key]
+            node = self.new.nodes[uid]
+            hits = tuple(
+                Hit(key=t, name=hit_name(self.new_graph, t, self.new_graph.column_model[t]), kind=_kind(self.new_graph.column_model[t]), owner=self.new_graph.column_model[t], lineage="value", path=tuple(p))
+                for t, p in sorted(fresh.items())
+            )
+            out.append(
+                Finding(
+                    unique_id=uid,
+                    model=node.display_name,
+                    column=self.new_graph.column_name[key],
+                    changes=("pii_flow",),
+                    severity="policy",
+                    detail="PII now reaches " + ", ".join(h.name for h in hits),
+                    why="a PII column newly flows into a column not tagged PII, a public or contracted model, or an exposure",
+                    hits=hits,
+                )
+            )
+        return out
+
+
+def _found(
+    uid: str,
+    model: str,
+    column: str,
+    kinds: tuple[str, ...],
+    graded: tuple[Severity, str],
+    detail: str,
+    hits: tuple[Hit, ...],
+    renamed_to: str | None = None,
+) -> Finding:
+    severity, why = graded
+    return Finding(
+        unique_id=uid, model=model, column=column, changes=kinds, severity=severity, why=why, detail=detail, hits=hits, renamed_to=renamed_to
+    )
+
+
+_PII_TAGS = ("pii", "sensitive", "personal")
+
+
+def _column(node: DbtNode, name: str) -> DbtColumn | None:
+    return next((c for c in node.columns if c.name.lower() == name.lower()), None)
+
+
+def _meta(c: DbtColumn) -> dict[str, Any]:
+    return {k: v for k, v in c.meta.items() if str(k).lower() not in ("contains_pii", "pii", "is_pii")}
+
+
+def _kind(owner: str) -> str:
+    return HIT_KINDS.get(owner.split(".", 1)[0], "column")
+
+
+def hit_name(graph: LineageGraph, key: str, owner: str) -> str:
+    """``orders.amount`` for a model column, ``semantic_model:orders.amount`` for a measure,
+    ``metric:revenue``, ``exposure:sales``, ``saved_query:weekly`` for a consumer."""
+    node = graph.project.nodes.get(owner)
+    if node is not None:
+        return f"{node.display_name}.{graph.column_name.get(key, key)}"
+    return f"{owner.split('.', 1)[0]}:{short_label(key)}"
+
+
+def _collect(graph: LineageGraph, starts: Iterable[str], skip_owner: str) -> tuple[Hit, ...]:
+    """What the columns ``starts`` reach: through FEEDS first (value lineage), then what only a
+    condition reaches (condition lineage); one shortest path each, the owner's columns aside."""
+    best: dict[str, Hit] = {}
+    for with_conditions in (False, True):
+        lineage: Literal["value", "condition"] = "condition" if with_conditions else "value"
+        for start in sorted(set(starts)):
+            for key, path in graph.walk(start, with_conditions).items():
+                owner = graph.column_model.get(key, key)
+                if owner == skip_owner or key in best and (best[key].lineage == "value" or len(best[key].path) <= len(path)):
+                    continue
+                name = hit_name(graph, key, owner)
+                best[key] = Hit(key=key, name=name, kind=_kind(owner), owner=owner, lineage=lineage, path=tuple(path))
+    return tuple(sorted(best.values(), key=lambda h: (h.lineage != "value", len(h.path), h.key)))
+
+
+def _pii_reach(project: DbtProject, graph: LineageGraph) -> dict[str, dict[str, list[PruneHop]]]:
+    """PII column -> the targets it reaches through value lineage that the policy forbids:
+    columns not tagged PII, columns of public or contracted models, exposures."""
+    out: dict[str, dict[str, list[PruneHop]]] = {}
+    for node in project.nodes.values():
+        for c in node.columns:
+            if not is_pii(c.tags, c.meta):
+                continue
+            key = column_key(node.unique_id, c.name)
+            targets = {}
+            for down, path in graph.walk(key, False).items():
+                owner = graph.column_model.get(down, down)
+                target = project.nodes.get(owner)
+                if owner.startswith("exposure."):
+                    targets[down] = path
+                elif target is not None:
+                    col = _column(target, graph.column_name[down])
+                    tagged = col is not None and is_pii(col.tags, col.meta)
+                    if not tagged or target.access == "public" or target.contract_enforced:
+                        targets[down] = path
+            if targets:
+                out[key] = targets
+    return out

@@ -1,0 +1,106 @@
+"""``catalog check``: review a change before it merges."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from catalog.check import CheckReport, check_states
+from catalog.cli.common import DialectOpt, JobsOpt, handle_errors, print_json, print_text, say, show, warn_inputs
+from catalog.extract import input_warnings, load_project
+from catalog.prune import analyze_states
+from catalog.report.check_md import check_markdown, hit_summary
+
+
+class Format(str, Enum):
+    table = "table"
+    json = "json"
+    md = "md"
+
+
+class FailOn(str, Enum):
+    breaking = "breaking"
+    partial = "partial"
+    never = "never"
+
+
+@handle_errors
+def check(
+    path: Annotated[Path, typer.Argument(help="The changed dbt target folder (or project folder holding target/).")],
+    state: Annotated[
+        Path | None,
+        typer.Option("--state", help="The base dbt target folder (production's manifest.json, best with catalog.json)."),
+    ] = None,
+    fail_on: Annotated[FailOn, typer.Option("--fail-on", help="Exit 1 when a finding is at or above: breaking (and policy), partial, or never.")] = FailOn.breaking,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="table, json, or md (a pull-request comment).")] = Format.table,
+    as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    dialect: DialectOpt = None,
+    jobs: JobsOpt = None,
+) -> None:
+    """Every changed column of PATH against its base, what it hits downstream (models,
+    columns, semantic models, metrics, exposures, saved queries; value and condition lineage
+    apart, one path each) and its class: breaking, policy, partial or safe.
+
+    --state BASE_TARGET PATH compares two dbt targets in memory (no Neo4j: for CI), as with
+    dbt's own --state: BASE_TARGET is production's target folder (manifest.json, best with
+    catalog.json).
+
+    breaking: a removed, renamed or retyped column something downstream reads, or any change
+    but documentation to a column of a model with an enforced contract or access: public.
+    policy: a PII column newly flows (value lineage) into a column not tagged PII, a public or
+    contracted model, or an exposure. partial: values or rows change downstream. safe: added
+    columns, documentation, columns nothing reads.
+
+    Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it (or an error), 2 usage.
+    """
+    if state is None:
+        raise typer.BadParameter("give the base to compare with: --state BASE_TARGET", param_hint="--state")
+    current = load_project(path, dialect=dialect)
+    warnings = warn_inputs(input_warnings(current))
+    old = load_project(state, dialect=dialect)
+    warnings += warn_inputs(input_warnings(old))
+    old_lineages, lineages = analyze_states(old, current, jobs=jobs)
+    report = check_states(old, old_lineages, current, lineages, base=str(state))
+
+    if as_json or fmt == Format.json:
+        print_json({**report.to_dict(), "fail_on": fail_on.value, "warnings": warnings})
+    elif fmt == Format.md:
+        print_text(check_markdown(report, fail_on.value))
+    else:
+        show(check_table(report))
+    failing = report.failing(fail_on.value)  # type: ignore[arg-type]
+    counts = report.counts()
+    say(", ".join(f"{n} {k}" for k, n in counts.items()) + f" finding(s); --fail-on {fail_on.value}: " + ("fails" if failing else "passes"))
+    if failing:
+        raise typer.Exit(1)
+
+
+def check_table(report: CheckReport) -> Group:
+    t = Table(title=f"Changes in {report.project} against {report.base}", title_justify="left")
+    for col in ("class", "model", "column", "change", "hits downstream", "why"):
+        t.add_column(col)
+    styles = {"breaking": "bold red", "policy": "bold magenta", "partial": "yellow", "safe": "green"}
+    for f in report.findings:
+        change = ", ".join(f.changes) + (f" -> {f.renamed_to}" if f.renamed_to else "")
+        t.add_row(
+            Text(f.severity, style=styles[f.severity]),
+            Text(f.model),
+            Text(f.column),
+            Text(change + (f" ({f.detail})" if f.detail else "")),
+            Text(hit_summary(f)),
+            Text(f.why),
+        )
+    parts: list = [t]
+    if not report.findings:
+        parts.append(Text("no column changed", style="dim"))
+    if report.new_models:
+        parts.append(Text("New: " + ", ".join(report.new_models)))
+    if report.removed_models:
+        parts.append(Text("Removed: " + ", ".join(report.removed_models)))
+    return Group(*parts)

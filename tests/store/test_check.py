@@ -1,0 +1,237 @@
+"""``catalog check --state``: real edits of the example and corpus projects, with the exact
+findings, classes and downstream hits (no Neo4j).
+
+From examples/coffee_shop/target/compiled: stg_orders.status passes into orders.status and
+orders.payment_status; customers filters `where status <> 'cancelled'` on orders (condition
+lineage: all of customers' rows, and customer_segments' `select *` of it); the exposure
+sales_dashboard reads orders and the metric revenue (sum of the measure amount_paid of the
+semantic model orders, over orders.amount_paid). All marts are `access: public`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from catalog.check import CheckReport, check_states
+from catalog.cli.app import app
+from catalog.extract import load_project
+from catalog.prune import analyze_states
+from catalog.report.check_md import check_markdown
+from edits import edit_catalog_type, edit_manifest, edit_sql
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coffee_shop" / "target"
+STG_ORDERS = "model.coffee_shop.stg_orders"
+EVALUATOR = "model.dbt_project_evaluator_integration_tests"
+DROP_STATUS = (",\n    coalesce(lower(trim(status)), 'unknown') as status", "")
+
+
+def check(base: Path, target: Path) -> CheckReport:
+    old, new = load_project(base), load_project(target)
+    old_lineages, lineages = analyze_states(old, new, jobs=1)
+    return check_states(old, old_lineages, new, lineages, base=str(base))
+
+
+def copy(base: Path, tmp_path: Path) -> Path:
+    dst = tmp_path / "target"
+    shutil.copytree(base, dst)
+    return dst
+
+
+def summary(report: CheckReport) -> list[tuple]:
+    return [
+        (f.severity, f.model, f.column, f.changes, f.hit_models(), f.hit_names("metric"), f.hit_names("exposure"), f.hit_names("saved_query"))
+        for f in report.findings
+    ]
+
+
+def test_drop_a_column_read_downstream(tmp_path):
+    target = copy(EXAMPLE, tmp_path)
+    edit_sql(target, STG_ORDERS, *DROP_STATUS)
+    report = check(EXAMPLE, target)
+    assert summary(report) == [
+        ("breaking", "stg_orders", "status", ("removed",), ["customer_segments", "customers", "orders"], [], ["sales_dashboard"], [])
+    ]
+    (f,) = report.findings
+    by_name = {h.name: h for h in f.hits}
+    assert by_name["orders.status"].lineage == "value"
+    assert [(p.kind, p.to_key) for p in by_name["orders.status"].path] == [("feeds", "model.coffee_shop.orders.status")]
+    assert by_name["customers.lifetime_value"].lineage == "condition"  # where status <> 'cancelled'
+    assert [p.clause for p in by_name["customers.lifetime_value"].path if p.kind == "conditions"] == ["where"]
+    assert by_name["exposure:sales_dashboard"].kind == "exposure"
+
+
+def test_rename_a_column(tmp_path):
+    target = copy(EXAMPLE, tmp_path)
+    edit_sql(target, STG_ORDERS, "'unknown') as status", "'unknown') as order_status")
+    report = check(EXAMPLE, target)
+    assert summary(report) == [
+        ("breaking", "stg_orders", "status", ("renamed",), ["customer_segments", "customers", "orders"], [], ["sales_dashboard"], [])
+    ]
+    assert report.findings[0].renamed_to == "order_status"
+    assert report.findings[0].why == "renamed, and read downstream"
+
+
+def test_change_a_cast(tmp_path):
+    target = copy(EXAMPLE, tmp_path)
+    edit_sql(target, STG_ORDERS, "cast(ordered_at as date) as order_date", "cast(ordered_at as timestamp) as order_date")
+    edit_catalog_type(target, STG_ORDERS, "order_date", "TIMESTAMP")
+    report = check(EXAMPLE, target)
+    assert summary(report) == [
+        ("breaking", "stg_orders", "order_date", ("expression", "data_type"), ["customer_orders_daily", "orders"], [], ["sales_dashboard"], [])
+    ]
+    assert "data type date -> timestamp" in report.findings[0].detail
+
+
+def test_change_a_where_only(tmp_path):
+    """Rows change, values do not: one `*` finding, partial, reaching the metric through rows."""
+    target = copy(EXAMPLE, tmp_path)
+    edit_sql(target, STG_ORDERS, '"raw_orders"', '"raw_orders"\nwhere status is not null')
+    report = check(EXAMPLE, target)
+    assert summary(report) == [
+        (
+            "partial", "stg_orders", "*", ("rows",),
+            ["customer_orders_daily", "customer_segments", "customers", "order_events", "orders"],
+            ["revenue"], ["sales_dashboard"], [],
+        )
+    ]  # fmt: skip
+    assert report.findings[0].detail == "conditions +where source.coffee_shop.shop.orders.status"
+    assert not any("expression" in f.changes for f in report.findings)
+
+
+def test_add_a_column(tmp_path):
+    target = copy(EXAMPLE, tmp_path)
+    edit_sql(target, STG_ORDERS, "as status\n", "as status,\n    1 as flag\n")
+    report = check(EXAMPLE, target)
+    assert summary(report) == [("safe", "stg_orders", "flag", ("added",), [], [], [], [])]
+    assert report.failing("partial") == []
+
+
+def test_change_a_measure_expr(tmp_path):
+    target = copy(EXAMPLE, tmp_path)
+
+    def change(manifest):
+        (measure,) = manifest["semantic_models"]["semantic_model.coffee_shop.orders"]["measures"]
+        measure["expr"] = "amount_paid - credit_card_amount"
+
+    edit_manifest(target, change)
+    report = check(EXAMPLE, target)
+    assert summary(report) == [("partial", "semantic_model:orders", "amount_paid", ("expression",), [], ["revenue"], ["sales_dashboard"], [])]
+    assert [h.name for h in report.findings[0].hits] == ["metric:revenue", "exposure:sales_dashboard"]
+
+
+@pytest.mark.corpus
+def test_change_a_measure_expr_jaffle_shop(shared_dir, tmp_path):
+    base = shared_dir / "corpus" / "jaffle-shop" / "target"
+    target = copy(base, tmp_path)
+
+    def change(manifest):
+        for m in manifest["semantic_models"]["semantic_model.jaffle_shop.orders"]["measures"]:
+            if m["name"] == "order_total":
+                m["expr"] = "order_total - tax_paid"
+
+    edit_manifest(target, change)
+    report = check(base, target)
+    assert summary(report) == [("partial", "semantic_model:orders", "order_total", ("expression",), [], ["order_total"], [], ["order_metrics"])]
+
+
+@pytest.mark.corpus
+def test_jaffle_shop_semantic_layer_is_read(shared_dir):
+    project = load_project(shared_dir / "corpus" / "jaffle-shop" / "target")
+    assert (len(project.semantic_models), len(project.metrics), len(project.saved_queries)) == (6, 19, 3)
+    ratio = project.metrics["metric.jaffle_shop.food_revenue_pct"]
+    assert ratio.metrics == ("metric.jaffle_shop.food_revenue", "metric.jaffle_shop.revenue")
+    assert project.metrics["metric.jaffle_shop.cumulative_revenue"].measures == ("revenue",)
+
+
+@pytest.mark.corpus
+def test_remove_a_column_an_exposure_reads(shared_dir, tmp_path):
+    base = shared_dir / "corpus" / "dbt-project-evaluator" / "target"
+    target = copy(base, tmp_path)
+    edit_sql(target, f"{EVALUATOR}.fct_model_6", "select 1 as id", "select 1 as ident")
+    report = check(base, target)
+    assert summary(report) == [
+        ("breaking", "fct_model_6", "id", ("removed",), ["report_2"], [], ["exposure_1"], []),
+        ("safe", "fct_model_6", "ident", ("added",), [], [], [], []),
+    ]
+
+
+@pytest.mark.corpus
+def test_change_a_contracted_model(shared_dir, tmp_path):
+    base = shared_dir / "corpus" / "dbt-project-evaluator" / "target"
+    target = copy(base, tmp_path)
+    edit_sql(target, f"{EVALUATOR}.dim_model_7", "select * from __dbt__cte__stg_model_4", "select id, 1 as version from __dbt__cte__stg_model_4")
+    report = check(base, target)
+    assert summary(report) == [("breaking", "dim_model_7", "version", ("added",), [], [], [], [])]
+    assert report.findings[0].why == "dim_model_7 has an enforced contract"
+
+
+def test_pii_newly_flowing_is_policy(tmp_path):
+    target = copy(EXAMPLE, tmp_path)
+    edit_sql(target, "model.coffee_shop.stg_customers", "first_name,", "first_name,\n    first_name as greeting_name,")
+    report = check(EXAMPLE, target)
+    assert summary(report) == [
+        ("policy", "shop.customers", "first_name", ("pii_flow",), ["stg_customers"], [], [], []),
+        ("safe", "stg_customers", "greeting_name", ("added",), [], [], [], []),
+    ]
+    assert report.failing("breaking") == [report.findings[0]]
+
+
+def test_documentation_and_pii_tag_changes_are_safe(tmp_path):
+    target = copy(EXAMPLE, tmp_path)
+
+    def change(manifest):
+        cols = manifest["nodes"][STG_ORDERS]["columns"]
+        cols["status"]["description"] = "The order's status, lower case."
+        cols["customer_id"]["tags"] = ["pii"]
+
+    edit_manifest(target, change)
+    report = check(EXAMPLE, target)
+    assert summary(report) == [
+        ("safe", "stg_orders", "customer_id", ("pii_tag",), [], [], [], []),
+        ("safe", "stg_orders", "status", ("documentation",), [], [], [], []),
+    ]
+
+
+# ---------------------------------------------------------------------------- the command
+def test_cli_exit_codes_and_formats(tmp_path):
+    runner = CliRunner()
+    target = copy(EXAMPLE, tmp_path)
+    edit_sql(target, STG_ORDERS, *DROP_STATUS)
+    done = runner.invoke(app, ["check", "--state", str(EXAMPLE), str(target)])
+    assert done.exit_code == 1, done.output
+    assert "removed" in done.stdout and "breaking" in done.stdout
+    done = runner.invoke(app, ["check", "--state", str(EXAMPLE), str(target), "--fail-on", "never", "--json"])
+    assert done.exit_code == 0
+    data = json.loads(done.stdout)
+    assert data["counts"] == {"breaking": 1, "policy": 0, "partial": 0, "safe": 0}
+    assert data["findings"][0]["exposures_hit"] == ["sales_dashboard"]
+    done = runner.invoke(app, ["check", "--state", str(EXAMPLE), str(target), "--format", "md"])
+    assert done.exit_code == 1
+    md = done.stdout
+    assert md.startswith("## catalog check: `coffee_shop`\n\n**Blocks the merge**")
+    assert md.index("| class |") < md.index("<details>")
+    assert "`stg_orders.status -[passthrough]-> orders.status`" in md
+
+    added = copy(EXAMPLE, tmp_path / "added")
+    edit_sql(added, STG_ORDERS, '"raw_orders"', '"raw_orders"\nwhere status is not null')
+    assert runner.invoke(app, ["check", "--state", str(EXAMPLE), str(added)]).exit_code == 0
+    assert runner.invoke(app, ["check", "--state", str(EXAMPLE), str(added), "--fail-on", "partial"]).exit_code == 1
+    assert runner.invoke(app, ["check", "--state", str(EXAMPLE), str(added), "--fail-on", "bogus"]).exit_code == 2
+    assert runner.invoke(app, ["check", str(added)]).exit_code == 2  # no base
+    done = runner.invoke(app, ["check", "--state", str(tmp_path / "nope"), str(added)])
+    assert done.exit_code == 1 and "Error:" in done.output
+
+
+def test_markdown_is_cut_under_the_limit(tmp_path):
+    target = copy(EXAMPLE, tmp_path)
+    edit_sql(target, STG_ORDERS, '"raw_orders"', '"raw_orders"\nwhere status is not null')
+    report = check(EXAMPLE, target)
+    full = check_markdown(report, "breaking")
+    cut = check_markdown(report, "breaking", limit=len(full) - 100)
+    assert len(cut) <= len(full) - 100
+    assert cut.endswith("run `catalog check --json` for all._")
