@@ -59,17 +59,33 @@ class StatusChange(BaseModel):
     reason: str | None = None
 
 
+class ColumnDiff(BaseModel):
+    change: str  # added | removed | changed
+    unique_id: str
+    column: str
+    aspects: list[str] = []  # changed: data_type, description, tags, meta, pii
+    before: dict[str, Any] | None = None
+    after: dict[str, Any] | None = None
+
+
+COLUMN_ASPECTS = ("data_type", "description", "tags", "meta", "pii")
+
+
 class BuildDiff(BaseModel):
     project: str
     from_build: int
     to_build: int
     edges: list[EdgeChange]
     statuses: list[StatusChange]
+    columns: list[ColumnDiff] = []
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
         for e in self.edges:
             k = f"{e.kind}_{e.change}"
+            out[k] = out.get(k, 0) + 1
+        for c in self.columns:
+            k = f"columns_{c.change}"
             out[k] = out.get(k, 0) + 1
         out["status_changes"] = len(self.statuses)
         return dict(sorted(out.items()))
@@ -137,7 +153,30 @@ def diff_builds(graph: Graph, project: str, from_build: int | None = None, to_bu
         so, sn = (o or {}).get("status"), (n or {}).get("status")
         if so != sn:
             statuses.append(StatusChange(unique_id=uid, before=so, after=sn, reason=(n or {}).get("reason")))
-    return BuildDiff(project=project, from_build=from_build, to_build=to_build, edges=edges, statuses=statuses)
+    columns = _column_changes(graph, project, from_build, to_build, lo, hi)
+    return BuildDiff(project=project, from_build=from_build, to_build=to_build, edges=edges, statuses=statuses, columns=columns)
+
+
+def _column_changes(graph: Graph, project: str, from_build: int, to_build: int, lo: int, hi: int) -> list[ColumnDiff]:
+    """Columns added, removed, or whose type, documentation, tags or PII flag changed."""
+    old: dict[tuple[str, str], dict[str, Any]] = {}
+    new: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in graph.read("read/find_build_column_changes", project=project, from_build=lo, to_build=hi):
+        props = {k: r[k] for k in COLUMN_ASPECTS}
+        if _visible(r, from_build):
+            old[(r["unique_id"], r["column"])] = props
+        if _visible(r, to_build):
+            new[(r["unique_id"], r["column"])] = props
+    out = []
+    for ident in sorted(set(old) | set(new)):
+        b, a = old.get(ident), new.get(ident)
+        if b is None or a is None:
+            out.append(ColumnDiff(change="added" if b is None else "removed", unique_id=ident[0], column=ident[1], before=b, after=a))
+            continue
+        aspects = [k for k in COLUMN_ASPECTS if (b[k] or None) != (a[k] or None)]
+        if aspects:
+            out.append(ColumnDiff(change="changed", unique_id=ident[0], column=ident[1], aspects=aspects, before=b, after=a))
+    return out
 
 
 class GcResult(BaseModel):

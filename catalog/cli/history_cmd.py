@@ -58,7 +58,8 @@ def diff(
     database: DatabaseOpt = None,
 ) -> None:
     """Column edges added, removed and changed (expression, type, resolved), condition edges,
-    and model status changes between two builds (default: the previous build and the active one)."""
+    model status changes, and columns added, removed, or whose data type, description, tags,
+    meta or PII flag changed, between two builds (default: the previous build and the active one)."""
     with graph_from(uri, user, password, database) as graph:
         d = diff_builds(graph, _project(graph, project), from_build, to_build)
     if as_json or fmt == DiffFormat.json:

@@ -36,6 +36,13 @@ def _props(p: dict | None) -> str:
     return ", ".join(f"{k}={v}" for k, v in p.items() if v is not None)
 
 
+def _column_props(p: dict | None, aspects: list[str]) -> str:
+    """The changed properties of a column (all of them for an added or removed one)."""
+    if not p:
+        return ""
+    return ", ".join(f"{k}={v}" for k, v in p.items() if v not in (None, "", []) and (not aspects or k in aspects))
+
+
 def diff_table(d: BuildDiff) -> Table:
     t = Table(title=f"Changes in {d.project} from build {d.from_build} to build {d.to_build}", title_justify="left")
     t.add_column("change")
@@ -47,7 +54,15 @@ def diff_table(d: BuildDiff) -> Table:
         t.add_row(Text(e.change, style=style), Text(_edge_text(e)), Text(_props(e.before)), Text(_props(e.after)))
     for s in d.statuses:
         t.add_row(Text("status", style="cyan"), Text(s.unique_id), Text(s.before or "(new)"), Text(s.after or "(removed)"))
-    if not d.edges and not d.statuses:
+    for c in d.columns:
+        style = {"added": "green", "removed": "red", "changed": "yellow"}[c.change]
+        t.add_row(
+            Text(f"column {c.change}", style=style),
+            Text(f"{c.unique_id}.{c.column}"),
+            Text(_column_props(c.before, c.aspects)),
+            Text(_column_props(c.after, c.aspects)),
+        )
+    if not d.edges and not d.statuses and not d.columns:
         t.add_row("", Text("no lineage changes", style="dim"), "", "")
     return t
 
@@ -59,7 +74,8 @@ def diff_markdown(d: BuildDiff) -> str:
         "",
         f"{c.get('feeds_added', 0)} column edges added, {c.get('feeds_removed', 0)} removed, "
         f"{c.get('feeds_changed', 0)} changed; {c.get('conditions_added', 0) + c.get('conditions_removed', 0)} "
-        f"condition edges changed; {c['status_changes']} model status changes.",
+        f"condition edges changed; {c['status_changes']} model status changes; "
+        f"{c.get('columns_added', 0)} columns added, {c.get('columns_removed', 0)} removed, {c.get('columns_changed', 0)} changed.",
         "",
     ]
     if d.edges:
@@ -68,4 +84,10 @@ def diff_markdown(d: BuildDiff) -> str:
     if d.statuses:
         rows = [(md.code(s.unique_id), s.before or "(new)", s.after or "(removed)") for s in d.statuses]
         lines += ["", *md.table(["model", "before", "after"], rows)]
+    if d.columns:
+        rows = [
+            (c.change, md.code(f"{c.unique_id}.{c.column}"), ", ".join(c.aspects), md.code(_column_props(c.before, c.aspects)), md.code(_column_props(c.after, c.aspects)))
+            for c in d.columns
+        ]
+        lines += ["", *md.table(["column", "name", "what", "before", "after"], rows)]
     return "\n".join(lines) + "\n"
