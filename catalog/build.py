@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 from catalog import __version__
 from catalog.analyze.project import analyze_project, topological_models
 from catalog.analyze.records import ColumnKind, ConditionClause, ModelLineage, ModelStatus
+from catalog.analyze.semantic import semantic_lineage
 from catalog.artifacts import find_target_dir
 from catalog.errors import ArtifactError, StoreError
 from catalog.extract import (
@@ -44,13 +45,15 @@ from catalog.extract import (
 )
 from catalog.memory import paused_gc
 from catalog.store import cypher
+from catalog.store.consumers import write_consumers
 from catalog.store.graph import SCHEMA_VERSION, Graph
+from catalog.store.records import write_records
 from catalog.store.keys import column_node_key, model_node_key
 
 ANALYZER_VERSION = "3"  # bump when the analyzer's output changes for the same input
 # bump when what a build stores, or where, changes: a build over an active build of another
 # layout reuses nothing and rewrites every node and relationship it keeps
-STORE_VERSION = 2
+STORE_VERSION = 3
 STALE_HEARTBEAT_SECONDS = 600  # a running build on another host not heard of for this long is dead
 HEARTBEAT_SECONDS = 30
 
@@ -526,6 +529,7 @@ class Builder:
         writer.beat = self._heartbeat
         with paused_gc():
             summary = writer.write()
+        self._write_consumers(project, lineages, build_id)
         summary.dialect = project.dialect
         summary.failures = {uid: lin.reason or "" for uid, lin in sorted(lineages.items()) if lin.status == ModelStatus.FAILED}
         summary.warnings = input_warnings(project)
@@ -535,6 +539,14 @@ class Builder:
         summary = self._activate(name, build_id, summary)
         self.timings["total"] = round(time.perf_counter() - t_start, 6)
         return summary
+
+    def _write_consumers(self, project: DbtProject, lineages: dict[str, ModelLineage], build_id: int) -> None:
+        """Semantic models, metrics, exposures and saved queries (catalog.store.consumers), and
+        the records of what the build read (catalog.store.records)."""
+        semantic, edges = semantic_lineage(project, lineages)
+        counts = write_consumers(self.graph, project, semantic, edges, build_id)
+        write_records(self.graph, project, build_id)
+        self.say(f"consumers: {counts['consumers']}, {counts['consumer_relationships_written']} relationships written")
 
     def _analysis_progress(self) -> Callable[[int, int], None]:
         """Say how far the analysis is, at most about ten times."""

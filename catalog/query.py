@@ -68,12 +68,28 @@ class ConditionUse(BaseModel, frozen=True):
     clause: str
 
 
+class ConsumerHit(BaseModel, frozen=True):
+    """A metric, exposure or saved query downstream of the asked columns."""
+
+    key: str
+    unique_id: str
+    name: str
+    kind: str  # metric, exposure, saved_query
+    depth: int
+    via: str  # the asked column the path starts at
+    hops: tuple[Hop, ...]
+
+
+CONSUMER_KINDS = ("metric", "exposure", "saved_query")
+
+
 class Answer(BaseModel):
     project: str
     build_id: int
     asked: tuple[ColumnId, ...]
     columns: tuple[Reached, ...]
     conditions: tuple[ConditionUse, ...] = ()
+    consumers: tuple[ConsumerHit, ...] = ()  # impact: metrics, exposures, saved queries hit
 
     def models(self) -> list[str]:
         seen = {c.column.unique_id: c.column.model for c in self.columns}
@@ -177,18 +193,81 @@ class Catalog:
         if with_conditions:
             keys = [c.key for c in asked] + [r.column.key for r in reached]
             conditions = self._conditions(keys)
-        return Answer(project=self.project, build_id=self.build_id, asked=tuple(asked), columns=tuple(reached), conditions=tuple(conditions))
+        consumers = self._consumers(asked, reached)
+        return Answer(
+            project=self.project,
+            build_id=self.build_id,
+            asked=tuple(asked),
+            columns=tuple(reached),
+            conditions=tuple(conditions),
+            consumers=tuple(consumers),
+        )
+
+    def _consumers(self, asked: list[ColumnId], reached: list[Reached]) -> list[ConsumerHit]:
+        """The metrics, exposures and saved queries the asked and reached columns feed."""
+        before = {c.key: (0, (), c.key) for c in asked} | {r.column.key: (r.depth, r.hops, r.via) for r in reached}
+        rows = self.graph.read("read/find_consumers_downstream", project=self.project, column_keys=list(before), build_id=self.build_id)
+        best: dict[str, ConsumerHit] = {}
+        for r in rows:
+            depth, hops, via = before[r["start"]]
+            hit = ConsumerHit(
+                key=r["key"],
+                unique_id=r["unique_id"],
+                name=r["name"],
+                kind=r["kind"],
+                depth=depth + r["depth"],
+                via=via,
+                hops=tuple(hops) + tuple(Hop(from_key=h["from"], to_key=h["to"], type=h["type"], expr=h["expr"], resolved=True) for h in r["hops"]),
+            )
+            if hit.key not in best or (hit.depth, hit.via) < (best[hit.key].depth, best[hit.key].via):
+                best[hit.key] = hit
+        return sorted(best.values(), key=lambda h: (h.kind, h.name))
+
+    def resolve_consumer(self, text: str) -> ColumnId | None:
+        """``metric:order_total``, ``exposure:sales``, ``saved_query:weekly``; None for a column name."""
+        kind, sep, name = text.strip().partition(":")
+        if not sep or kind.lower() not in CONSUMER_KINDS:
+            return None
+        rows = self.graph.read("read/find_consumer", project=self.project, resource_type=kind.lower(), name=name.lower(), build_id=self.build_id)
+        if not rows:
+            raise NotFound(f"no {kind.lower()} {name!r} in project {self.project!r} (build {self.build_id})")
+        r = rows[0]
+        return ColumnId(key=r["key"], unique_id=r["unique_id"], model=r["resource_type"], name=r["name"])
 
     def trace(self, names: list[str], max_depth: int | None = None) -> Answer:
-        asked = [self.resolve(n) for n in names]
+        asked: list[ColumnId] = []
+        starts: dict[str, tuple[int, tuple[Hop, ...], str]] = {}  # column key -> depth, hops to the asked one, asked key
+        found: list[Reached] = []
+        for n in names:
+            consumer = self.resolve_consumer(n)
+            if consumer is None:
+                column = self.resolve(n)
+                asked.append(column)
+                starts[column.key] = (0, (), column.key)
+                continue
+            asked.append(consumer)
+            for r in self.graph.read("read/find_consumer_inputs", project=self.project, key=consumer.key, build_id=self.build_id):
+                hops = tuple(Hop(from_key=h["from"], to_key=h["to"], type=h["type"], expr=h["expr"], resolved=True) for h in r["hops"])
+                if r["column"] not in starts or r["depth"] < starts[r["column"]][0]:
+                    starts[r["column"]] = (r["depth"], hops, consumer.key)
+                    col = ColumnId(key=r["column"], unique_id=r["unique_id"], model=r["model"] or r["unique_id"], name=r["name"])
+                    found.append(Reached(column=col, depth=r["depth"], hops=hops, via=consumer.key))
         rows = self.graph.read(
             "read/find_root_cause_upstream",
             project=self.project,
-            column_keys=[c.key for c in asked],
+            column_keys=list(starts),
             build_id=self.build_id,
             max_depth=max_depth,
         )
-        return Answer(project=self.project, build_id=self.build_id, asked=tuple(asked), columns=tuple(_best_per_column(rows, "target")))
+        for r in _best_per_column(rows, "target"):
+            depth, hops, via = starts[r.via]
+            found.append(r.model_copy(update={"depth": r.depth + depth, "hops": r.hops + hops, "via": via}))
+        best: dict[str, Reached] = {}
+        for r in found:
+            if r.column.key not in best or (r.depth, r.via) < (best[r.column.key].depth, best[r.column.key].via):
+                best[r.column.key] = r
+        columns = sorted(best.values(), key=lambda x: (x.column.model, x.column.name))
+        return Answer(project=self.project, build_id=self.build_id, asked=tuple(asked), columns=tuple(columns))
 
     def _mark_safe(self, asked: list[ColumnId], reached: list[Reached]) -> list[Reached]:
         """A column is safe when no path to it, from any asked column, has a calculating hop."""

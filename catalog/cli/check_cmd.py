@@ -13,9 +13,12 @@ from rich.text import Text
 
 from catalog.check import CheckReport, check_states
 from catalog.cli.common import DialectOpt, JobsOpt, handle_errors, print_json, print_text, say, show, warn_inputs
+from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
+from catalog.errors import NotFound
 from catalog.extract import input_warnings, load_project
 from catalog.prune import analyze_states
 from catalog.report.check_md import check_markdown, hit_summary
+from catalog.store.records import load_build_project
 
 
 class Format(str, Enum):
@@ -35,13 +38,18 @@ def check(
     path: Annotated[Path, typer.Argument(help="The changed dbt target folder (or project folder holding target/).")],
     state: Annotated[
         Path | None,
-        typer.Option("--state", help="The base dbt target folder (production's manifest.json, best with catalog.json)."),
+        typer.Option("--state", help="The base dbt target folder (production's manifest.json, best with catalog.json); without it, the active build in Neo4j."),
     ] = None,
     fail_on: Annotated[FailOn, typer.Option("--fail-on", help="Exit 1 when a finding is at or above: breaking (and policy), partial, or never.")] = FailOn.breaking,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="table, json, or md (a pull-request comment).")] = Format.table,
     as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    project: Annotated[str | None, typer.Option("--project", help="Without --state: the project in the graph (default: the manifest's project name).")] = None,
     dialect: DialectOpt = None,
     jobs: JobsOpt = None,
+    uri: UriOpt = None,
+    user: UserOpt = None,
+    password: PasswordOpt = None,
+    database: DatabaseOpt = None,
 ) -> None:
     """Every changed column of PATH against its base, what it hits downstream (models,
     columns, semantic models, metrics, exposures, saved queries; value and condition lineage
@@ -49,7 +57,9 @@ def check(
 
     --state BASE_TARGET PATH compares two dbt targets in memory (no Neo4j: for CI), as with
     dbt's own --state: BASE_TARGET is production's target folder (manifest.json, best with
-    catalog.json).
+    catalog.json). Without --state, PATH is compared with the project's active build in Neo4j
+    (--project, default the manifest's project name), from the records that build kept of what
+    it read: the same answers as --state with the target folder that build was made from.
 
     breaking: a removed, renamed or retyped column something downstream reads, or any change
     but documentation to a column of a model with an enforced contract or access: public.
@@ -59,14 +69,24 @@ def check(
 
     Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it (or an error), 2 usage.
     """
-    if state is None:
-        raise typer.BadParameter("give the base to compare with: --state BASE_TARGET", param_hint="--state")
+    if state is not None and project is not None:
+        raise typer.BadParameter("--project names a project in the graph; with --state the base is BASE_TARGET")
     current = load_project(path, dialect=dialect)
     warnings = warn_inputs(input_warnings(current))
-    old = load_project(state, dialect=dialect)
-    warnings += warn_inputs(input_warnings(old))
+    if state is not None:
+        old = load_project(state, dialect=dialect)
+        warnings += warn_inputs(input_warnings(old))
+        base = str(state)
+    else:
+        name = project or current.name
+        with graph_from(uri, user, password, database) as graph:
+            active = graph.find_active_build(name)
+            if active is None:
+                raise NotFound(f"project {name!r} has no active build: run `catalog build`, pass --project, or compare with --state")
+            old = load_build_project(graph, name, active)
+        base = f"build {active['id']}"
     old_lineages, lineages = analyze_states(old, current, jobs=jobs)
-    report = check_states(old, old_lineages, current, lineages, base=str(state))
+    report = check_states(old, old_lineages, current, lineages, base=base)
 
     if as_json or fmt == Format.json:
         print_json({**report.to_dict(), "fail_on": fail_on.value, "warnings": warnings})

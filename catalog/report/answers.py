@@ -9,7 +9,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from catalog.query import Answer, Reached
+from catalog.query import Answer, ConsumerHit, Reached
 from catalog.report import markdown as md
 from catalog.store.keys import short_label, unscoped_key
 
@@ -56,7 +56,25 @@ def answer_dict(a: Answer, kind: str) -> dict[str, Any]:
             for c in a.conditions
         ],
         "models": a.models(),
+        **({"consumers": [consumer_dict(c, a.project) for c in a.consumers]} if kind == "impact" else {}),
     }
+
+
+def consumer_dict(c: ConsumerHit, project: str) -> dict[str, Any]:
+    return {
+        "kind": c.kind,
+        "name": c.name,
+        "unique_id": c.unique_id,
+        "depth": c.depth,
+        "via": short_label(c.via, project),
+        "path": [{"from": unscoped_key(h.from_key, project), "to": unscoped_key(h.to_key, project), "type": h.type, "expr": h.expr} for h in c.hops],
+    }
+
+
+def consumer_path(c: ConsumerHit, project: str) -> str:
+    if not c.hops:
+        return ""
+    return " ".join([short_label(c.hops[0].from_key, project)] + [f"-[{h.type}]-> {short_label(h.to_key, project)}" for h in c.hops])
 
 
 def answer_table(a: Answer, kind: str) -> Group:
@@ -82,6 +100,13 @@ def answer_table(a: Answer, kind: str) -> Group:
     parts: list[Any] = [t]
     if not a.columns:
         parts.append(Text("nothing found" + (" downstream" if kind == "impact" else " upstream"), style="dim"))
+    if a.consumers:
+        k = Table(title="Metrics, exposures and saved queries hit", title_justify="left")
+        for col in ("kind", "name", "depth", "path"):
+            k.add_column(col, justify="right" if col == "depth" else "left")
+        for hit in a.consumers:
+            k.add_row(hit.kind, Text(hit.name), str(hit.depth), Text(consumer_path(hit, a.project)))
+        parts.append(k)
     if a.conditions:
         c = Table(title="Condition lineage (changes which rows, not values)", title_justify="left")
         c.add_column("model")
@@ -107,6 +132,9 @@ def answer_markdown(a: Answer, kind: str) -> str:
             for r in a.columns
         ]
         lines += md.table(["model", "column", "depth", "kind", "expression at last hop"], rows, "llrll")
+    if a.consumers:
+        rows = [(c.kind, md.code(c.name), c.depth, md.code(consumer_path(c, a.project))) for c in a.consumers]
+        lines += ["", "Metrics, exposures and saved queries hit:", "", *md.table(["kind", "name", "depth", "path"], rows, "llrl")]
     if a.conditions:
         rows = [(md.code(c.model), c.clause, md.code(short_label(c.column, a.project))) for c in a.conditions]
         lines += ["", "Condition lineage:", "", *md.table(["model", "clause", "column"], rows)]

@@ -4,12 +4,12 @@
 // Parameters: $build_id
 // Returns: deleted, reopened
 CALL (){
-  MATCH ()-[r:FEEDS|HAS|CONDITIONS|DEPENDS_ON|CONTAINS]->() WHERE r.since = $build_id
+  MATCH ()-[r:FEEDS|HAS|CONDITIONS|DEPENDS_ON|CONTAINS|DEFINES|INPUT_OF|RECORDS]->() WHERE r.since = $build_id
   DELETE r
   RETURN count(*) AS deleted
 }
 CALL (){
-  MATCH ()-[r:FEEDS|HAS|CONDITIONS|DEPENDS_ON|CONTAINS]->() WHERE r.until = $build_id
+  MATCH ()-[r:FEEDS|HAS|CONDITIONS|DEPENDS_ON|CONTAINS|DEFINES|INPUT_OF|RECORDS]->() WHERE r.until = $build_id
   REMOVE r.until
   RETURN count(*) AS reopened
 }

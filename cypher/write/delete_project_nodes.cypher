@@ -3,7 +3,7 @@
 // Parameters: $project
 // Returns: deleted
 MATCH (n)
-WHERE (n:Model OR n:Column) AND n.project = $project
+WHERE (n:Model OR n:Column OR n:SemanticModel OR n:Metric OR n:Exposure OR n:SavedQuery) AND n.project = $project
 CALL (n) {
   DETACH DELETE n
 } IN TRANSACTIONS OF 5000 ROWS

@@ -30,3 +30,14 @@ def edit_catalog_type(target: Path, uid: str, column: str, data_type: str) -> No
     catalog = json.loads(path.read_text())
     catalog["nodes"][uid]["columns"][column]["type"] = data_type
     path.write_text(json.dumps(catalog))
+
+
+def edit_measure_expr(target: Path, semantic_model: str, measure: str, expr: str) -> None:
+    """Set a semantic model's measure ``expr`` in manifest.json, as its YAML would."""
+
+    def change(manifest) -> None:
+        for m in manifest["semantic_models"][semantic_model]["measures"]:
+            if m["name"] == measure:
+                m["expr"] = expr
+
+    edit_manifest(target, change)

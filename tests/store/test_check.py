@@ -22,7 +22,7 @@ from catalog.cli.app import app
 from catalog.extract import load_project
 from catalog.prune import analyze_states
 from catalog.report.check_md import check_markdown
-from edits import edit_catalog_type, edit_manifest, edit_sql
+from edits import edit_catalog_type, edit_manifest, edit_measure_expr, edit_sql
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coffee_shop" / "target"
 STG_ORDERS = "model.coffee_shop.stg_orders"
@@ -113,12 +113,7 @@ def test_add_a_column(tmp_path):
 
 def test_change_a_measure_expr(tmp_path):
     target = copy(EXAMPLE, tmp_path)
-
-    def change(manifest):
-        (measure,) = manifest["semantic_models"]["semantic_model.coffee_shop.orders"]["measures"]
-        measure["expr"] = "amount_paid - credit_card_amount"
-
-    edit_manifest(target, change)
+    edit_measure_expr(target, "semantic_model.coffee_shop.orders", "amount_paid", "amount_paid - credit_card_amount")
     report = check(EXAMPLE, target)
     assert summary(report) == [("partial", "semantic_model:orders", "amount_paid", ("expression",), [], ["revenue"], ["sales_dashboard"], [])]
     assert [h.name for h in report.findings[0].hits] == ["metric:revenue", "exposure:sales_dashboard"]
@@ -128,13 +123,7 @@ def test_change_a_measure_expr(tmp_path):
 def test_change_a_measure_expr_jaffle_shop(shared_dir, tmp_path):
     base = shared_dir / "corpus" / "jaffle-shop" / "target"
     target = copy(base, tmp_path)
-
-    def change(manifest):
-        for m in manifest["semantic_models"]["semantic_model.jaffle_shop.orders"]["measures"]:
-            if m["name"] == "order_total":
-                m["expr"] = "order_total - tax_paid"
-
-    edit_manifest(target, change)
+    edit_measure_expr(target, "semantic_model.jaffle_shop.orders", "order_total", "order_total - tax_paid")
     report = check(base, target)
     assert summary(report) == [("partial", "semantic_model:orders", "order_total", ("expression",), [], ["order_total"], [], ["order_metrics"])]
 

@@ -1,0 +1,76 @@
+"""The records a build read, kept so that a change can be compared with a build.
+
+Every model, seed, snapshot and source is stored as the typed record extraction made of it
+(:class:`catalog.extract.DbtNode`: SQL, columns, types, documentation, config), as JSON on a
+versioned ``(:Project)-[:RECORDS {since, until, record, sha256}]->(:Model)``; consumers keep
+theirs on ``DEFINES`` (:mod:`catalog.store.consumers`). :func:`load_build_project` makes the
+project of a build back from them, so ``catalog check PATH`` compares PATH with the active
+build exactly as ``--state`` compares it with the target folder that build was made from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from catalog.errors import NotFound
+from catalog.extract import DbtExposure, DbtMetric, DbtNode, DbtProject, DbtSavedQuery, DbtSemanticModel
+from catalog.store.graph import Graph
+from catalog.store.keys import model_node_key
+
+CONSUMER_RECORDS: dict[str, Any] = {
+    "semantic_model": ("semantic_models", DbtSemanticModel),
+    "metric": ("metrics", DbtMetric),
+    "exposure": ("exposures", DbtExposure),
+    "saved_query": ("saved_queries", DbtSavedQuery),
+}
+
+
+def write_records(graph: Graph, project: DbtProject, build_id: int) -> int:
+    """Store the records of ``project``'s nodes for build ``build_id`` (only those that changed)."""
+    desired: dict[str, tuple[str, int, str]] = {}
+    for position, (uid, node) in enumerate(project.nodes.items()):
+        record = node.model_dump_json()
+        desired[model_node_key(project.name, uid)] = (record, position, hashlib.sha256(f"{position}:{record}".encode()).hexdigest())
+    current = {r["key"]: r for r in graph.read("read/list_node_records", project=project.name)}
+    to_close = [r["id"] for k, r in current.items() if k not in desired or desired[k][2] != r["sha256"]]
+    rows = [
+        {"key": k, "record": record, "position": position, "sha256": sha}
+        for k, (record, position, sha) in desired.items()
+        if k not in current or current[k]["sha256"] != sha
+    ]
+    graph.close_relationships(build_id, to_close)
+    return graph.write_batches("write/create_node_records", rows, project=project.name, build_id=build_id)
+
+
+def load_build_project(graph: Graph, name: str, build: dict[str, Any]) -> DbtProject:
+    """The project as build ``build`` (a Build node's properties) read it."""
+    nodes: dict[str, DbtNode] = {}
+    consumers: dict[str, dict[str, Any]] = {field: {} for field, _ in CONSUMER_RECORDS.values()}
+    rows = graph.read("read/list_build_records", project=name, build_id=build["id"])
+    for r in sorted(rows, key=lambda r: r["position"] or 0):  # relations are matched in the manifest's order
+        if r["record"] is None:
+            continue
+        if r["kind"] == "node":
+            node = DbtNode.model_validate_json(r["record"])
+            nodes[node.unique_id] = node
+        elif r["kind"] in CONSUMER_RECORDS:
+            field, cls = CONSUMER_RECORDS[r["kind"]]
+            rec = cls.model_validate_json(r["record"])
+            consumers[field][rec.unique_id] = rec
+    if not nodes:
+        raise NotFound(
+            f"build {build['id']} of {name!r} holds no records of what it read (it was made by an older catalog): "
+            "run `catalog build` again, or compare with a target folder (--state)"
+        )
+    return DbtProject(
+        name=name,
+        target_dir="",
+        adapter_type=build.get("dialect") or "",
+        dialect=build.get("dialect") or "",
+        dbt_version=None,
+        manifest_sha256=build.get("manifest_sha256") or "",
+        catalog_sha256=build.get("catalog_sha256"),
+        nodes=nodes,
+        **consumers,
+    )

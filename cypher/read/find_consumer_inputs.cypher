@@ -1,0 +1,13 @@
+// The columns a consumer (metric, exposure, saved query) reads, at any depth through the
+// metrics it reads, with one shortest path from each column to it. As of build $build_id,
+// or the project's active build when null.
+// Parameters: $project, $key (the consumer's node key), $build_id (int or null)
+// Returns: column, unique_id, model, name, depth, hops (list of {from, to, type, expr}, in data-flow order)
+MATCH (p:Project {name: $project})
+OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
+WITH coalesce($build_id, active.id) AS b
+MATCH (target {key: $key}) WHERE target:Metric OR target:Exposure OR target:SavedQuery
+MATCH path = ANY SHORTEST (target)(()<-[r:INPUT_OF WHERE r.since <= b AND (r.until IS NULL OR r.until > b)]-()){1,}(u:Column)
+RETURN u.key AS column, u.unique_id AS unique_id, u.model_name AS model, u.name AS name, length(path) AS depth,
+       [rel IN reverse(relationships(path)) | {from: startNode(rel).key, to: endNode(rel).key, type: rel.type, expr: rel.expr}] AS hops
+ORDER BY depth, column

@@ -1,0 +1,18 @@
+// The semantic-model columns (entities, dimensions, measures), metrics, exposures and saved
+// queries that read the given columns, at any depth (model column -> measure -> metric ->
+// derived metric -> saved query / exposure), with one shortest path.
+// As of build $build_id, or the project's active build when null.
+// Parameters: $project, $column_keys (list of column keys), $build_id (int or null)
+// Returns: start, key, unique_id, name, kind, depth, hops (list of {from, to, type, expr})
+MATCH (p:Project {name: $project})
+OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
+WITH coalesce($build_id, active.id) AS b
+UNWIND $column_keys AS start_key
+MATCH (start:Column {key: start_key})
+MATCH path = ANY SHORTEST (start)(()-[r:INPUT_OF WHERE r.since <= b AND (r.until IS NULL OR r.until > b)]->()){1,}(d)
+RETURN start.key AS start, d.key AS key, d.unique_id AS unique_id,
+       CASE WHEN d:Column THEN split(d.model_name, ':')[-1] + '.' + d.name ELSE d.name END AS name,
+       CASE WHEN d:Column THEN 'semantic_model' ELSE d.resource_type END AS kind,
+       length(path) AS depth,
+       [rel IN relationships(path) | {from: startNode(rel).key, to: endNode(rel).key, type: rel.type, expr: rel.expr}] AS hops
+ORDER BY depth, key, start

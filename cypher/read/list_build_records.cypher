@@ -1,0 +1,19 @@
+// The records of a build: every node as the build read it, and every consumer (semantic
+// model, metric, exposure, saved query) with its record, as JSON. As of build $build_id, or
+// the project's active build when null.
+// Parameters: $project, $build_id (int or null)
+// Returns: kind, record, position (a node's place in the manifest; 0 for consumers)
+MATCH (p:Project {name: $project})
+OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
+WITH p, coalesce($build_id, active.id) AS b
+CALL (p, b) {
+  MATCH (p)-[r:RECORDS]->(:Model)
+  WHERE r.since <= b AND (r.until IS NULL OR r.until > b)
+  RETURN 'node' AS kind, r.record AS record, r.position AS position
+  UNION ALL
+  MATCH (p)-[r:DEFINES]->(n)
+  WHERE r.since <= b AND (r.until IS NULL OR r.until > b)
+  RETURN n.resource_type AS kind, r.record AS record, 0 AS position
+}
+RETURN kind, record, position
+ORDER BY position, kind, record

@@ -1,0 +1,19 @@
+// The open relationships of a project's consumers (until not set): what a build compares
+// with what it wants, to close the ones that changed and create the new ones.
+// Parameters: $project
+// Returns: id, kind, a, b, props
+CALL () {
+  MATCH (:Project {name: $project})-[r:DEFINES]->(n)
+  WHERE r.until IS NULL
+  RETURN elementId(r) AS id, 'defines' AS kind, n.key AS a, null AS b, properties(r) AS props
+  UNION ALL
+  MATCH (s:SemanticModel {project: $project})-[r:HAS]->(c:Column)
+  WHERE r.until IS NULL
+  RETURN elementId(r) AS id, 'has' AS kind, s.key AS a, c.key AS b, properties(r) AS props
+  UNION ALL
+  MATCH (u)-[r:INPUT_OF]->(d {project: $project})
+  WHERE r.until IS NULL
+  RETURN elementId(r) AS id, 'input_of' AS kind, u.key AS a, d.key AS b, properties(r) AS props
+}
+RETURN id, kind, a, b, props
+ORDER BY kind, a, b

@@ -1,0 +1,10 @@
+// A consumer (semantic model, metric, exposure, saved query) in a build, from this build on,
+// with its properties in that build (description, type, label, url, maturity, owner, expr, ...).
+// Parameters: $project, $build_id, $rows (list of {key, props})
+// Returns: count
+MATCH (p:Project {name: $project})
+UNWIND $rows AS row
+MATCH (n {key: row.key}) WHERE n:SemanticModel OR n:Metric OR n:Exposure OR n:SavedQuery
+CREATE (p)-[r:DEFINES]->(n)
+SET r = row.props, r.since = $build_id
+RETURN count(*) AS count

@@ -1,0 +1,14 @@
+// Create the nodes of a project's consumers, when none exists yet, with their identity only:
+// key, project, unique_id, name, resource_type. label: SemanticModel, Metric, Exposure or SavedQuery.
+// Parameters: $rows (list of {label, node})
+// Returns: count
+UNWIND $rows AS row
+FOREACH (_ IN CASE WHEN row.label = 'SemanticModel' THEN [1] ELSE [] END |
+  MERGE (n:SemanticModel {key: row.node.key}) ON CREATE SET n = row.node)
+FOREACH (_ IN CASE WHEN row.label = 'Metric' THEN [1] ELSE [] END |
+  MERGE (n:Metric {key: row.node.key}) ON CREATE SET n = row.node)
+FOREACH (_ IN CASE WHEN row.label = 'Exposure' THEN [1] ELSE [] END |
+  MERGE (n:Exposure {key: row.node.key}) ON CREATE SET n = row.node)
+FOREACH (_ IN CASE WHEN row.label = 'SavedQuery' THEN [1] ELSE [] END |
+  MERGE (n:SavedQuery {key: row.node.key}) ON CREATE SET n = row.node)
+RETURN count(*) AS count
