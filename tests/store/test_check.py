@@ -211,7 +211,8 @@ def test_cli_exit_codes_and_formats(tmp_path):
     assert runner.invoke(app, ["check", "--state", str(EXAMPLE), str(added)]).exit_code == 0
     assert runner.invoke(app, ["check", "--state", str(EXAMPLE), str(added), "--fail-on", "partial"]).exit_code == 1
     assert runner.invoke(app, ["check", "--state", str(EXAMPLE), str(added), "--fail-on", "bogus"]).exit_code == 2
-    assert runner.invoke(app, ["check", str(added)]).exit_code == 2  # no base
+    assert runner.invoke(app, ["check", "--state", str(EXAMPLE), str(added), "--project", "x"]).exit_code == 2  # the graph's, or --state
+    assert runner.invoke(app, ["check"]).exit_code == 2  # no PATH
     done = runner.invoke(app, ["check", "--state", str(tmp_path / "nope"), str(added)])
     assert done.exit_code == 1 and "Error:" in done.output
 
