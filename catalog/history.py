@@ -184,6 +184,7 @@ class GcResult(BaseModel):
     kept: list[int]
     builds_deleted: int
     relationships_deleted: int
+    nodes_deleted: int  # model and column nodes no kept build sees
 
 
 def collect_garbage(graph: Graph, project: str, keep: int) -> GcResult:
@@ -197,11 +198,13 @@ def collect_garbage(graph: Graph, project: str, keep: int) -> GcResult:
     keep_from = kept[0]
     rels = graph.run_autocommit("write/delete_old_relationships", project=project, keep_from=keep_from)
     deleted = graph.write("write/delete_old_builds", project=project, keep_from=keep_from)
+    nodes = graph.run_autocommit("write/delete_unseen_nodes", project=project)
     return GcResult(
         project=project,
         kept=kept,
         builds_deleted=int(deleted[0]["deleted"]) if deleted else 0,
         relationships_deleted=int(rels[0]["deleted"]) if rels else 0,
+        nodes_deleted=int(nodes[0]["deleted"]) if nodes else 0,
     )
 
 

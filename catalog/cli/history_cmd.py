@@ -88,7 +88,7 @@ def gc(
     else:
         print_text(
             f"kept builds {', '.join(map(str, result.kept))}; deleted {result.builds_deleted} builds "
-            f"and {result.relationships_deleted} relationships"
+            f"and {result.relationships_deleted} relationships, {result.nodes_deleted} model and column nodes"
         )
 
 

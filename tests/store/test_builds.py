@@ -14,6 +14,7 @@ import pytest
 from catalog.build import Builder
 from catalog.errors import StoreError
 from catalog.history import collect_garbage, diff_builds, list_builds
+from catalog.store.keys import column_node_key
 from edits import edit_sql
 
 pytestmark = pytest.mark.neo4j
@@ -200,6 +201,26 @@ def test_gc_keeps_the_newest_builds_and_their_answers(build, project_name, examp
     assert result.builds_deleted == 1 and result.relationships_deleted >= 1
     assert _answers(ask, project_name) == before
     assert ask(project_name, second.build_id).trace(["stg_payments.amount"]) == old_second
+
+
+def test_gc_removes_the_columns_only_deleted_builds_saw(build, project_name, example_copy, graph, ask):
+    build(example_copy, project_name)
+    edit_sql(example_copy, STG_PAYMENTS, "amount_cents::decimal(10, 2) / 100 as amount", "amount_cents::decimal(10, 2) / 100 as amount, amount_cents as gc_probe")
+    second = build(example_copy, project_name)
+    edit_sql(example_copy, STG_PAYMENTS, "amount_cents::decimal(10, 2) / 100 as amount, amount_cents as gc_probe", "amount_cents::decimal(10, 2) / 100 as amount")
+    third = build(example_copy, project_name)
+    probe = column_node_key(project_name, STG_PAYMENTS, "gc_probe")
+    kept_columns = graph.read("read/list_columns", project=project_name, build_id=None)
+    before = _answers(ask, project_name)
+    assert list(graph.find_column_ids([probe])) == [probe]
+    assert collect_garbage(graph, project_name, keep=2).nodes_deleted == 0  # build 2 still sees it
+    assert list(graph.find_column_ids([probe])) == [probe]
+    result = collect_garbage(graph, project_name, keep=1)
+    assert result.kept == [third.build_id] and second.build_id not in result.kept
+    assert result.nodes_deleted == 1
+    assert graph.find_column_ids([probe]) == {}
+    assert graph.read("read/list_columns", project=project_name, build_id=None) == kept_columns
+    assert _answers(ask, project_name) == before
 
 
 def test_failed_model_keeps_its_last_good_lineage(build, project_name, example_copy, graph, ask):
