@@ -188,12 +188,18 @@ def test_concurrent_builds_never_leave_two_active(project_name, example_copy, gr
     assert not [b for b in list_builds(graph, project_name) if b.status == "running"]
 
 
-def test_gc_keeps_the_newest_builds_and_their_answers(build, project_name, example_copy, graph, ask):
+def _three_builds(build, project_name, example_copy, first: str, second: str, third: str):
+    """Build, edit stg_payments from ``first`` to ``second``, build, edit to ``third``, build."""
     build(example_copy, project_name)
-    edit_sql(example_copy, STG_PAYMENTS, "amount_cents::decimal(10, 2) / 100 as amount", "amount_cents as amount")
-    second = build(example_copy, project_name)
-    edit_sql(example_copy, STG_PAYMENTS, "amount_cents as amount", "amount_cents * 2 as amount")
-    third = build(example_copy, project_name)
+    edit_sql(example_copy, STG_PAYMENTS, first, second)
+    two = build(example_copy, project_name)
+    edit_sql(example_copy, STG_PAYMENTS, second, third)
+    return two, build(example_copy, project_name)
+
+
+def test_gc_keeps_the_newest_builds_and_their_answers(build, project_name, example_copy, graph, ask):
+    amount = "amount_cents::decimal(10, 2) / 100 as amount"
+    second, third = _three_builds(build, project_name, example_copy, amount, "amount_cents as amount", "amount_cents * 2 as amount")
     before = _answers(ask, project_name)
     old_second = ask(project_name, second.build_id).trace(["stg_payments.amount"])
     result = collect_garbage(graph, project_name, keep=2)
@@ -204,11 +210,8 @@ def test_gc_keeps_the_newest_builds_and_their_answers(build, project_name, examp
 
 
 def test_gc_removes_the_columns_only_deleted_builds_saw(build, project_name, example_copy, graph, ask):
-    build(example_copy, project_name)
-    edit_sql(example_copy, STG_PAYMENTS, "amount_cents::decimal(10, 2) / 100 as amount", "amount_cents::decimal(10, 2) / 100 as amount, amount_cents as gc_probe")
-    second = build(example_copy, project_name)
-    edit_sql(example_copy, STG_PAYMENTS, "amount_cents::decimal(10, 2) / 100 as amount, amount_cents as gc_probe", "amount_cents::decimal(10, 2) / 100 as amount")
-    third = build(example_copy, project_name)
+    amount = "amount_cents::decimal(10, 2) / 100 as amount"
+    second, third = _three_builds(build, project_name, example_copy, amount, f"{amount}, amount_cents as gc_probe", amount)
     probe = column_node_key(project_name, STG_PAYMENTS, "gc_probe")
     kept_columns = graph.read("read/list_columns", project=project_name, build_id=None)
     before = _answers(ask, project_name)
