@@ -441,6 +441,10 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
             lin = self.classify(proj, name)
             if name not in cols:
                 names.append(name)
+            elif self.scope.parent is None and isinstance(exprs.get(name), exp.Expression):  # the model's output, named twice
+                before = cols[name]
+                if (before.sources, before.kind, before.resolved) != (lin.sources, lin.kind, lin.resolved):
+                    lin = self._named_twice(name, exprs[name], proj)  # two lineages for one column
             cols[name] = lin
             exprs[name] = proj
             if isinstance(proj, exp.Alias):
@@ -449,6 +453,12 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
         if opaque and len(unexpanded) == 1:
             self.outputs.open_source, self.outputs.open_excluded = unexpanded[0]
         return self.outputs
+
+    def _named_twice(self, name: str, first: exp.Expression, second: exp.Expression) -> Lin:
+        """Two output columns of the model with one name (``"ID"`` and ``id``, or ``a.id`` and
+        ``b.id``): one column here, so neither lineage is given for it rather than a wrong one."""
+        spelled = ", ".join(_spelling(p, self.a.dialect) for p in (first, second))
+        return Lin(frozenset(), UNKNOWN, False, f"two output columns are named {name!r} ({spelled}): whose lineage is whose cannot be told")
 
     def classify(self, proj: exp.Expression, name: str) -> Lin:
         inner = proj.this if isinstance(proj, exp.Alias) else proj
@@ -535,6 +545,14 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
         return Lin(sources, kind, resolved, reason)
 
     # --------------------------------------------------------------- conditions
+
+
+def _spelling(proj: exp.Expression, dialect: str) -> str:
+    """How a projection's name is written: ``"ID"``, ``id``."""
+    ident = proj.args.get("alias") if isinstance(proj, exp.Alias) else proj.this if isinstance(proj, exp.Column) else None
+    if isinstance(ident, exp.Identifier):
+        return ident.sql(dialect=dialect)
+    return proj.sql(dialect=dialect)[:40]
 
 
 def _file_read(table: exp.Table) -> str | None:
