@@ -25,7 +25,6 @@ CTEs) changes nothing downstream.
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections import defaultdict, deque
 from collections.abc import Iterable
@@ -39,8 +38,8 @@ from catalog.analyze.records import ModelLineage, ModelStatus, column_key
 from catalog.errors import NotFound
 from catalog.extract import DbtNode, DbtProject
 from catalog.memory import paused_gc
-from catalog.query import Catalog
-from catalog.store.keys import short_label, unscoped_key
+from catalog.query import Catalog, column_splits, suggest
+from catalog.store.keys import quote_column, short_label, unscoped_key
 
 # changed / new: the model itself changed; value: reached through FEEDS alone; condition: only
 # through a condition; dependency (--state): below a changed model whose columns are unknown
@@ -260,23 +259,22 @@ class LineageGraph:
     # ------------------------------------------------------------------ names
     def resolve(self, text: str) -> str:
         """A user's column name (as for ``catalog impact``) -> column id."""
-        wanted = text.strip().lower()
-        if "." not in wanted:
+        splits = column_splits(text)
+        if not splits:
             raise NotFound(f"{text!r}: name a column as MODEL.COLUMN (for example orders.amount)")
-        forms: dict[str, set[str]] = defaultdict(set)
+        forms: dict[tuple[str, str], set[str]] = defaultdict(set)
         for key, uid in self.column_model.items():
             node = self.project.nodes.get(uid)
-            display = node.display_name if node else uid
-            forms[f"{display}.{self.column_name[key]}".lower()].add(key)
-            forms[key.lower()].add(key)
-        hits = forms.get(wanted, set())
+            for model in {(node.display_name if node else uid).lower(), uid.lower()}:
+                forms[(model, self.column_name[key])].add(key)
+        hits = next((forms[s] for s in splits if s in forms), set())
         if len(hits) == 1:
             return next(iter(hits))
         if hits:
-            raise NotFound(f"{text!r} is ambiguous; name one of: {', '.join(sorted(hits))}")
-        close = difflib.get_close_matches(wanted, list(forms), n=5, cutoff=0.6)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise NotFound(f"no column {text!r} in project {self.project.name!r}{hint}")
+            names = ", ".join(sorted(f"{self.column_model[k]}.{quote_column(self.column_name[k])}" for k in hits))
+            raise NotFound(f"{text!r} is ambiguous; name one of: {names}")
+        labels = {f"{model}.{quote_column(name)}": (model, name) for model, name in forms}
+        raise NotFound(f"no column {text!r} in project {self.project.name!r}{suggest(text, labels)}")
 
     # ------------------------------------------------------------------ closure
     def prune(self, start_keys: Iterable[str]) -> list[PrunedModel]:

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from catalog.errors import NotFound
 from catalog.store.graph import Graph
+from catalog.store.keys import quote_column, split_quoted_column
 
 SAFE_TYPES = frozenset({"passthrough", "renamed"})
 
@@ -139,42 +140,38 @@ class Catalog:
         return self._columns
 
     def resolve(self, text: str) -> ColumnId:
-        """``orders.amount``, ``shop.orders.amount`` (a source) or ``model.pkg.orders.amount``."""
-        wanted = text.strip().lower()
-        if "." not in wanted:
+        """``orders.amount``, ``shop.orders.amount`` (a source), ``model.pkg.orders.amount``, or
+        with the column in double quotes, taken exactly: ``orders."a.b"``, ``orders."ID"``."""
+        splits = column_splits(text)
+        if not splits:
             raise NotFound(f"{text!r}: name a column as MODEL.COLUMN (for example orders.amount)")
         # the fast path asks the graph for columns of that name (indexed); the full list of
-        # names is only loaded to explain a miss
+        # names is only loaded for a name with several dots or to explain a miss
+        hits: list[ColumnId] = []
         if self._by_form is None:
-            model, column = wanted.rsplit(".", 1)
+            model, column = splits[0]
             rows = self.graph.read(
                 "read/find_columns_named", project=self.project, model=model, column_name=column, build_id=self.build_id
             )
-            candidates = [ColumnId(**r) for r in rows]
-            hits = [c for c in candidates if wanted in _forms(c)]
-        else:
-            hits = self._by_form.get(wanted, [])
+            hits = [ColumnId(**r) for r in rows]
+        if not hits:
+            by_form = self._name_index()
+            hits = next((by_form[s] for s in splits if s in by_form), [])
         unique = {c.key: c for c in hits}
         if len(unique) == 1:
             return next(iter(unique.values()))
         if len(unique) > 1:
-            names = ", ".join(sorted(f"{c.unique_id}.{c.name}" for c in unique.values()))
+            names = ", ".join(sorted(f"{c.unique_id}.{quote_column(c.name)}" for c in unique.values()))
             raise NotFound(f"{text!r} is ambiguous; name one of: {names}")
-        by_form = self._name_index()
-        close = difflib.get_close_matches(wanted, list(by_form), n=5, cutoff=0.6)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        model_part = wanted.rsplit(".", 1)[0]
-        if not close and any(f.rsplit(".", 1)[0] == model_part for f in by_form):
-            cols = sorted(f.rsplit(".", 1)[1] for f in by_form if f.rsplit(".", 1)[0] == model_part)
-            hint = f"; {model_part} has: {', '.join(cols[:20])}"
-        raise NotFound(f"no column {text!r} in project {self.project!r} (build {self.build_id}){hint}")
+        labels = {f"{model}.{quote_column(name)}": (model, name) for model, name in self._name_index()}
+        raise NotFound(f"no column {text!r} in project {self.project!r} (build {self.build_id}){suggest(text, labels)}")
 
-    def _name_index(self) -> dict[str, list[ColumnId]]:
+    def _name_index(self) -> dict[tuple[str, str], list[ColumnId]]:
         if self._by_form is None:
-            by_form: dict[str, list[ColumnId]] = defaultdict(list)
+            by_form: dict[tuple[str, str], list[ColumnId]] = defaultdict(list)
             for c in self.columns():
-                for form in _forms(c):
-                    by_form[form].append(c)
+                for model in {c.model.lower(), c.unique_id.lower()}:
+                    by_form[(model, c.name)].append(c)
             self._by_form = dict(by_form)
         return self._by_form
 
@@ -297,8 +294,38 @@ class Catalog:
         return [ConditionUse(**r) for r in rows]
 
 
-def _forms(c: ColumnId) -> tuple[str, ...]:
-    return (f"{c.model}.{c.name}".lower(), f"{c.unique_id}.{c.name}".lower())
+def column_splits(text: str) -> list[tuple[str, str]]:
+    """The (model, column) a user's column name may mean, most likely first. The model part
+    is compared lower-case; a column in double quotes is taken exactly, else lower-case
+    (unquoted identifiers fold to lower case). Without quotes a column may hold dots
+    (``orders.a.b``): the longest model part that names a model wins."""
+    text = text.strip()
+    quoted = split_quoted_column(text)
+    if quoted is not None:
+        return [(quoted[0].lower(), quoted[1])] if quoted[0] else []
+    low = text.lower()
+    splits: list[tuple[str, str]] = []
+    end = len(low)
+    while (dot := low.rfind(".", 0, end)) > 0:
+        if dot + 1 < len(low):
+            splits.append((low[:dot], low[dot + 1 :]))
+        end = dot
+    return splits
+
+
+def suggest(text: str, labels: dict[str, tuple[str, str]]) -> str:
+    """``; did you mean ...?`` with the closest of ``labels`` (names as users type them,
+    mapped to their (model, column)), written so that they work when pasted back."""
+    by_lower: dict[str, str] = {}
+    for label in labels:
+        by_lower.setdefault(label.lower(), label)
+    close = difflib.get_close_matches(text.strip().lower(), list(by_lower), n=5, cutoff=0.6)
+    if close:
+        return f"; did you mean {', '.join(by_lower[c] for c in close)}?"
+    splits = column_splits(text)
+    model = splits[0][0] if splits else ""
+    cols = sorted({quote_column(name) for m, name in labels.values() if m == model})
+    return f"; {model} has: {', '.join(cols[:20])}" if cols else ""
 
 
 def _best_per_column(rows: list[dict[str, Any]], via_field: str) -> list[Reached]:

@@ -19,6 +19,7 @@ from sqlglot.optimizer.scope import Scope, build_scope
 
 from catalog.analyze.records import Definitions
 from catalog.analyze.relations import RelationIndex
+from catalog.analyze.setops import left_chain
 
 TableColumns = Callable[[str], "set[str] | None"]  # a relation's known column names, or None
 
@@ -49,6 +50,8 @@ class _ModelFingerprint:
         self.table_columns = table_columns
         self._d: dict[tuple[int, str], str] = {}
         self._r: dict[int, str] = {}
+        self._v: dict[int, dict[int, str]] = {}  # index -> scope -> value of a set operation's column
+        self._n: dict[int, tuple[list[str], bool]] = {}
         self._busy: set[tuple] = set()
 
     def run(self, query: exp.Query, names: list[str]) -> Definitions:
@@ -65,10 +68,16 @@ class _ModelFingerprint:
 
     def _names(self, scope: Scope) -> tuple[list[str], bool]:
         """Output names of a scope, and whether a star makes the list incomplete."""
+        known = self._n.get(id(scope))
+        if known is not None:
+            return known
         e = scope.expression
-        if isinstance(e, exp.SetOperation):
-            branches = scope.set_operation_scopes
-            return self._names(branches[0]) if branches else ([], True)
+        if isinstance(e, exp.SetOperation):  # the first branch's names, down a chain without recursion
+            first = scope
+            while isinstance(first.expression, exp.SetOperation) and first.set_operation_scopes:
+                first = first.set_operation_scopes[0]
+            known = self._n[id(scope)] = ([], True) if first is scope else self._names(first)
+            return known
         if not isinstance(e, exp.Select):
             return [], True
         names, star = [], False
@@ -77,6 +86,7 @@ class _ModelFingerprint:
                 star = True
             else:
                 names.append(p.alias_or_name.lower())
+        self._n[id(scope)] = (names, star)
         return names, star
 
     def _may_have(self, source: Any, name: str) -> bool:
@@ -157,7 +167,15 @@ class _ModelFingerprint:
     def _value_at(self, index: int, scope: Scope) -> str:
         e = scope.expression
         if isinstance(e, exp.SetOperation):
-            return _h("setop", *(self._value_at(index, b) for b in scope.set_operation_scopes))
+            # a chain of set operations, from its innermost one out: no recursion follows it
+            done = self._v.setdefault(index, {})
+            chain = left_chain(scope, done)
+            below = done.get(id(chain[-1].set_operation_scopes[0])) if chain else None
+            for s in reversed(chain):
+                branches = s.set_operation_scopes
+                values = [below if i == 0 and below is not None else self._value_at(index, b) for i, b in enumerate(branches)]
+                below = done[id(s)] = _h("setop", *values)
+            return done[id(scope)]
         projections = self._projections(scope)
         if index >= len(projections) or any(_is_star(p) for p in projections[: index + 1]):
             return _h("all", self.whole(scope))
@@ -173,6 +191,9 @@ class _ModelFingerprint:
         key = id(scope)
         if key in self._r:
             return self._r[key]
+        if isinstance(scope.expression, exp.SetOperation):  # a chain: its inner set operations first
+            for inner in reversed(left_chain(scope, self._r)[1:]):
+                self.rows(inner)
         if ("rows", key) in self._busy:
             return _h("recursive rows")
         self._busy.add(("rows", key))
@@ -258,31 +279,46 @@ class _ModelFingerprint:
         children = {}
         for child in scope.subquery_scopes + scope.derived_table_scopes + scope.udtf_scopes:
             children[id(child.expression)] = child
-        copy = node.copy()
         replace: list[tuple[exp.Expression, str]] = []
-        for orig, dup in zip(node.walk(), copy.walk()):
+
+        def nested(e: exp.Expression) -> bool:  # a nested query: it becomes one token, unread
+            return e is not node and (id(e) in children or (isinstance(e, exp.Subquery) and id(e.this) in children))
+
+        # the walk stops at nested queries, so SQL nested n levels deep costs n walks, not n²
+        for orig in node.walk(prune=nested):
             if isinstance(orig, exp.Subquery) and id(orig.this) in children:
                 sub = children[id(orig.this)]
-                replace.append((dup, ("r:" + self.rows(sub)) if sub.is_derived_table else ("q:" + self.whole(sub))))
+                replace.append((orig, ("r:" + self.rows(sub)) if sub.is_derived_table else ("q:" + self.whole(sub))))
             elif isinstance(orig, (exp.Select, exp.SetOperation)) and id(orig) in children and orig is not node:
-                replace.append((dup, "q:" + self.whole(children[id(orig)])))
+                replace.append((orig, "q:" + self.whole(children[id(orig)])))
             elif isinstance(orig, exp.Column) and not isinstance(orig.this, exp.Star):
                 if orig.find_ancestor(exp.Select, exp.SetOperation) is scope.expression:
-                    replace.append((dup, self._column_token(orig, scope, own)))
+                    replace.append((orig, self._column_token(orig, scope, own)))
             elif isinstance(orig, exp.Table) and orig.find_ancestor(exp.Select, exp.SetOperation) is scope.expression:
                 src = scope.sources.get(orig.alias_or_name)
                 if isinstance(src, Scope):
-                    replace.append((dup, "r:" + self.rows(src)))
+                    replace.append((orig, "r:" + self.rows(src)))
                 elif not isinstance(orig.this, exp.Func):
-                    replace.append((dup, "t:" + self._table_id(orig)))
-        for dup, token in replace:
-            if dup is copy:
+                    replace.append((orig, "t:" + self._table_id(orig)))
+        for orig, token in replace:
+            if orig is node:
                 return token
-            dup.replace(exp.Var(this=token))
+        # the tokens stand in for their nodes while the SQL is written, then the nodes go back:
+        # no copy of the node, whose nested queries may be large
+        swapped: list[tuple[exp.Expression, exp.Expression]] = []
         try:
-            return copy.sql(dialect=self.dialect, comments=False)
-        except SqlglotError:
-            return copy.sql(comments=False)
+            for orig, token in replace:
+                if orig.parent is not None:
+                    var = exp.Var(this=token)
+                    orig.replace(var)
+                    swapped.append((orig, var))
+            try:
+                return node.sql(dialect=self.dialect, comments=False)
+            except SqlglotError:
+                return node.sql(comments=False)
+        finally:
+            for orig, var in reversed(swapped):
+                var.replace(orig)
 
     def _column_token(self, col: exp.Column, scope: Scope, own: str | None) -> str:
         name = col.name.lower()

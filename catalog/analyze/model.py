@@ -17,8 +17,14 @@ table functions), which is what makes one pass per model enough. The rules live 
 
 from __future__ import annotations
 
+import sys
+from contextlib import contextmanager
+from typing import Iterator
+
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.tokens import Token, TokenType
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.scope import Scope, build_scope
 
@@ -52,6 +58,41 @@ from catalog.analyze.stars import (
     rename_by_alias,
     star_of,
 )
+
+# How deeply a model's SQL may nest parentheses (subqueries, function calls, expressions) and
+# still be analyzed; deeper SQL is refused with that reason before it is parsed. Parsing and
+# walking such SQL recurses a few dozen frames a level, in sqlglot and here, so the analysis
+# runs with Python's recursion limit raised to what this depth needs (and set back after).
+MAX_NESTING = 1000
+_FRAMES_PER_LEVEL = 25
+_RECURSION_LIMIT = 2_000 + MAX_NESTING * _FRAMES_PER_LEVEL
+
+
+@contextmanager
+def _room_for_nesting() -> Iterator[None]:
+    old = sys.getrecursionlimit()
+    if old >= _RECURSION_LIMIT:
+        yield
+        return
+    sys.setrecursionlimit(_RECURSION_LIMIT)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def _deepest(tokens: list[Token]) -> int:
+    """How deeply the tokens nest parentheses."""
+    depth = deepest = 0
+    for token in tokens:
+        if token.token_type == TokenType.L_PAREN:
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+        elif token.token_type == TokenType.R_PAREN:
+            depth -= 1
+    return deepest
+
 
 SNAPSHOT_META_COLUMNS = ("dbt_scd_id", "dbt_updated_at", "dbt_valid_from", "dbt_valid_to", "dbt_is_deleted")
 
@@ -97,8 +138,26 @@ class ModelAnalyzer(SetOperations):
 
     def run_packed(self) -> Packed:
         """The lineage in its plain-tuple form (see :mod:`catalog.analyze.packed`)."""
+        with _room_for_nesting():
+            try:
+                return self._run_packed()
+            except RecursionError:  # a shape deeper in sqlglot or here than its parentheses say
+                return self._fail(ModelStatus.UNRESOLVED, f"SQL too deeply nested to analyze (at most {MAX_NESTING} levels)")
+
+    def _run_packed(self) -> Packed:
         try:
-            statements = [s for s in sqlglot.parse(self.sql, read=self.dialect) if s is not None]
+            tokens = None
+            if self.sql.count("(") > MAX_NESTING:  # only then can it be too deep: measure it
+                tokens = Dialect.get_or_raise(self.dialect).tokenize(self.sql)
+                depth = _deepest(tokens)
+                if depth > MAX_NESTING:
+                    reason = f"SQL nested {depth} parentheses deep: at most {MAX_NESTING} levels are analyzed"
+                    return self._fail(ModelStatus.UNRESOLVED, reason)
+            if tokens is None:
+                parsed = sqlglot.parse(self.sql, read=self.dialect)
+            else:
+                parsed = Dialect.get_or_raise(self.dialect).parser().parse(tokens, self.sql)
+            statements = [s for s in parsed if s is not None]
         except SqlglotError as e:
             return self._fail(ModelStatus.FAILED, f"cannot parse SQL: {_short(e)}")
         query = next((q for q in map(_query_of, reversed(statements)) if q is not None), None)
@@ -382,6 +441,10 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
             lin = self.classify(proj, name)
             if name not in cols:
                 names.append(name)
+            elif self.scope.parent is None and isinstance(exprs.get(name), exp.Expression):  # the model's output, named twice
+                before = cols[name]
+                if (before.sources, before.kind, before.resolved) != (lin.sources, lin.kind, lin.resolved):
+                    lin = self._named_twice(name, exprs[name], proj)  # two lineages for one column
             cols[name] = lin
             exprs[name] = proj
             if isinstance(proj, exp.Alias):
@@ -390,6 +453,12 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
         if opaque and len(unexpanded) == 1:
             self.outputs.open_source, self.outputs.open_excluded = unexpanded[0]
         return self.outputs
+
+    def _named_twice(self, name: str, first: exp.Expression, second: exp.Expression) -> Lin:
+        """Two output columns of the model with one name (``"ID"`` and ``id``, or ``a.id`` and
+        ``b.id``): one column here, so neither lineage is given for it rather than a wrong one."""
+        spelled = ", ".join(_spelling(p, self.a.dialect) for p in (first, second))
+        return Lin(frozenset(), UNKNOWN, False, f"two output columns are named {name!r} ({spelled}): whose lineage is whose cannot be told")
 
     def classify(self, proj: exp.Expression, name: str) -> Lin:
         inner = proj.this if isinstance(proj, exp.Alias) else proj
@@ -476,6 +545,14 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
         return Lin(sources, kind, resolved, reason)
 
     # --------------------------------------------------------------- conditions
+
+
+def _spelling(proj: exp.Expression, dialect: str) -> str:
+    """How a projection's name is written: ``"ID"``, ``id``."""
+    ident = proj.args.get("alias") if isinstance(proj, exp.Alias) else proj.this if isinstance(proj, exp.Column) else None
+    if isinstance(ident, exp.Identifier):
+        return ident.sql(dialect=dialect)
+    return proj.sql(dialect=dialect)[:40]
 
 
 def _file_read(table: exp.Table) -> str | None:

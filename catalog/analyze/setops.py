@@ -3,7 +3,7 @@ PIVOT / UNPIVOT: relations whose columns come from several branches or from the 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Container
 
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
@@ -53,6 +53,10 @@ class SetOperations:
 
     def _set_operation(self, scope: Scope, parent: "SelectScope | None") -> Output:
         branches = scope.set_operation_scopes
+        # a long chain (a UNION b UNION c ...) is a left-deep tree: its inner set operations
+        # are analyzed from the innermost out, so no recursion follows the chain
+        for inner in reversed(left_chain(branches[0], self._memo)):
+            self.scope_output(inner, parent)
         left = self.scope_output(branches[0], parent)
         key = id(scope.expression)
         if scope.is_cte:  # a recursive CTE's own reference sees its base case first
@@ -128,6 +132,17 @@ class SetOperations:
             width = len(first.expressions) if isinstance(first, exp.Tuple) else 1
             names = [f"column{i + 1}" for i in range(width)]
         return Output(names, {n: Lin(frozenset(), SOURCE) for n in names})
+
+
+def left_chain(scope: Scope, done: Container[int] = ()) -> list[Scope]:
+    """``scope`` and its first branches, outermost first, while they are set operations not
+    in ``done`` (ids of scopes already worked out): sqlglot parses ``a UNION b UNION c`` as
+    ``(a UNION b) UNION c``, so a chain of n branches is n - 1 levels deep on its left."""
+    chain: list[Scope] = []
+    while isinstance(scope.expression, exp.SetOperation) and id(scope) not in done and scope.set_operation_scopes:
+        chain.append(scope)
+        scope = scope.set_operation_scopes[0]
+    return chain
 
 
 class Pivots:

@@ -96,3 +96,27 @@ def test_source_column_by_source_name_and_unique_id(build, ask, project_name, ex
     by_id = catalog.resolve("source.coffee_shop.shop.payments.AMOUNT_CENTS")
     assert by_name == by_id
     assert by_name.unique_id == "source.coffee_shop.shop.payments"
+
+
+def test_a_column_named_with_a_dot(build, ask, project_name, example_copy):
+    """``"a.b"`` is a column of its own: asked for quoted, unquoted or by unique id; a typo
+    gets it suggested in a form that works when pasted back."""
+    from edits import edit_sql
+
+    edit_sql(example_copy, "model.coffee_shop.orders", "    amount_paid,\n    case", '    amount_paid,\n    amount_paid as "a.b",\n    case')
+    build(example_copy, project_name)
+    catalog = ask(project_name)
+    asked = catalog.resolve('orders."a.b"')
+    assert (asked.model, asked.name) == ("orders", "a.b")
+    assert catalog.resolve("orders.a.b") == asked == catalog.resolve("model.coffee_shop.orders.a.b")
+    assert catalog.resolve('model.coffee_shop.orders."a.b"') == asked
+    assert catalog.resolve("orders.amount_paid").name == "amount_paid"  # plain names are unchanged
+    down = {(r.column.model, r.column.name) for r in catalog.impact(["stg_payments.amount"]).columns}
+    assert ("orders", "a.b") in down
+    up = {(r.column.model, r.column.name) for r in catalog.trace(['orders."a.b"']).columns}
+    assert ("stg_payments", "amount") in up
+    with pytest.raises(NotFound) as err:
+        catalog.resolve('orders."a.c"')
+    assert 'did you mean orders."a.b"' in str(err.value)
+    suggested = str(err.value).split("did you mean ")[1].split(",")[0].rstrip("?")
+    assert catalog.resolve(suggested) == asked

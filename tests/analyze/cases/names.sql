@@ -198,3 +198,26 @@ a  passthrough  t.a
 m  derived      ext.x
 conditions:
 where  ext.k
+
+=== "ID" and "id" in one output: one column here, so its lineage is not guessed
+dialect: postgres
+schema: {"a": ["id", "key"]}
+status: partial
+reason: two output columns are named 'id' ("ID", "id")
+sql:
+select a.key as "ID", a.id as "id", a.id as other from a
+expect:
+id     unknown      unresolved
+other  renamed      a.id
+
+=== the same name twice from two relations
+schema: {"a": ["id"], "b": ["id"]}
+status: unresolved
+reason: two output columns are named 'id' (id, id)
+sql:
+select a.id, b.id from a join b on a.id = b.id
+expect:
+id  unknown  unresolved
+conditions:
+join  a.id
+join  b.id

@@ -177,10 +177,12 @@ n          derived  -
 customers  derived  orders.customer_id
 top        derived  orders.amount
 
-=== a column output twice: the last one wins the name
+=== a column output twice: one column of the model, whose lineage is not guessed
 schema: {"orders": ["id", "amount"]}
+status: partial
+reason: two output columns are named 'x' (x, x)
 sql:
 select id, amount as x, id as x from orders
 expect:
 id  passthrough  orders.id
-x   renamed      orders.id
+x   unknown      unresolved
