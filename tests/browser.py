@@ -110,10 +110,14 @@ class Browser:
 
     def open(self, url: str) -> None:
         """Load ``url`` afresh (through about:blank, so a change of fragment alone reloads too)."""
-        for address in ("about:blank", url):
-            self.events.clear()
-            self.send("Page.navigate", url=address)
-            self.wait_event("Page.loadEventFired")
+        self.navigate("about:blank")
+        self.navigate(url)
+
+    def navigate(self, url: str) -> None:
+        """Go to ``url`` and wait for its load event."""
+        self.events.clear()
+        self.send("Page.navigate", url=url)
+        self.wait_event("Page.loadEventFired")
 
     def eval(self, expression: str) -> Any:
         result = self.send("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)

@@ -101,7 +101,10 @@ def test_data_holds_every_node_column_and_edge(example_input):
     d = explorer_data(example_input)
     uids = [n[2] for n in d["nodes"]]
     assert set(example_input.relations) <= set(uids)
-    keys = [f"{d['nodes'][c[0]][2]}.{c[1]}" for c in d["cols"]]
+    keys = [f"{d['nodes'][n][2]}.{name}" for n, name in zip(d["cols"]["node"], d["cols"]["name"])]
+    assert len(keys) == len(set(keys))
+    kinds = {f"{uid}.{c.name}": c.kind.value for uid, lin in example_input.lineages.items() for c in lin.columns}
+    assert {k: d["types"][t] for k, t in zip(keys, d["cols"]["type"]) if t >= 0} == kinds
     feeds = {(keys[d["feeds"][i]], keys[d["feeds"][i + 1]]) for i in range(0, len(d["feeds"]), 2)}
     assert feeds == {(s, down) for down, srcs in _sources(example_input).items() for s in srcs}
     conds = {(keys[d["conds"][i]], uids[d["conds"][i + 1]], d["clauses"][d["conds"][i + 2]]) for i in range(0, len(d["conds"]), 3)}

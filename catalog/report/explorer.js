@@ -4,7 +4,12 @@
 (function () {
   'use strict';
   var D = JSON.parse(document.getElementById('catalog-data').textContent);
-  var N = D.nodes, C = D.cols, TYPES = D.types, CLAUSES = D.clauses;
+  var N = D.nodes, TYPES = D.types, CLAUSES = D.clauses;
+  var CN = D.cols.node, CM = D.cols.name, CT = D.cols.type, COUNT = CM.length;
+  function resolved(i) { return D.unresolved[i] === undefined; }
+  function reason(i) { return D.unresolved[i] || ''; }
+  function expr(i) { var e = D.exprs[i]; return e !== undefined ? e : CT[i] >= 0 ? CM[i] : ''; }
+  function dtype(i) { return D.dtypes[D.cols.dtype[i]]; }
   var SVGNS = 'http://www.w3.org/2000/svg';
   var ROW = 18, HEAD = 34, CHAR = 7.3, PAD = 10, DEPTHS = ['1', '2', '3', '5', '10'];
 
@@ -13,9 +18,9 @@
   function index() {
     if (idx) return idx;
     var up = [], down = [], nodeCols = [], condsOf = [], condsOn = [], depUp = [], depDown = [], i;
-    for (i = 0; i < C.length; i++) { up.push(null); down.push(null); condsOf.push(null); }
+    for (i = 0; i < COUNT; i++) { up.push(null); down.push(null); condsOf.push(null); }
     for (i = 0; i < N.length; i++) { nodeCols.push([]); condsOn.push(null); depUp.push([]); depDown.push([]); }
-    for (i = 0; i < C.length; i++) nodeCols[C[i][0]].push(i);
+    for (i = 0; i < COUNT; i++) nodeCols[CN[i]].push(i);
     var f = D.feeds;
     for (i = 0; i < f.length; i += 2) {
       (down[f[i]] || (down[f[i]] = [])).push(f[i + 1]);
@@ -29,24 +34,24 @@
     var d = D.deps;
     for (i = 0; i < d.length; i += 2) { depUp[d[i]].push(d[i + 1]); depDown[d[i + 1]].push(d[i]); }
     var byKey = Object.create(null), byNode = Object.create(null);
-    for (i = 0; i < C.length; i++) byKey[colKey(i)] = i;
+    for (i = 0; i < COUNT; i++) byKey[colKey(i)] = i;
     for (i = 0; i < N.length; i++) byNode[N[i][2]] = i;
     idx = { up: up, down: down, nodeCols: nodeCols, condsOf: condsOf, condsOn: condsOn, depUp: depUp,
             depDown: depDown, byKey: byKey, byNode: byNode };
     return idx;
   }
-  function colKey(i) { return N[C[i][0]][2] + '.' + C[i][1]; }
-  function colLabel(i) { return N[C[i][0]][1] + '.' + C[i][1]; }
-  function colType(i) { return C[i][2] < 0 ? '' : TYPES[C[i][2]]; }
+  function colKey(i) { return N[CN[i]][2] + '.' + CM[i]; }
+  function colLabel(i) { return N[CN[i]][1] + '.' + CM[i]; }
+  function colType(i) { return CT[i] < 0 ? '' : TYPES[CT[i]]; }
 
   // ------------------------------------------------------------------ fuzzy search
   var labels = null;  // lower-case labels: nodes first, then columns
   function searchLabels() {
     if (labels) return labels;
-    labels = new Array(N.length + C.length);
+    labels = new Array(N.length + COUNT);
     var i;
     for (i = 0; i < N.length; i++) labels[i] = N[i][1].toLowerCase();
-    for (i = 0; i < C.length; i++) labels[N.length + i] = (N[C[i][0]][1] + '.' + C[i][1]).toLowerCase();
+    for (i = 0; i < COUNT; i++) labels[N.length + i] = (N[CN[i]][1] + '.' + CM[i]).toLowerCase();
     return labels;
   }
   // rank: 0 exact, 1 ends with the query after a dot, 2 prefix, 3 substring, 4 in order with gaps
@@ -61,16 +66,30 @@
     for (var k = 0; k < label.length && j < q.length; k++) if (label.charCodeAt(k) === q.charCodeAt(j)) j++;
     return j === q.length ? 4 : -1;
   }
+  // Typing one more character only narrows the matches: a query that extends the previous one
+  // looks only at the previous one's matches. Only the best `limit` are kept in order.
+  var previous = { q: null, hits: null };
+  function better(a, b, L) { return a[0] - b[0] || a[1] - b[1] || (L[a[2]] < L[b[2]] ? -1 : L[a[2]] > L[b[2]] ? 1 : 0); }
   function search(text, limit) {
     var q = text.trim().toLowerCase();
-    if (!q) return [];
-    var L = searchLabels(), hits = [];
-    for (var i = 0; i < L.length; i++) {
-      var r = rank(L[i], q);
-      if (r >= 0) hits.push([r, L[i].length, i]);
+    limit = limit || 40;
+    if (!q) { previous = { q: null, hits: null }; return []; }
+    var L = searchLabels(), top = [], hits = [];
+    var pool = previous.q !== null && q.indexOf(previous.q) === 0 ? previous.hits : null;
+    var count = pool ? pool.length : L.length;
+    for (var k = 0; k < count; k++) {
+      var i = pool ? pool[k] : k, r = rank(L[i], q);
+      if (r < 0) continue;
+      hits.push(i);
+      var cand = [r, L[i].length, i];
+      if (top.length === limit && better(cand, top[limit - 1], L) >= 0) continue;
+      var lo = 0, hi = top.length;
+      while (lo < hi) { var mid = (lo + hi) >> 1; if (better(top[mid], cand, L) <= 0) lo = mid + 1; else hi = mid; }
+      top.splice(lo, 0, cand);
+      if (top.length > limit) top.pop();
     }
-    hits.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1] || (L[a[2]] < L[b[2]] ? -1 : 1); });
-    return hits.slice(0, limit || 40).map(function (h) {
+    previous = { q: q, hits: hits };
+    return top.map(function (h) {
       var i = h[2];
       return i < N.length ? { node: i } : { col: i - N.length };
     });
@@ -108,7 +127,13 @@
     box.blur();
     if (hit.col !== undefined) go({ col: colKey(hit.col) }); else go({ model: N[hit.node][2] });
   }
-  box.addEventListener('input', showResults);
+  // keystrokes that come faster than a search answers are coalesced: the latest text is searched
+  var pending = false;
+  box.addEventListener('input', function () {
+    if (pending) return;
+    pending = true;
+    setTimeout(function () { pending = false; showResults(); }, 0);
+  });
   box.addEventListener('focus', function () { if (box.value) showResults(); });
   box.addEventListener('blur', function () { setTimeout(function () { list.textContent = ''; }, 150); });
   box.addEventListener('keydown', function (e) {
@@ -171,7 +196,7 @@
     var edges = ups.edges.map(function (e) { return [e[1], e[0]]; }).concat(downs.edges);
     var conds = [], extraNodes = new Set();
     if (withConditions) {
-      var nodesWithCols = new Set([...cols].map(function (c) { return C[c][0]; }));
+      var nodesWithCols = new Set([...cols].map(function (c) { return CN[c]; }));
       var seenCond = new Set();
       var add = function (c, n, clause) {
         var k = c + ' ' + n + ' ' + clause;
@@ -240,7 +265,7 @@
     var ix = index();
     var byNode = new Map();
     lin.cols.forEach(function (c) {
-      var n = C[c][0];
+      var n = CN[c];
       if (!byNode.has(n)) byNode.set(n, []);
       byNode.get(n).push(c);
     });
@@ -251,13 +276,13 @@
     byNode.forEach(function (cols, n) {
       cols.sort(function (a, b) { return a - b; });
       var width = N[n][1].length + 6;
-      cols.forEach(function (c) { width = Math.max(width, C[c][1].length + (colType(c) ? colType(c).length + 3 : 0) + 3); });
+      cols.forEach(function (c) { width = Math.max(width, CM[c].length + (colType(c) ? colType(c).length + 3 : 0) + 3); });
       var more = ix.nodeCols[n].length - cols.length;
       g.setNode(String(n), { width: Math.min(520, width * CHAR + 2 * PAD), height: HEAD + cols.length * ROW + (more > 0 ? ROW : 0) + 6,
                              cols: cols, more: more });
     });
-    lin.edges.forEach(function (e) { if (C[e[0]][0] !== C[e[1]][0]) g.setEdge(String(C[e[0]][0]), String(C[e[1]][0])); });
-    lin.conds.forEach(function (x) { if (C[x[0]][0] !== x[1]) g.setEdge(String(C[x[0]][0]), String(x[1])); });
+    lin.edges.forEach(function (e) { if (CN[e[0]] !== CN[e[1]]) g.setEdge(String(CN[e[0]]), String(CN[e[1]])); });
+    lin.conds.forEach(function (x) { if (CN[x[0]] !== x[1]) g.setEdge(String(CN[x[0]]), String(x[1])); });
     (lin.deps || []).forEach(function (e) { g.setEdge(String(e[0]), String(e[1])); });
     dagre.layout(g);
     var gg = g.graph();
@@ -282,14 +307,14 @@
       title(gn, N[n][2] + (N[n][4] ? '\n' + status + ': ' + N[n][4] : ''));
       v.cols.forEach(function (c, k) {
         var cy = HEAD + k * ROW;
-        var row = el('g', { 'class': 'col' + (c === focusCol ? ' focus' : '') + (C[c][3] ? '' : ' unresolved'),
+        var row = el('g', { 'class': 'col' + (c === focusCol ? ' focus' : '') + (resolved(c) ? '' : ' unresolved'),
                             transform: 'translate(0,' + cy + ')' }, gn);
         row.dataset.key = colKey(c);
         el('rect', { width: v.width, height: ROW }, row);
-        text(row, PAD, 13, (C[c][3] ? '' : '\u26a0 ') + C[c][1]);
+        text(row, PAD, 13, (resolved(c) ? '' : '\u26a0 ') + CM[c]);
         if (colType(c)) text(row, v.width - PAD - colType(c).length * 6.4, 13, colType(c), 't');
-        title(row, colLabel(c) + (colType(c) ? ' (' + colType(c) + ')' : '') + (C[c][4] ? '\n' + C[c][4] : '') +
-              (C[c][5] ? '\nnot resolved: ' + C[c][5] : ''));
+        title(row, colLabel(c) + (colType(c) ? ' (' + colType(c) + ')' : '') + (expr(c) ? '\n' + expr(c) : '') +
+              (reason(c) ? '\nnot resolved: ' + reason(c) : ''));
         row.addEventListener('click', function () { go({ col: colKey(c) }); });
         rowY.set(c, y + cy + ROW / 2);
       });
@@ -300,15 +325,15 @@
       return 'M' + x1 + ',' + y1 + ' C' + (x1 + dx) + ',' + y1 + ' ' + (x2 - dx) + ',' + y2 + ' ' + x2 + ',' + y2;
     }
     lin.edges.forEach(function (e) {
-      var a = box.get(C[e[0]][0]), b = box.get(C[e[1]][0]), type = colType(e[1]) || 'unknown';
+      var a = box.get(CN[e[0]]), b = box.get(CN[e[1]]), type = colType(e[1]) || 'unknown';
       var p = el('path', { d: curve(a.x + a.w, rowY.get(e[0]), b.x, rowY.get(e[1])),
-                           'class': 'edge t-' + type + (C[e[1]][3] ? '' : ' unresolved') }, edgeLayer);
+                           'class': 'edge t-' + type + (resolved(e[1]) ? '' : ' unresolved') }, edgeLayer);
       p.dataset.from = colKey(e[0]); p.dataset.to = colKey(e[1]); p.dataset.type = type;
-      title(p, colLabel(e[0]) + ' \u2192 ' + colLabel(e[1]) + ' (' + type + ')' + (C[e[1]][4] ? '\n' + C[e[1]][4] : ''));
+      title(p, colLabel(e[0]) + ' \u2192 ' + colLabel(e[1]) + ' (' + type + ')' + (expr(e[1]) ? '\n' + expr(e[1]) : ''));
       p.addEventListener('click', function () { showEdge(e[0], e[1], p); });
     });
     lin.conds.forEach(function (x) {
-      var a = box.get(C[x[0]][0]), b = box.get(x[1]);
+      var a = box.get(CN[x[0]]), b = box.get(x[1]);
       var p = el('path', { d: curve(a.x + a.w, rowY.get(x[0]), b.x, b.y + HEAD / 2), 'class': 'edge cond' }, edgeLayer);
       p.dataset.from = colKey(x[0]); p.dataset.model = N[x[1]][2]; p.dataset.clause = CLAUSES[x[2]];
       title(p, colLabel(x[0]) + ' \u2192 ' + N[x[1]][1] + ' (' + CLAUSES[x[2]] + ')');
@@ -320,7 +345,7 @@
     });
     graphEl.appendChild(svg);
     // re-centre on the selection
-    var fb = focusCol !== null ? box.get(C[focusCol][0]) : box.get(focusNode);
+    var fb = focusCol !== null ? box.get(CN[focusCol]) : box.get(focusNode);
     if (fb) {  // scroll only when the selection is out of view
       var fy = focusCol !== null ? rowY.get(focusCol) : fb.y + fb.h / 2;
       if (fb.x < graphEl.scrollLeft || fb.x + fb.w > graphEl.scrollLeft + graphEl.clientWidth) {
@@ -365,14 +390,14 @@
     dd.appendChild(ul);
   }
   function showColumn(c, lin) {
-    var ix = index(), n = C[c][0];
+    var ix = index(), n = CN[c];
     var dl = panel(colLabel(c));
     field(dl, 'model', N[n][1] + ' (' + N[n][0] + ')');
     field(dl, 'unique id', colKey(c));
     field(dl, 'type', colType(c) || 'not analyzed');
-    field(dl, 'data type', C[c][6]);
-    field(dl, 'expression', C[c][4], true);
-    if (!C[c][3]) field(dl, 'not resolved', C[c][5] || 'origin not proved');
+    field(dl, 'data type', dtype(c));
+    field(dl, 'expression', expr(c), true);
+    if (!resolved(c)) field(dl, 'not resolved', reason(c) || 'origin not proved');
     if (N[n][3] && N[n][3] !== 'resolved') field(dl, 'model ' + N[n][3], N[n][4]);
     links(dl, 'upstream', (ix.up[c] || []).map(function (u) { return [colLabel(u), { col: colKey(u) }]; }));
     links(dl, 'downstream', (ix.down[c] || []).map(function (d) { return [colLabel(d), { col: colKey(d) }, colType(d)]; }));
@@ -388,7 +413,7 @@
     field(dl, 'reason', N[n][4]);
     field(dl, 'description', N[n][6]);
     links(dl, 'columns', ix.nodeCols[n].map(function (c) {
-      return [C[c][1], { col: colKey(c) }, (colType(c) || '') + (C[c][3] ? '' : ' \u26a0 ' + (C[c][5] || 'not resolved'))];
+      return [CM[c], { col: colKey(c) }, (colType(c) || '') + (resolved(c) ? '' : ' \u26a0 ' + (reason(c) || 'not resolved'))];
     }));
     links(dl, 'reads', ix.depUp[n].map(function (p) { return [N[p][1], { model: N[p][2] }]; }));
     links(dl, 'read by', ix.depDown[n].map(function (p) { return [N[p][1], { model: N[p][2] }]; }));
@@ -398,8 +423,8 @@
     path.classList.add('picked');
     var dl = panel(colLabel(a) + ' \u2192 ' + colLabel(b));
     field(dl, 'type', colType(b) || 'unknown');
-    field(dl, 'expression', C[b][4], true);
-    if (!C[b][3]) field(dl, 'not resolved', C[b][5] || 'origin not proved');
+    field(dl, 'expression', expr(b), true);
+    if (!resolved(b)) field(dl, 'not resolved', reason(b) || 'origin not proved');
   }
 
   // ------------------------------------------------------------------ legend, first render, hooks for tests

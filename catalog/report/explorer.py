@@ -8,8 +8,10 @@ flat arrays so that 5,000 models stay a few megabytes:
 - ``nodes``: ``[kind, name, unique_id, status, reason, materialized, description]``; ``kind`` is
   the dbt resource type (``model``, ``snapshot``, ``seed``, ``source``; other kinds such as
   ``metric`` or ``exposure`` fit the same row), ``status`` the analysis's (``""`` when not analyzed).
-- ``cols``: ``[node, name, type, resolved, expr, reason, data_type]``; ``node`` indexes
-  ``nodes``, ``type`` indexes ``types`` (-1: not analyzed, e.g. a source's column).
+- ``cols``: column arrays ``node`` (indexes ``nodes``), ``name``, ``type`` (indexes ``types``;
+  -1: not analyzed, e.g. a source's column) and ``dtype`` (indexes ``dtypes``); ``exprs`` maps a
+  column's index to its expression where that is not its bare name, ``unresolved`` the index of
+  each column whose origin is not proved to the reason.
 - ``feeds``: ``[up, down, ...]`` column index pairs (the edge's type and expression are the
   downstream column's); ``conds``: ``[column, node, clause, ...]`` (``clause`` indexes
   ``clauses``); ``deps``: ``[child, parent, ...]`` node index pairs.
@@ -24,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from catalog import __version__
-from catalog.analyze.records import ColumnKind, ConditionClause, column_key
+from catalog.analyze.records import ColumnKind, ConditionClause
 from catalog.errors import CatalogError
+from catalog.memory import paused_gc
 from catalog.export.openlineage import ExportInput
 
 TYPES = [k.value for k in ColumnKind]
@@ -34,10 +37,23 @@ CLAUSES = [c.value for c in ConditionClause]
 
 def explorer_data(data: ExportInput, build_id: int | None = None) -> dict[str, Any]:
     """The page's data: every dbt node, column, column edge, condition and dependency."""
+    with paused_gc():  # hundreds of thousands of small lists and tuples, none of them cyclic
+        return _explorer_data(data, build_id)
+
+
+def _explorer_data(data: ExportInput, build_id: int | None) -> dict[str, Any]:
     nodes: list[list[Any]] = []
     node_index: dict[str, int] = {}
-    cols: list[list[Any]] = []
-    col_index: dict[str, int] = {}
+    col_node: list[int] = []
+    col_name: list[str] = []
+    col_type: list[int] = []
+    col_dtype: list[int] = []
+    exprs: dict[int, str] = {}
+    unresolved: dict[int, str] = {}
+    dtypes: dict[str, int] = {"": 0}
+    col_index: dict[tuple[str, str], int] = {}
+    kind_index = {k: i for i, k in enumerate(ColumnKind)}
+    clause_index = {c: i for i, c in enumerate(ConditionClause)}
 
     def node(uid: str) -> int:
         if uid not in node_index:
@@ -53,26 +69,32 @@ def explorer_data(data: ExportInput, build_id: int | None = None) -> dict[str, A
                 ])  # fmt: skip
         return node_index[uid]
 
-    def column(uid: str, name: str, row: list[Any] | None = None) -> int:
-        key = column_key(uid, name)
-        if key not in col_index:
-            col_index[key] = len(cols)
-            cols.append(row or [node(uid), name.lower(), -1, 1, "", "", ""])
-        return col_index[key]
+    def column(uid: str, name: str, kind: int = -1, dtype: str | None = None) -> int:
+        key = (uid, name.lower())
+        i = col_index.get(key)
+        if i is None:
+            i = col_index[key] = len(col_name)
+            col_node.append(node(uid))
+            col_name.append(key[1])
+            col_type.append(kind)
+            col_dtype.append(dtypes.setdefault(dtype or "", len(dtypes)))
+        return i
 
     for uid in sorted(data.relations):
         rel = data.relations[uid]
         node(uid)
-        types = {c.name.lower(): c.data_type or "" for c in rel.columns}
+        types = {c.name.lower(): c.data_type for c in rel.columns}
         lin = data.lineages.get(uid)
         if lin is not None and lin.columns:
             for c in lin.columns:
-                column(uid, c.name, [
-                    node(uid), c.name, TYPES.index(c.kind.value), int(c.resolved), c.expr, c.reason or "", types.get(c.name, ""),
-                ])  # fmt: skip
+                i = column(uid, c.name, kind_index[c.kind], types.get(c.name))
+                if c.expr != c.name:
+                    exprs[i] = c.expr
+                if not c.resolved:
+                    unresolved[i] = c.reason or ""
         else:
             for c in rel.columns:
-                column(uid, c.name, [node(uid), c.name.lower(), -1, 1, "", "", c.data_type or ""])
+                column(uid, c.name, -1, c.data_type)
     feeds: list[int] = []
     conds: list[int] = []
     deps: list[int] = []
@@ -82,7 +104,7 @@ def explorer_data(data: ExportInput, build_id: int | None = None) -> dict[str, A
             for src in c.sources:
                 feeds += [column(src.unique_id, src.column), down]
         for cond in lin.conditions:
-            conds += [column(cond.column.unique_id, cond.column.column), node(uid), CLAUSES.index(cond.clause.value)]
+            conds += [column(cond.column.unique_id, cond.column.column), node(uid), clause_index[cond.clause]]
     for uid, rel in sorted(data.relations.items()):
         for dep in rel.depends_on:
             if dep != uid and dep in data.relations:
@@ -94,8 +116,11 @@ def explorer_data(data: ExportInput, build_id: int | None = None) -> dict[str, A
         "version": __version__,
         "types": TYPES,
         "clauses": CLAUSES,
+        "dtypes": list(dtypes),
         "nodes": nodes,
-        "cols": cols,
+        "cols": {"node": col_node, "name": col_name, "type": col_type, "dtype": col_dtype},
+        "exprs": exprs,
+        "unresolved": unresolved,
         "feeds": feeds,
         "conds": conds,
         "deps": deps,
