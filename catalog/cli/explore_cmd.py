@@ -48,6 +48,6 @@ def explore(
         path, dialect=dialect, jobs=jobs, project=project, build=build,
         uri=uri, user=user, password=password, database=database,
     )  # fmt: skip
-    size = write_explorer(output, data, build)
+    size = write_explorer(output, data)
     say(f"Explorer of {len(data.relations)} nodes written in {time.perf_counter() - t0:.1f}s ({size / 1e6:.1f} MB):")
     print_text(str(output.resolve()))

@@ -76,6 +76,7 @@ def stored_export_input(catalog: Catalog) -> ExportInput:
         adapter_type=build.get("adapter_type") or build.get("dialect") or "",
         dialect=build.get("dialect") or "",
         generated_at=build.get("generated_at"),
+        build_id=build_id,
         relations=relations,
         lineages=lineages,
     )

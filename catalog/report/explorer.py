@@ -35,13 +35,13 @@ TYPES = [k.value for k in ColumnKind]
 CLAUSES = [c.value for c in ConditionClause]
 
 
-def explorer_data(data: ExportInput, build_id: int | None = None) -> dict[str, Any]:
+def explorer_data(data: ExportInput) -> dict[str, Any]:
     """The page's data: every dbt node, column, column edge, condition and dependency."""
     with paused_gc():  # hundreds of thousands of small lists and tuples, none of them cyclic
-        return _explorer_data(data, build_id)
+        return _explorer_data(data)
 
 
-def _explorer_data(data: ExportInput, build_id: int | None) -> dict[str, Any]:
+def _explorer_data(data: ExportInput) -> dict[str, Any]:
     nodes: list[list[Any]] = []
     node_index: dict[str, int] = {}
     col_node: list[int] = []
@@ -106,12 +106,12 @@ def _explorer_data(data: ExportInput, build_id: int | None) -> dict[str, Any]:
         for cond in lin.conditions:
             conds += [column(cond.column.unique_id, cond.column.column), node(uid), clause_index[cond.clause]]
     for uid, rel in sorted(data.relations.items()):
-        for dep in rel.depends_on:
+        for dep in sorted(set(rel.depends_on)):
             if dep != uid and dep in data.relations:
                 deps += [node(uid), node(dep)]
     return {
         "project": data.project,
-        "build": build_id,
+        "build": data.build_id,
         "generated_at": data.generated_at,
         "version": __version__,
         "types": TYPES,
@@ -149,13 +149,14 @@ def _vendored(name: str, what: str, license_file: str) -> str:
     return f"/*! {what}, vendored from the npm registry. @license\n{notice}*/\n{_asset(name)}"
 
 
-def explorer_html(data: ExportInput, build_id: int | None = None) -> str:
+def explorer_html(data: ExportInput) -> str:
     """The whole page."""
+    build_id = data.build_id
     title = f"{data.project} lineage explorer" + (f" (build {build_id})" if build_id is not None else "")
     return PAGE.format(
         title=escape(title),
         css=CSS,
-        data=script_json(explorer_data(data, build_id)),
+        data=script_json(explorer_data(data)),
         dagre=_vendored("vendor/dagre.min.js", "@dagrejs/dagre 3.1.3", "vendor/dagre.LICENSE"),
         explorer=_asset("explorer.js"),
     )
@@ -238,9 +239,9 @@ PAGE = """<!DOCTYPE html>
 """
 
 
-def write_explorer(path: Path, data: ExportInput, build_id: int | None = None) -> int:
+def write_explorer(path: Path, data: ExportInput) -> int:
     """Write the page to ``path``; its size in bytes."""
-    page = explorer_html(data, build_id).encode("utf-8")
+    page = explorer_html(data).encode("utf-8")
     try:
         path.write_bytes(page)
     except OSError as e:
