@@ -95,6 +95,14 @@ def test_cli_writes_one_offline_file(tmp_path):
     assert html.count("<script") == 3 and html.lower().count("</script") == 3  # data, dagre, explorer
     assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", html)  # nothing fetched
     assert "@license" in html  # dagre's license stays with it
+    assert done.stdout.strip() == str(out.resolve())
+
+    as_json = runner.invoke(app, ["explore", str(EXAMPLE), "-o", str(out), "--json"])
+    assert json.loads(as_json.stdout) == {
+        "path": str(out.resolve()), "bytes": out.stat().st_size, "project": "coffee_shop", "build": None, "nodes": 24,
+    }  # fmt: skip
+    missing = runner.invoke(app, ["explore", str(tmp_path / "nowhere")])
+    assert missing.exit_code == 1 and missing.stderr.startswith("Error:") and len(missing.stderr.splitlines()) == 1
 
 
 def test_data_holds_every_node_column_and_edge(example_input):

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from catalog.cli.common import DialectOpt, JobsOpt, handle_errors, print_text, say
+from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, handle_errors, print_json, print_text, say
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt
 from catalog.cli.inputs import BuildOpt, OptionalProjectPath, ProjectOpt, read_input
 from catalog.report.explorer import write_explorer
@@ -30,6 +30,7 @@ def explore(
     user: UserOpt = None,
     password: PasswordOpt = None,
     database: DatabaseOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Write the lineage explorer: one HTML file that works offline, opened from disk.
 
@@ -49,5 +50,9 @@ def explore(
         uri=uri, user=user, password=password, database=database,
     )  # fmt: skip
     size = write_explorer(output, data)
+    if as_json:
+        print_json({"path": str(output.resolve()), "bytes": size, "project": data.project, "build": data.build_id,
+                    "nodes": len(data.relations)})  # fmt: skip
+        return
     say(f"Explorer of {len(data.relations)} nodes written in {time.perf_counter() - t0:.1f}s ({size / 1e6:.1f} MB):")
     print_text(str(output.resolve()))
