@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 
 from catalog import __version__
 from catalog.analyze.project import analyze_project, topological_models
-from catalog.analyze.records import ColumnKind, ConditionClause, ModelLineage, ModelStatus
+from catalog.analyze.records import ColumnKind, ColumnLineage, ConditionClause, ModelLineage, ModelStatus
 from catalog.analyze.semantic import semantic_lineage
 from catalog.artifacts import find_target_dir
 from catalog.errors import ArtifactError, StoreError
@@ -170,6 +170,10 @@ def _model_props(node: DbtNode) -> dict[str, Any]:
         "package": node.package_name,
         "materialized": node.materialized,
         "relation_name": node.relation_name,
+        "database": node.database,
+        "schema": node.schema_name,
+        "identifier": node.identifier,
+        "sql": node.sql,
         "description": node.description,
         "tags": list(node.tags),
         "meta": json.dumps(node.meta, sort_keys=True, default=str),
@@ -202,6 +206,15 @@ def _column_props(col: DbtColumn, position: int) -> dict[str, Any]:
         "declared": col.declared or None,
         "in_catalog": col.in_catalog or None,
     })  # fmt: skip
+
+
+# what the analysis says of a model's column, kept on its HAS relationship
+LINEAGE_PROPS = ("kind", "expr", "resolved", "reason")
+
+
+def _column_lineage_props(col: ColumnLineage) -> dict[str, Any]:
+    """A column's lineage in one build (on its HAS relationship): kind, expr, resolved, reason."""
+    return _present({"kind": _VALUE[col.kind], "expr": col.expr, "resolved": col.resolved, "reason": col.reason})
 
 
 def _present(props: dict[str, Any]) -> dict[str, Any]:
@@ -354,7 +367,12 @@ class Builder:
                 and active.get("compiled_sha256") == compiled_digest(target, list(active.get("compiled_files") or []))
             )
 
-        inputs = {"manifest_sha256": manifest_sha, "catalog_sha256": catalog_sha}
+        inputs = {
+            "manifest_sha256": manifest_sha,
+            "catalog_sha256": catalog_sha,
+            "adapter_type": adapter_type,
+            "generated_at": _text(metadata.get("generated_at")),
+        }
         try:
             build_id, active, schema_version, done = self._start(project_name, inputs, unchanged, project)
         except _NotChecked:  # the inputs changed: read and check them all before writing anything
@@ -706,11 +724,15 @@ class _Writer:
         relabel_keys = {self._mkey(u) for u in relabel}
         current: dict[tuple, dict[str, Any]] = {}
         stored_columns: dict[str, list[tuple[Any, str]]] = {}
+        stored_lineage: dict[str, dict[str, dict[str, Any]]] = {}
         for r in existing:
             if r["kind"] == "has":
                 k = ("has", r["model"], r["a"])
                 r["same"] = _stored(r["props"])
                 stored_columns.setdefault(r["model"], []).append((r["same"].get("position", 0), r["a"]))
+                kept = {k: r["same"][k] for k in LINEAGE_PROPS if k in r["same"]}
+                if kept:
+                    stored_lineage.setdefault(r["model"], {})[r["a"][len(r["model"]) + 1 :]] = kept
             elif r["model"] in relabel_keys:
                 continue  # only the columns of these models are compared
             elif r["kind"] == "feeds":
@@ -728,7 +750,7 @@ class _Writer:
         for uid in relabel:
             mkey = self._mkey(uid)
             names = [key[len(mkey) + 1 :] for _, key in sorted(stored_columns.get(mkey, []))]
-            self._desired_columns(uid, names, desired)
+            self._desired_columns(uid, names, desired, stored_lineage.get(mkey))
 
         to_close = [r["id"] for k, r in current.items() if k not in desired or desired[k].get("same") != r.get("same")]
         closed_ids = set(to_close)
@@ -849,15 +871,24 @@ class _Writer:
         node = self.project.nodes.get(uid)
         return _column_identity(self.project.name, uid, node.display_name if node else uid, col)
 
-    def _desired_columns(self, uid: str, names: list[str], desired: dict[tuple, dict[str, Any]]) -> None:
+    def _desired_columns(
+        self,
+        uid: str,
+        names: list[str],
+        desired: dict[tuple, dict[str, Any]],
+        lineage: dict[str, dict[str, Any]] | None = None,
+    ) -> None:
         """The model's HAS relationships, with each column's properties of this build; a
-        column's position is its place in ``names`` (the model's columns in order)."""
+        column's position is its place in ``names`` (the model's columns in order) and
+        ``lineage`` gives, per lower-case name, the analysis's kind, expr, resolved and reason."""
         node = self.project.nodes[uid]
         mkey = self._mkey(uid)
         documented = {c.name.lower(): c for c in node.columns}
         for i, col in enumerate(names):
             c = documented.get(col.lower())
             props = _column_props(c, i) if c is not None else {"position": i}
+            if lineage and col.lower() in lineage:
+                props.update(lineage[col.lower()])
             identity = self._column_identity(uid, col)
             desired[("has", mkey, identity["key"])] = {
                 "row": {"model": mkey, "key": identity["key"], "node": identity, "props": props},
@@ -871,7 +902,8 @@ class _Writer:
             self._desired_columns(uid, [c.name for c in node.columns], desired)
             return
         lin = self.lineages[uid]
-        self._desired_columns(uid, [c.name for c in lin.columns] or [c.name for c in node.columns], desired)
+        analyzed = {c.name: _column_lineage_props(c) for c in lin.columns}
+        self._desired_columns(uid, [c.name for c in lin.columns] or [c.name for c in node.columns], desired, analyzed)
         for c in lin.columns:
             down = self._ckey(uid, c.name)
             kind = _VALUE[c.kind]

@@ -10,6 +10,7 @@ from catalog.cli import (
     build_cmd,
     check_cmd,
     evaluate_cmd,
+    explore_cmd,
     export_cmd,
     history_cmd,
     lineage_cmd,
@@ -44,6 +45,7 @@ app.command("forget")(history_cmd.forget)
 app.command("lineage")(lineage_cmd.lineage)
 app.command("evaluate")(evaluate_cmd.evaluate)
 app.command("export")(export_cmd.export)
+app.command("explore")(explore_cmd.explore)
 app.add_typer(neo4j_cmd.app, name="neo4j")
 
 

@@ -1,4 +1,5 @@
-"""``catalog export PATH --format openlineage``: the lineage as OpenLineage run events, no Neo4j."""
+"""``catalog export [PATH] --format openlineage``: the lineage as OpenLineage run events, from a dbt
+target (no Neo4j) or from a build stored in Neo4j."""
 
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ from typing import Annotated
 
 import typer
 
-from catalog.analyze.project import analyze_project
-from catalog.cli.common import DialectOpt, JobsOpt, ProjectPath, err, handle_errors
+from catalog.cli.common import DialectOpt, JobsOpt, err, handle_errors
+from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt
+from catalog.cli.inputs import BuildOpt, OptionalProjectPath, ProjectOpt, read_input
 from catalog.errors import CatalogError
-from catalog.export.openlineage import default_dataset_namespace, export_input, openlineage_events
+from catalog.export.openlineage import default_dataset_namespace, openlineage_events
 from catalog.export.openlineage_http import DEFAULT_ENDPOINT, send_events
-from catalog.extract import load_project
 
 
 class ExportFormat(str, Enum):
@@ -55,7 +56,7 @@ DatasetNamespaceOpt = Annotated[
 
 @handle_errors
 def export(
-    path: ProjectPath,
+    path: OptionalProjectPath = None,
     fmt: FormatOpt = ExportFormat.OPENLINEAGE,
     output: OutputOpt = None,
     url: UrlOpt = None,
@@ -65,10 +66,18 @@ def export(
     dataset_namespace: DatasetNamespaceOpt = None,
     dialect: DialectOpt = None,
     jobs: JobsOpt = None,
+    project: ProjectOpt = None,
+    build: BuildOpt = None,
+    uri: UriOpt = None,
+    user: UserOpt = None,
+    password: PasswordOpt = None,
+    database: DatabaseOpt = None,
 ) -> None:
     """Export a dbt project's column lineage as OpenLineage run events (newline-delimited JSON).
 
-    Runs the same analysis as `catalog lineage` (no Neo4j) and emits one COMPLETE run event per
+    With PATH, runs the same analysis as `catalog lineage` (no Neo4j); without PATH, reads a
+    build stored in Neo4j (the active one, or --build) and gives the same events as the
+    artifacts it was built from. Emits one COMPLETE run event per
     model and snapshot: its input datasets and its output dataset with the `schema` and
     `columnLineage` facets (DIRECT IDENTITY / TRANSFORMATION / AGGREGATION per column,
     INDIRECT JOIN / FILTER / GROUP_BY / SORT / WINDOW for the columns used in conditions).
@@ -85,8 +94,10 @@ def export(
     Without --url nothing touches the network; with --url the events are POSTed to
     URL/api/v1/lineage (see --endpoint).
     """
-    project = load_project(path, dialect=dialect)
-    data = export_input(project, analyze_project(project, jobs=jobs))
+    data = read_input(
+        path, dialect=dialect, jobs=jobs, project=project, build=build,
+        uri=uri, user=user, password=password, database=database,
+    )  # fmt: skip
     if dataset_namespace is None:
         dataset_namespace, missing = default_dataset_namespace(data)
         if missing:

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import quote
 
 import typer
 
-from catalog.cli.common import handle_errors, print_text, say
+from catalog.cli.common import EXIT_USAGE, fail, handle_errors, print_text, say
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
 from catalog.errors import CatalogError
+from catalog.export.stored import stored_export_input
 from catalog.query import Catalog
 from catalog.report.governance import DEFAULT_TOP, collect_report
+from catalog.report.explorer import write_explorer
 from catalog.report.governance_html import report_html
 from catalog.report.governance_render import DEFAULT_MAX_ROWS, report_dict, report_markdown
 
@@ -46,6 +50,15 @@ def report(
         int,
         typer.Option("--max-rows", min=0, help="Rows shown per list in html and md (0: all); json always has every row."),
     ] = DEFAULT_MAX_ROWS,
+    explorer: Annotated[
+        Path | None,
+        typer.Option(
+            "--explorer",
+            dir_okay=False,
+            help="Also write the lineage explorer of the same build here (html only); "
+            "every column the report lists links to its lineage in it.",
+        ),
+    ] = None,
     project: ProjectOpt = None,
     build: BuildOpt = None,
     uri: UriOpt = None,
@@ -58,17 +71,25 @@ def report(
     models, unused columns, the most depended-on columns, descriptions that could be inherited
     along passthrough and renamed edges, and pictures of the lineage around key columns."""
     t0 = time.perf_counter()
+    if explorer is not None and fmt != Format.html:
+        fail("--explorer goes with the html report (--format html)", EXIT_USAGE)
+    target = output if output is not None else (DEFAULT_HTML if fmt == Format.html else None)
     with graph_from(uri, user, password, database) as graph:
         catalog = Catalog(graph, project, build)
         say(f"Reading build {catalog.build_id} of {catalog.project}…")
         data = collect_report(catalog, top=top, progress=lambda msg: say(f"  {msg}"))
+        explored = stored_export_input(catalog) if explorer is not None else None
+    href = None
+    if explorer is not None and explored is not None and target is not None:
+        size = write_explorer(explorer, explored)
+        say(f"Explorer written ({size / 1e6:.1f} MB): {explorer.resolve()}")
+        href = quote(Path(os.path.relpath(explorer.resolve(), target.resolve().parent)).as_posix(), safe="/")
     if fmt == Format.json:
         text = json.dumps(report_dict(data), indent=2) + "\n"
     elif fmt == Format.md:
         text = report_markdown(data, max_rows=max_rows)
     else:
-        text = report_html(data, max_rows=max_rows)
-    target = output if output is not None else (DEFAULT_HTML if fmt == Format.html else None)
+        text = report_html(data, max_rows=max_rows, explorer=href)
     if target is None:
         sys.stdout.write(text)
     else:

@@ -67,6 +67,7 @@ class ExportInput(BaseModel):
     adapter_type: str
     dialect: str
     generated_at: str | None = None
+    build_id: int | None = None  # the stored build read, when read from Neo4j
     relations: dict[str, DbtNode]
     lineages: dict[str, ModelLineage]
 

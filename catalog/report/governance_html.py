@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 from typing import Any
+from urllib.parse import quote
 
 from catalog import __version__
-from catalog.report.governance import NOTES, STATUSES, GovernanceReport
+from catalog.report.governance import NOTES, STATUSES, Col, GovernanceReport
 from catalog.report.governance_render import DEFAULT_MAX_ROWS, capped, path_text, summary_lines
 from catalog.report.governance_svg import render_picture
 
@@ -37,6 +38,7 @@ table { border-collapse: collapse; width: 100%; margin: 6px 0 4px; font-size: 13
 th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { background: #edf2f7; font-weight: 600; position: sticky; top: 0; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+a.explore { color: inherit; text-decoration: underline dotted #2b6cb0; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; font-size: 12.5px; }
 .status { display: inline-block; padding: 0 8px; border-radius: 10px; color: #fff; font-size: 12px; }
 .status.resolved { background: var(--resolved); } .status.partial { background: var(--partial); }
@@ -111,10 +113,20 @@ def _status(status: str) -> str:
 
 
 class _Page:
-    def __init__(self, max_rows: int):
+    def __init__(self, max_rows: int, explorer: str | None = None):
         self.parts: list[str] = []
         self.max_rows = max_rows
         self.tables = 0
+        self.explorer = explorer
+
+    def col(self, column: Col | None) -> str:
+        """A column's name, linked to its lineage in the explorer when one is written beside the report."""
+        if column is None:
+            return ""
+        if self.explorer is None:
+            return _code(column.label)
+        href = f"{self.explorer}#col={quote(f'{column.unique_id}.{column.name}', safe='')}"
+        return f'<a class="explore" href="{_e(href)}" title="lineage in the explorer">{_code(column.label)}</a>'
 
     def add(self, *html: str) -> None:
         self.parts.extend(html)
@@ -139,8 +151,10 @@ class _Page:
             self.add(f'<p class="more">… and {hidden} more rows (all of them in <code>--format json</code>).</p>')
 
 
-def report_html(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> str:
-    page = _Page(max_rows)
+def report_html(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS, explorer: str | None = None) -> str:
+    """The report; with ``explorer`` (the explorer page's address relative to the report, e.g.
+    ``explore.html``) every column it lists links to its lineage there."""
+    page = _Page(max_rows, explorer)
     b = r.build
     title = f"Governance report: {r.project}, build {b.id}"
     page.add(
@@ -227,7 +241,7 @@ def _coverage(page: _Page, r: GovernanceReport) -> None:
     page.add("<h3>Unresolved columns</h3>")
     page.table(
         ["column", "model status", "kind", "reason", "expression"],
-        [(_code(u.column.label), _status(u.model_status), _e(u.kind.replace("_", " ")), _e(u.reason), _code(u.expr))
+        [(page.col(u.column), _status(u.model_status), _e(u.kind.replace("_", " ")), _e(u.reason), _code(u.expr))
          for u in cov.unresolved_columns],
         "No unresolved column.",
     )
@@ -240,15 +254,15 @@ def _pii(page: _Page, r: GovernanceReport) -> None:
     for p in r.pii.columns:
         tag = _e(", ".join(p.tagged_by))
         if not p.reaches:
-            rows.append((_code(p.column.label), tag, '<span class="empty">nothing downstream</span>', "", "", "", ""))
+            rows.append((page.col(p.column), tag, '<span class="empty">nothing downstream</span>', "", "", "", ""))
         for x in p.reaches:
-            rows.append((_code(p.column.label), tag, _code(x.column.label), str(x.depth), _e(path_text(x.types)), _e(x.effect),
+            rows.append((page.col(p.column), tag, page.col(x.column), str(x.depth), _e(path_text(x.types)), _e(x.effect),
                          "yes" if x.tagged else '<span class="flag">no</span>'))
     page.table(["PII column", "tagged by", "reaches", "depth", "path", "effect", "tagged PII"], rows,
                "No column is tagged PII in dbt.", numeric=(3,))
     if r.pii.untagged:
         page.add("<h3>Reached but not tagged PII</h3>")
-        page.add("<p>" + ", ".join(_code(c.label) for c in r.pii.untagged) + "</p>")
+        page.add("<p>" + ", ".join(page.col(c) for c in r.pii.untagged) + "</p>")
     page.add("</section>")
 
 
@@ -263,7 +277,7 @@ def _undocumented(page: _Page, r: GovernanceReport) -> None:
                  f"undocumented columns of <strong>all models</strong> are listed instead ({len(un.columns)} of "
                  f"{un.columns_in_scope}).</p>")
     page.table(["column", "access", "data type", "declared in YAML"],
-               [(_code(u.column.label), _e(u.access), _e(u.data_type), "yes" if u.declared else "no") for u in un.columns],
+               [(page.col(u.column), _e(u.access), _e(u.data_type), "yes" if u.declared else "no") for u in un.columns],
                "Every column in scope is documented.")
     page.add("</section>")
 
@@ -271,7 +285,7 @@ def _undocumented(page: _Page, r: GovernanceReport) -> None:
 def _unused(page: _Page, r: GovernanceReport) -> None:
     _section(page, "unused", NOTES["unused"])
     page.table(["column", "node", "data type", "dependents", "dependents with incomplete lineage"],
-               [(_code(u.column.label), _e(u.resource_type), _e(u.data_type), str(u.dependents),
+               [(page.col(u.column), _e(u.resource_type), _e(u.data_type), str(u.dependents),
                  ", ".join(_code(n) for n in u.incomplete_dependents)) for u in r.unused],
                "Every column of a depended-on model is read downstream.", numeric=(3,))
     page.add("</section>")
@@ -280,7 +294,7 @@ def _unused(page: _Page, r: GovernanceReport) -> None:
 def _depended_on(page: _Page, r: GovernanceReport) -> None:
     _section(page, "depended-on", NOTES["depended_on"])
     page.table(["column", "fan-out", "reach (columns)", "models reached", "conditions", "PII", "description"],
-               [(_code(d.column.label), str(d.fanout), str(d.reach), str(d.models_reached), str(d.conditions),
+               [(page.col(d.column), str(d.fanout), str(d.reach), str(d.models_reached), str(d.conditions),
                  '<span class="badge">PII</span>' if d.pii else "", _e(d.description)) for d in r.depended_on],
                "No column feeds another.", numeric=(1, 2, 3, 4))
     page.add("</section>")
@@ -291,10 +305,10 @@ def _inheritable(page: _Page, r: GovernanceReport) -> None:
     rows = []
     for i in r.inheritable:
         if i.conflict:
-            options = "<br>".join(f"{_code(c.column.label)}: {_e(c.description)}" for c in i.candidates)
-            rows.append((_code(i.column.label), f"<em>conflicting candidates:</em><br>{options}", "", ""))
+            options = "<br>".join(f"{page.col(c.column)}: {_e(c.description)}" for c in i.candidates)
+            rows.append((page.col(i.column), f"<em>conflicting candidates:</em><br>{options}", "", ""))
         else:
-            rows.append((_code(i.column.label), _e(i.description), _code(i.source.label if i.source else ""), _e(path_text(i.hops))))
+            rows.append((page.col(i.column), _e(i.description), page.col(i.source), _e(path_text(i.hops))))
     page.table(["column", "would inherit", "from", "path"], rows, "No undocumented column copies a documented one.")
     page.add("</section>")
 
@@ -307,7 +321,7 @@ def _pictures(page: _Page, r: GovernanceReport) -> None:
         drawn = sum(1 for n in p.nodes if n.column is not None)
         trimmed = " Trimmed: deeper or wider lineage is left out." if p.truncated else ""
         page.add(
-            f'<figure id="picture-{i}"><figcaption><strong>{i}. {_code(p.focus.label)}</strong>: {drawn} columns, '
+            f'<figure id="picture-{i}"><figcaption><strong>{i}. {page.col(p.focus)}</strong>: {drawn} columns, '
             f"{len(p.edges)} edges. Hover an edge for its expression.{trimmed}</figcaption>",
             f'<div class="picture">{render_picture(p, f"pic{i}")}</div></figure>',
         )

@@ -5,14 +5,14 @@ headless Chromium."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
+
+from browser import chromium_or_skip
 
 from catalog.cli.app import app
 from catalog.query import Catalog
@@ -334,16 +334,6 @@ def test_cli_json_and_markdown(build, graph, project_name, example, neo4j_settin
 
 
 # ---------------------------------------------------------------------------- HTML in a browser
-def _chromium() -> str:
-    path = "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else shutil.which("chromium")
-    if path:
-        return path
-    reason = "chromium is not installed (apt-get install -y chromium)"
-    if os.environ.get("CI", "").strip().lower() in ("1", "true", "yes"):
-        pytest.fail(f"{reason}; CI=true: failing instead of skipping", pytrace=False)
-    pytest.skip(reason)
-
-
 def _run_chromium(chromium: str, profile: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
@@ -352,7 +342,7 @@ def _run_chromium(chromium: str, profile: Path, *args: str) -> subprocess.Comple
 
 
 def test_html_is_self_contained_and_renders(build, project_name, example, neo4j_settings, tmp_path):
-    chromium = _chromium()
+    chromium = chromium_or_skip()
     build(example, project_name)
     html_path = tmp_path / "catalog-report.html"
     result = runner.invoke(app, ["report", "--project", project_name, "-o", str(html_path)], env=_env(neo4j_settings))

@@ -1,0 +1,105 @@
+"""How big is the explorer page, and how fast does it open and answer a first search?
+
+For synthetic projects (``synth_dbt.py --models N --seed 11``, default N = 1300 and 5000,
+generated into a temporary folder), writes ``catalog explore PATH`` and prints, side by side:
+models, columns and column edges; the page's size (and bytes per column); the time to write
+it; and in headless Chromium (/usr/bin/chromium, driven over the DevTools protocol) the time
+from navigation to the load event, then from the first keystroke of a search (a column name
+typed as a user does, one character at a time) to the first result shown, and to the lineage
+drawn after Enter. The goal at 5,000 models: open + first search within 2 s.
+
+    .venv/bin/python benchmarks/explorer_speed.py [--models 1300 5000] [--seed 11] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+sys.path.insert(0, str(REPO / "tests"))
+
+from browser import Browser, chromium_path  # noqa: E402
+
+from catalog.analyze.project import analyze_project  # noqa: E402
+from catalog.export.openlineage import export_input  # noqa: E402
+from catalog.extract import load_project  # noqa: E402
+from catalog.report.explorer import explorer_data, write_explorer  # noqa: E402
+
+GOAL_SECONDS = 2.0
+
+
+def measure(models: int, seed: int, repeat: int, work: Path) -> dict[str, float | int | str]:
+    target = work / f"synth{models}"
+    subprocess.run(
+        [sys.executable, str(SHARED / "tools" / "synth_dbt.py"), "--models", str(models), "--seed", str(seed),
+         "--out", str(target), "--quiet"],
+        check=True,
+    )  # fmt: skip
+    project = load_project(target)
+    data = export_input(project, analyze_project(project))
+    t0 = time.perf_counter()
+    page = work / f"explore{models}.html"
+    size = write_explorer(page, data)
+    write_s = time.perf_counter() - t0
+    d = explorer_data(data)
+    # the last model's last column: a name far down the search list, with a deep lineage
+    node, name = d["nodes"][d["cols"]["node"][-1]], d["cols"]["name"][-1]
+    query, key = f"{node[1]}.{name}", f"{node[2]}.{name}"
+    best: dict[str, float] = {}
+    with Browser(chromium_path() or "chromium", work / "profile") as b:
+        for _ in range(repeat):
+            b.open("about:blank")
+            t_open = time.perf_counter()
+            b.navigate(page.as_uri())
+            loaded = time.perf_counter() - t_open
+            t_type = time.perf_counter()
+            b.type_text("#search", query)
+            b.wait_for(f"(document.querySelector('#results li') || {{dataset: {{}}}}).dataset.key === {json.dumps(key)}")
+            searched = time.perf_counter() - t_type
+            t_draw = time.perf_counter()
+            b.key("Enter", 13)
+            b.wait_for(f"(document.getElementById('lineage') || {{dataset: {{}}}}).dataset.focus === {json.dumps(key)}")
+            drawn = time.perf_counter() - t_draw
+            for name, value in (("open", loaded), ("search", searched), ("draw", drawn), ("total", loaded + searched)):
+                best[name] = min(best.get(name, value), value)
+    return {
+        "models": models, "columns": len(d["cols"]["name"]), "edges": len(d["feeds"]) // 2, "bytes": size,
+        "write_s": write_s, "query": query, **{f"{k}_s": v for k, v in best.items()},
+    }  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", type=int, nargs="+", default=[1300, 5000])
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="explorer-bench-") as tmp:
+        rows = [measure(n, args.seed, args.repeat, Path(tmp)) for n in args.models]
+    print(f"catalog explore, synth --seed {args.seed}, best of {args.repeat} runs in headless Chromium")
+    print(f"{'models':>7} {'columns':>8} {'edges':>8} {'size MB':>8} {'B/col':>6} {'write s':>8} "
+          f"{'open s':>7} {'search s':>9} {'open+search':>12} {'draw s':>7}")  # fmt: skip
+    for r in rows:
+        print(
+            f"{r['models']:>7} {r['columns']:>8} {r['edges']:>8} {r['bytes'] / 1e6:>8.2f} {r['bytes'] / r['columns']:>6.0f} "
+            f"{r['write_s']:>8.2f} {r['open_s']:>7.2f} {r['search_s']:>9.2f} {r['total_s']:>12.2f} {r['draw_s']:>7.2f}"
+        )
+    if len(rows) > 1:
+        a, b = rows[0], rows[-1]
+        print(f"size grows x{b['bytes'] / a['bytes']:.2f} for x{b['models'] / a['models']:.2f} models "
+              f"(x{b['columns'] / a['columns']:.2f} columns); open+search x{b['total_s'] / a['total_s']:.2f}")  # fmt: skip
+    last = rows[-1]
+    verdict = "within" if last["total_s"] <= GOAL_SECONDS else "OVER"
+    print(f"{last['models']} models: open + first search {last['total_s']:.2f} s, {verdict} the {GOAL_SECONDS:.0f} s goal "
+          f"(searched {last['query']!r})")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

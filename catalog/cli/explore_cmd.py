@@ -1,0 +1,58 @@
+"""``catalog explore [PATH]``: the lineage explorer, one self-contained HTML file."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, handle_errors, print_json, print_text, say
+from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt
+from catalog.cli.inputs import BuildOpt, OptionalProjectPath, ProjectOpt, read_input
+from catalog.report.explorer import write_explorer
+
+DEFAULT_OUTPUT = Path("catalog-explorer.html")
+
+
+@handle_errors
+def explore(
+    path: OptionalProjectPath = None,
+    output: Annotated[
+        Path, typer.Option("--output", "-o", dir_okay=False, help="The HTML file to write.")
+    ] = DEFAULT_OUTPUT,
+    project: ProjectOpt = None,
+    build: BuildOpt = None,
+    dialect: DialectOpt = None,
+    jobs: JobsOpt = None,
+    uri: UriOpt = None,
+    user: UserOpt = None,
+    password: PasswordOpt = None,
+    database: DatabaseOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write the lineage explorer: one HTML file that works offline, opened from disk.
+
+    Search any model or column by name (fuzzy, as you type); a column's lineage is drawn left
+    to right, upstream to the sources and downstream to the last columns it feeds, each edge
+    styled by its type (passthrough, renamed, derived, source, unknown) with its expression on
+    hover and click. Conditions (where, join, group by, ...) can be shown, the depth limited;
+    unresolved columns and failed models are marked with their reason. Clicking re-centres;
+    the address (#col=UNIQUE_ID.COLUMN or #model=UNIQUE_ID) keeps the selection to share.
+
+    Without PATH, reads a build stored in Neo4j (the active one, or --build); with PATH, runs
+    the analysis on that dbt target without Neo4j.
+    """
+    t0 = time.perf_counter()
+    data = read_input(
+        path, dialect=dialect, jobs=jobs, project=project, build=build,
+        uri=uri, user=user, password=password, database=database,
+    )  # fmt: skip
+    size = write_explorer(output, data)
+    if as_json:
+        print_json({"path": str(output.resolve()), "bytes": size, "project": data.project, "build": data.build_id,
+                    "nodes": len(data.relations)})  # fmt: skip
+        return
+    say(f"Explorer of {len(data.relations)} nodes written in {time.perf_counter() - t0:.1f}s ({size / 1e6:.1f} MB):")
+    print_text(str(output.resolve()))

@@ -1,0 +1,52 @@
+"""Where `catalog export` and `catalog explore` read a project from: a dbt target (analyzed
+here, no Neo4j) or a build stored in Neo4j. Both give the same records (``ExportInput``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from catalog.analyze.project import analyze_project
+from catalog.cli.common import EXIT_USAGE, fail
+from catalog.cli.connect import graph_from
+from catalog.export.openlineage import ExportInput, export_input
+from catalog.export.stored import stored_export_input
+from catalog.extract import load_project
+from catalog.query import Catalog
+
+OptionalProjectPath = Annotated[
+    Path | None,
+    typer.Argument(
+        help="A dbt target folder (with manifest.json) or a dbt project folder that holds target/: "
+        "analyzed here, without Neo4j. Without it, a build stored in Neo4j is read (--project, --build).",
+        show_default=False,
+    ),
+]
+ProjectOpt = Annotated[str | None, typer.Option("--project", help="dbt project name; needed only when the database holds several.")]
+BuildOpt = Annotated[int | None, typer.Option("--build", min=1, help="Read this build id (default: the active build).")]
+
+
+def read_input(
+    path: Path | None,
+    *,
+    dialect: str | None,
+    jobs: int | None,
+    project: str | None,
+    build: int | None,
+    uri: str | None,
+    user: str | None,
+    password: str | None,
+    database: str | None,
+) -> ExportInput:
+    """The project's nodes and lineage, from PATH's artifacts or from a stored build."""
+    if path is not None:
+        if project is not None or build is not None:
+            fail("--project and --build read a build stored in Neo4j: give them without PATH", EXIT_USAGE)
+        loaded = load_project(path, dialect=dialect)
+        return export_input(loaded, analyze_project(loaded, jobs=jobs))
+    if dialect is not None:
+        fail("--dialect applies to PATH: a stored build keeps the dialect it was built with", EXIT_USAGE)
+    with graph_from(uri, user, password, database) as graph:
+        return stored_export_input(Catalog(graph, project, build))

@@ -1,0 +1,441 @@
+/* The lineage explorer: search, column lineage drawn left to right (dagre), selection in the URL.
+   Reads the JSON of #catalog-data (see catalog/report/explorer.py for its shape). Every name,
+   expression and reason is written with textContent: nothing from the data is parsed as HTML. */
+(function () {
+  'use strict';
+  var D = JSON.parse(document.getElementById('catalog-data').textContent);
+  var N = D.nodes, TYPES = D.types, CLAUSES = D.clauses;
+  var CN = D.cols.node, CM = D.cols.name, CT = D.cols.type, COUNT = CM.length;
+  function resolved(i) { return D.unresolved[i] === undefined; }
+  function reason(i) { return D.unresolved[i] || ''; }
+  function expr(i) { var e = D.exprs[i]; return e !== undefined ? e : CT[i] >= 0 ? CM[i] : ''; }
+  function dtype(i) { return D.dtypes[D.cols.dtype[i]]; }
+  var SVGNS = 'http://www.w3.org/2000/svg';
+  var ROW = 18, HEAD = 34, CHAR = 7.3, PAD = 10, DEPTHS = ['1', '2', '3', '5', '10'];
+
+  // ------------------------------------------------------------------ indexes, built once when needed
+  var idx = null;
+  function index() {
+    if (idx) return idx;
+    var up = [], down = [], nodeCols = [], condsOf = [], condsOn = [], depUp = [], depDown = [], i;
+    for (i = 0; i < COUNT; i++) { up.push(null); down.push(null); condsOf.push(null); }
+    for (i = 0; i < N.length; i++) { nodeCols.push([]); condsOn.push(null); depUp.push([]); depDown.push([]); }
+    for (i = 0; i < COUNT; i++) nodeCols[CN[i]].push(i);
+    var f = D.feeds;
+    for (i = 0; i < f.length; i += 2) {
+      (down[f[i]] || (down[f[i]] = [])).push(f[i + 1]);
+      (up[f[i + 1]] || (up[f[i + 1]] = [])).push(f[i]);
+    }
+    var c = D.conds;
+    for (i = 0; i < c.length; i += 3) {
+      (condsOf[c[i]] || (condsOf[c[i]] = [])).push([c[i + 1], c[i + 2]]);
+      (condsOn[c[i + 1]] || (condsOn[c[i + 1]] = [])).push([c[i], c[i + 2]]);
+    }
+    var d = D.deps;
+    for (i = 0; i < d.length; i += 2) { depUp[d[i]].push(d[i + 1]); depDown[d[i + 1]].push(d[i]); }
+    var byKey = Object.create(null), byNode = Object.create(null);
+    for (i = 0; i < COUNT; i++) byKey[colKey(i)] = i;
+    for (i = 0; i < N.length; i++) byNode[N[i][2]] = i;
+    idx = { up: up, down: down, nodeCols: nodeCols, condsOf: condsOf, condsOn: condsOn, depUp: depUp,
+            depDown: depDown, byKey: byKey, byNode: byNode };
+    return idx;
+  }
+  function colKey(i) { return N[CN[i]][2] + '.' + CM[i]; }
+  function colLabel(i) { return N[CN[i]][1] + '.' + CM[i]; }
+  function colType(i) { return CT[i] < 0 ? '' : TYPES[CT[i]]; }
+
+  // ------------------------------------------------------------------ fuzzy search
+  var labels = null;  // lower-case labels: nodes first, then columns
+  function searchLabels() {
+    if (labels) return labels;
+    labels = new Array(N.length + COUNT);
+    var i;
+    for (i = 0; i < N.length; i++) labels[i] = N[i][1].toLowerCase();
+    for (i = 0; i < COUNT; i++) labels[N.length + i] = (N[CN[i]][1] + '.' + CM[i]).toLowerCase();
+    return labels;
+  }
+  // rank: 0 exact, 1 ends with the query after a dot, 2 prefix, 3 substring, 4 in order with gaps
+  function rank(label, q) {
+    if (label === q) return 0;
+    var at = label.indexOf(q);
+    if (at >= 0) {
+      if (at + q.length === label.length && label.charAt(at - 1) === '.') return 1;
+      return at === 0 || label.charAt(at - 1) === '.' || label.charAt(at - 1) === '_' ? 2 : 3;
+    }
+    var j = 0;
+    for (var k = 0; k < label.length && j < q.length; k++) if (label.charCodeAt(k) === q.charCodeAt(j)) j++;
+    return j === q.length ? 4 : -1;
+  }
+  // Typing one more character only narrows the matches: a query that extends the previous one
+  // looks only at the previous one's matches. Only the best `limit` are kept in order.
+  var previous = { q: null, hits: null };
+  function better(a, b, L) { return a[0] - b[0] || a[1] - b[1] || (L[a[2]] < L[b[2]] ? -1 : L[a[2]] > L[b[2]] ? 1 : 0); }
+  function search(text, limit) {
+    var q = text.trim().toLowerCase();
+    limit = limit || 40;
+    if (!q) { previous = { q: null, hits: null }; return []; }
+    var L = searchLabels(), top = [], hits = [];
+    var pool = previous.q !== null && q.indexOf(previous.q) === 0 ? previous.hits : null;
+    var count = pool ? pool.length : L.length;
+    for (var k = 0; k < count; k++) {
+      var i = pool ? pool[k] : k, r = rank(L[i], q);
+      if (r < 0) continue;
+      hits.push(i);
+      var cand = [r, L[i].length, i];
+      if (top.length === limit && better(cand, top[limit - 1], L) >= 0) continue;
+      var lo = 0, hi = top.length;
+      while (lo < hi) { var mid = (lo + hi) >> 1; if (better(top[mid], cand, L) <= 0) lo = mid + 1; else hi = mid; }
+      top.splice(lo, 0, cand);
+      if (top.length > limit) top.pop();
+    }
+    previous = { q: q, hits: hits };
+    return top.map(function (h) {
+      var i = h[2];
+      return i < N.length ? { node: i } : { col: i - N.length };
+    });
+  }
+
+  var box = document.getElementById('search'), list = document.getElementById('results'), active = -1, found = [];
+  function showResults() {
+    found = search(box.value, 40);
+    active = found.length ? 0 : -1;
+    list.textContent = '';
+    found.forEach(function (hit, k) {
+      var li = document.createElement('li'), kind = document.createElement('span');
+      kind.className = 'kind';
+      li.setAttribute('role', 'option');
+      if (hit.col !== undefined) {
+        kind.textContent = 'column';
+        li.dataset.key = colKey(hit.col);
+        li.appendChild(kind);
+        li.appendChild(document.createTextNode(colLabel(hit.col)));
+      } else {
+        kind.textContent = N[hit.node][0];
+        li.dataset.node = N[hit.node][2];
+        li.appendChild(kind);
+        li.appendChild(document.createTextNode(N[hit.node][1]));
+      }
+      if (k === 0) li.className = 'active';
+      li.addEventListener('mousedown', function (e) { e.preventDefault(); choose(k); });
+      list.appendChild(li);
+    });
+  }
+  function choose(k) {
+    var hit = found[k];
+    if (!hit) return;
+    list.textContent = '';
+    box.blur();
+    if (hit.col !== undefined) go({ col: colKey(hit.col) }); else go({ model: N[hit.node][2] });
+  }
+  // keystrokes that come faster than a search answers are coalesced: the latest text is searched
+  var pending = false;
+  box.addEventListener('input', function () {
+    if (pending) return;
+    pending = true;
+    setTimeout(function () { pending = false; showResults(); }, 0);
+  });
+  box.addEventListener('focus', function () { if (box.value) showResults(); });
+  box.addEventListener('blur', function () { setTimeout(function () { list.textContent = ''; }, 150); });
+  box.addEventListener('keydown', function (e) {
+    var items = list.children;
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      if (!items.length) return;
+      e.preventDefault();
+      if (active >= 0) items[active].className = '';
+      active = (active + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length;
+      items[active].className = 'active';
+      items[active].scrollIntoView({ block: 'nearest' });
+    } else if (e.key === 'Enter') { e.preventDefault(); choose(active); }
+    else if (e.key === 'Escape') { list.textContent = ''; }
+  });
+
+  // ------------------------------------------------------------------ selection in the URL fragment
+  var depthBox = document.getElementById('depth'), condBox = document.getElementById('conditions');
+  function readHash() {
+    var out = {};
+    location.hash.replace(/^#/, '').split('&').forEach(function (part) {
+      var eq = part.indexOf('=');
+      if (eq > 0) {
+        try { out[part.slice(0, eq)] = decodeURIComponent(part.slice(eq + 1)); } catch (err) { /* not ours */ }
+      }
+    });
+    return out;
+  }
+  function go(sel) {
+    var parts = [];
+    if (sel.col) parts.push('col=' + encodeURIComponent(sel.col));
+    if (sel.model) parts.push('model=' + encodeURIComponent(sel.model));
+    if (depthBox.value !== '0') parts.push('depth=' + depthBox.value);
+    if (condBox.checked) parts.push('cond=1');
+    var hash = '#' + parts.join('&');
+    if (location.hash === hash) render(); else location.hash = hash;
+  }
+  function current() { var h = readHash(); return { col: h.col, model: h.model }; }
+  depthBox.addEventListener('change', function () { go(current()); });
+  condBox.addEventListener('change', function () { go(current()); });
+  window.addEventListener('hashchange', render);
+
+  // ------------------------------------------------------------------ what to draw
+  function bfs(start, next, depth) {
+    var seen = new Map([[start, 0]]), queue = [start], edges = [];
+    while (queue.length) {
+      var c = queue.shift(), d = seen.get(c);
+      if (depth && d >= depth) continue;
+      (next(c) || []).forEach(function (n) {
+        edges.push([c, n]);
+        if (!seen.has(n)) { seen.set(n, d + 1); queue.push(n); }
+      });
+    }
+    return { seen: seen, edges: edges };
+  }
+  function columnLineage(focus, depth, withConditions) {
+    var ix = index();
+    var ups = bfs(focus, function (c) { return ix.up[c]; }, depth);
+    var downs = bfs(focus, function (c) { return ix.down[c]; }, depth);
+    var cols = new Set([...ups.seen.keys(), ...downs.seen.keys()]);
+    var edges = ups.edges.map(function (e) { return [e[1], e[0]]; }).concat(downs.edges);
+    var conds = [], extraNodes = new Set();
+    if (withConditions) {
+      var nodesWithCols = new Set([...cols].map(function (c) { return CN[c]; }));
+      var seenCond = new Set();
+      var add = function (c, n, clause) {
+        var k = c + ' ' + n + ' ' + clause;
+        if (seenCond.has(k)) return;
+        seenCond.add(k);
+        conds.push([c, n, clause]);
+      };
+      nodesWithCols.forEach(function (n) { (ix.condsOn[n] || []).forEach(function (p) { add(p[0], n, p[1]); }); });
+      cols.forEach(function (c) { (ix.condsOf[c] || []).forEach(function (p) { add(c, p[0], p[1]); }); });
+      conds.forEach(function (x) { cols.add(x[0]); if (!nodesWithCols.has(x[1])) extraNodes.add(x[1]); });
+    }
+    return { cols: cols, edges: edges, conds: conds, extraNodes: extraNodes };
+  }
+
+  // ------------------------------------------------------------------ drawing
+  var graphEl = document.getElementById('graph'), details = document.getElementById('details');
+  function el(name, attrs, parent) {
+    var e = document.createElementNS(SVGNS, name);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  function text(parent, x, y, value, cls) {
+    var t = el('text', { x: x, y: y }, parent);
+    if (cls) t.setAttribute('class', cls);
+    t.textContent = value;
+    return t;
+  }
+  function title(parent, value) { el('title', {}, parent).textContent = value; }
+
+  function render() {
+    var sel = current();
+    var h = readHash();
+    depthBox.value = DEPTHS.indexOf(h.depth) >= 0 ? h.depth : '0';
+    condBox.checked = h.cond === '1';
+    var depth = parseInt(depthBox.value, 10) || 0;
+    var ix = index();
+    graphEl.textContent = '';
+    if (sel.col !== undefined && ix.byKey[sel.col] !== undefined) {
+      var focus = ix.byKey[sel.col];
+      var lin = columnLineage(focus, depth, condBox.checked);
+      draw(lin, focus, null);
+      showColumn(focus, lin);
+    } else if (sel.model !== undefined && ix.byNode[sel.model] !== undefined) {
+      var n = ix.byNode[sel.model];
+      draw(modelLineage(n, depth), null, n);
+      showNode(n);
+    } else if (sel.col !== undefined || sel.model !== undefined) {
+      var p = document.createElement('p');
+      p.className = 'hint';
+      p.textContent = 'Not in this build: ' + (sel.col || sel.model);
+      graphEl.appendChild(p);
+    }
+  }
+
+  function modelLineage(n, depth) {
+    var ix = index();
+    var ups = bfs(n, function (x) { return ix.depUp[x]; }, depth || 1);
+    var downs = bfs(n, function (x) { return ix.depDown[x]; }, depth || 1);
+    var nodes = new Set([...ups.seen.keys(), ...downs.seen.keys()]);
+    var deps = ups.edges.map(function (e) { return [e[1], e[0]]; }).concat(downs.edges);
+    return { cols: new Set(ix.nodeCols[n]), edges: [], conds: [], extraNodes: nodes, deps: deps };
+  }
+
+  function draw(lin, focusCol, focusNode) {
+    var ix = index();
+    var byNode = new Map();
+    lin.cols.forEach(function (c) {
+      var n = CN[c];
+      if (!byNode.has(n)) byNode.set(n, []);
+      byNode.get(n).push(c);
+    });
+    lin.extraNodes.forEach(function (n) { if (!byNode.has(n)) byNode.set(n, []); });
+    var g = new dagre.graphlib.Graph({ multigraph: false });
+    g.setGraph({ rankdir: 'LR', nodesep: 24, ranksep: 90, marginx: 20, marginy: 20 });
+    g.setDefaultEdgeLabel(function () { return {}; });
+    byNode.forEach(function (cols, n) {
+      cols.sort(function (a, b) { return a - b; });
+      var width = N[n][1].length + 6;
+      cols.forEach(function (c) { width = Math.max(width, CM[c].length + (colType(c) ? colType(c).length + 3 : 0) + 3); });
+      var more = ix.nodeCols[n].length - cols.length;
+      g.setNode(String(n), { width: Math.min(520, width * CHAR + 2 * PAD), height: HEAD + cols.length * ROW + (more > 0 ? ROW : 0) + 6,
+                             cols: cols, more: more });
+    });
+    lin.edges.forEach(function (e) { if (CN[e[0]] !== CN[e[1]]) g.setEdge(String(CN[e[0]]), String(CN[e[1]])); });
+    lin.conds.forEach(function (x) { if (CN[x[0]] !== x[1]) g.setEdge(String(CN[x[0]]), String(x[1])); });
+    (lin.deps || []).forEach(function (e) { g.setEdge(String(e[0]), String(e[1])); });
+    dagre.layout(g);
+    var gg = g.graph();
+    var svg = el('svg', { width: Math.max(gg.width, 200), height: Math.max(gg.height, 100), id: 'lineage' });
+    svg.dataset.focus = focusCol !== null ? colKey(focusCol) : N[focusNode][2];
+    var edgeLayer = el('g', { 'class': 'edges' }, svg), nodeLayer = el('g', { 'class': 'nodes' }, svg);
+    var rowY = new Map(), box = new Map();
+    g.nodes().forEach(function (id) {
+      var n = +id, v = g.node(id), x = v.x - v.width / 2, y = v.y - v.height / 2;
+      box.set(n, { x: x, y: y, w: v.width, h: v.height });
+      var status = N[n][3];
+      var gn = el('g', { 'class': 'node ' + N[n][0] + (status ? ' ' + status : '') + (n === focusNode ? ' focus' : ''),
+                         transform: 'translate(' + x + ',' + y + ')' }, nodeLayer);
+      gn.dataset.id = N[n][2];
+      el('rect', { 'class': 'box', width: v.width, height: v.height, rx: 5 }, gn);
+      var head = el('rect', { 'class': 'head', width: v.width, height: HEAD - 4, rx: 5 }, gn);
+      head.addEventListener('click', function () { go({ model: N[n][2] }); });
+      var t = text(gn, PAD, 15, (status === 'failed' || status === 'unresolved' || status === 'partial' ? '\u26a0 ' : '') + N[n][1], 'title');
+      t.addEventListener('click', function () { go({ model: N[n][2] }); });
+      var sub = N[n][0] + (N[n][5] ? ' \u00b7 ' + N[n][5] : '') + (status && status !== 'resolved' ? ' \u00b7 ' + status : '');
+      text(gn, PAD, 27, sub, 'sub');
+      title(gn, N[n][2] + (N[n][4] ? '\n' + status + ': ' + N[n][4] : ''));
+      v.cols.forEach(function (c, k) {
+        var cy = HEAD + k * ROW;
+        var row = el('g', { 'class': 'col' + (c === focusCol ? ' focus' : '') + (resolved(c) ? '' : ' unresolved'),
+                            transform: 'translate(0,' + cy + ')' }, gn);
+        row.dataset.key = colKey(c);
+        el('rect', { width: v.width, height: ROW }, row);
+        text(row, PAD, 13, (resolved(c) ? '' : '\u26a0 ') + CM[c]);
+        if (colType(c)) text(row, v.width - PAD - colType(c).length * 6.4, 13, colType(c), 't');
+        title(row, colLabel(c) + (colType(c) ? ' (' + colType(c) + ')' : '') + (expr(c) ? '\n' + expr(c) : '') +
+              (reason(c) ? '\nnot resolved: ' + reason(c) : ''));
+        row.addEventListener('click', function () { go({ col: colKey(c) }); });
+        rowY.set(c, y + cy + ROW / 2);
+      });
+      if (v.more > 0) text(gn, PAD, HEAD + v.cols.length * ROW + 13, '+ ' + v.more + ' more column' + (v.more > 1 ? 's' : ''), 'sub');
+    });
+    function curve(x1, y1, x2, y2) {
+      var dx = Math.max(30, (x2 - x1) / 2);
+      return 'M' + x1 + ',' + y1 + ' C' + (x1 + dx) + ',' + y1 + ' ' + (x2 - dx) + ',' + y2 + ' ' + x2 + ',' + y2;
+    }
+    lin.edges.forEach(function (e) {
+      var a = box.get(CN[e[0]]), b = box.get(CN[e[1]]), type = colType(e[1]) || 'unknown';
+      var p = el('path', { d: curve(a.x + a.w, rowY.get(e[0]), b.x, rowY.get(e[1])),
+                           'class': 'edge t-' + type + (resolved(e[1]) ? '' : ' unresolved') }, edgeLayer);
+      p.dataset.from = colKey(e[0]); p.dataset.to = colKey(e[1]); p.dataset.type = type;
+      title(p, colLabel(e[0]) + ' \u2192 ' + colLabel(e[1]) + ' (' + type + ')' + (expr(e[1]) ? '\n' + expr(e[1]) : ''));
+      p.addEventListener('click', function () { showEdge(e[0], e[1], p); });
+    });
+    lin.conds.forEach(function (x) {
+      var a = box.get(CN[x[0]]), b = box.get(x[1]);
+      var p = el('path', { d: curve(a.x + a.w, rowY.get(x[0]), b.x, b.y + HEAD / 2), 'class': 'edge cond' }, edgeLayer);
+      p.dataset.from = colKey(x[0]); p.dataset.model = N[x[1]][2]; p.dataset.clause = CLAUSES[x[2]];
+      title(p, colLabel(x[0]) + ' \u2192 ' + N[x[1]][1] + ' (' + CLAUSES[x[2]] + ')');
+    });
+    (lin.deps || []).forEach(function (e) {
+      var a = box.get(e[0]), b = box.get(e[1]);
+      var p = el('path', { d: curve(a.x + a.w, a.y + HEAD / 2, b.x, b.y + HEAD / 2), 'class': 'edge dep' }, edgeLayer);
+      p.dataset.from = N[e[0]][2]; p.dataset.to = N[e[1]][2];
+    });
+    graphEl.appendChild(svg);
+    // re-centre on the selection
+    var fb = focusCol !== null ? box.get(CN[focusCol]) : box.get(focusNode);
+    if (fb) {  // scroll only when the selection is out of view
+      var fy = focusCol !== null ? rowY.get(focusCol) : fb.y + fb.h / 2;
+      if (fb.x < graphEl.scrollLeft || fb.x + fb.w > graphEl.scrollLeft + graphEl.clientWidth) {
+        graphEl.scrollLeft = Math.max(0, fb.x + fb.w / 2 - graphEl.clientWidth / 2);
+      }
+      if (fy < graphEl.scrollTop + 20 || fy > graphEl.scrollTop + graphEl.clientHeight - 20) {
+        graphEl.scrollTop = Math.max(0, fy - graphEl.clientHeight / 2);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ the details panel
+  function panel(heading) {
+    details.textContent = '';
+    var h2 = document.createElement('h2');
+    h2.textContent = heading;
+    details.appendChild(h2);
+    var dl = document.createElement('dl');
+    details.appendChild(dl);
+    return dl;
+  }
+  function field(dl, name, value, pre) {
+    if (value === '' || value === null || value === undefined) return;
+    var dt = document.createElement('dt'), dd = document.createElement('dd');
+    dt.textContent = name;
+    if (pre) { var p = document.createElement('pre'); p.textContent = value; dd.appendChild(p); } else dd.textContent = value;
+    dl.appendChild(dt); dl.appendChild(dd);
+    return dd;
+  }
+  function links(dl, name, items) {
+    if (!items.length) return;
+    var dd = field(dl, name, ' '), ul = document.createElement('ul');
+    dd.textContent = '';
+    items.forEach(function (it) {
+      var li = document.createElement('li'), a = document.createElement('a');
+      a.textContent = it[0];
+      a.addEventListener('click', function () { go(it[1]); });
+      li.appendChild(a);
+      if (it[2]) li.appendChild(document.createTextNode(' ' + it[2]));
+      ul.appendChild(li);
+    });
+    dd.appendChild(ul);
+  }
+  function showColumn(c, lin) {
+    var ix = index(), n = CN[c];
+    var dl = panel(colLabel(c));
+    field(dl, 'model', N[n][1] + ' (' + N[n][0] + ')');
+    field(dl, 'unique id', colKey(c));
+    field(dl, 'type', colType(c) || 'not analyzed');
+    field(dl, 'data type', dtype(c));
+    field(dl, 'expression', expr(c), true);
+    if (!resolved(c)) field(dl, 'not resolved', reason(c) || 'origin not proved');
+    if (N[n][3] && N[n][3] !== 'resolved') field(dl, 'model ' + N[n][3], N[n][4]);
+    links(dl, 'upstream', (ix.up[c] || []).map(function (u) { return [colLabel(u), { col: colKey(u) }]; }));
+    links(dl, 'downstream', (ix.down[c] || []).map(function (d) { return [colLabel(d), { col: colKey(d) }, colType(d)]; }));
+    links(dl, 'used in conditions of', (ix.condsOf[c] || []).map(function (p) { return [N[p[0]][1], { model: N[p[0]][2] }, CLAUSES[p[1]]]; }));
+    field(dl, 'drawn', lin.cols.size + ' columns, ' + lin.edges.length + ' edges' + (lin.conds.length ? ', ' + lin.conds.length + ' conditions' : ''));
+  }
+  function showNode(n) {
+    var ix = index();
+    var dl = panel(N[n][1]);
+    field(dl, 'kind', N[n][0] + (N[n][5] ? ' (' + N[n][5] + ')' : ''));
+    field(dl, 'unique id', N[n][2]);
+    field(dl, 'lineage', N[n][3]);
+    field(dl, 'reason', N[n][4]);
+    field(dl, 'description', N[n][6]);
+    links(dl, 'columns', ix.nodeCols[n].map(function (c) {
+      return [CM[c], { col: colKey(c) }, (colType(c) || '') + (resolved(c) ? '' : ' \u26a0 ' + (reason(c) || 'not resolved'))];
+    }));
+    links(dl, 'reads', ix.depUp[n].map(function (p) { return [N[p][1], { model: N[p][2] }]; }));
+    links(dl, 'read by', ix.depDown[n].map(function (p) { return [N[p][1], { model: N[p][2] }]; }));
+  }
+  function showEdge(a, b, path) {
+    document.querySelectorAll('path.picked').forEach(function (p) { p.classList.remove('picked'); });
+    path.classList.add('picked');
+    var dl = panel(colLabel(a) + ' \u2192 ' + colLabel(b));
+    field(dl, 'type', colType(b) || 'unknown');
+    field(dl, 'expression', expr(b), true);
+    if (!resolved(b)) field(dl, 'not resolved', reason(b) || 'origin not proved');
+  }
+
+  // ------------------------------------------------------------------ legend, first render, hooks for tests
+  var legend = document.getElementById('legend');
+  TYPES.forEach(function (t) {
+    var span = document.createElement('span'), s = el('svg', { width: 28, height: 8 });
+    el('path', { d: 'M0,4 L28,4', 'class': 'edge t-' + t }, s);
+    span.appendChild(s);
+    span.appendChild(document.createTextNode(' ' + t));
+    legend.appendChild(span);
+  });
+  window.catalogExplorer = { search: search, go: go, data: D };
+  if (location.hash) render();
+})();

@@ -1,0 +1,249 @@
+"""The lineage explorer: one self-contained HTML page to search any model or column and click
+through its column lineage, drawn left to right with the vendored dagre layout.
+
+The page embeds the lineage as JSON (``explorer_data``), the minified dagre (MIT, see
+``vendor/``) and ``explorer.js``; it fetches nothing and needs no server. The data is made of
+flat arrays so that 5,000 models stay a few megabytes:
+
+- ``nodes``: ``[kind, name, unique_id, status, reason, materialized, description]``; ``kind`` is
+  the dbt resource type (``model``, ``snapshot``, ``seed``, ``source``; other kinds such as
+  ``metric`` or ``exposure`` fit the same row), ``status`` the analysis's (``""`` when not analyzed).
+- ``cols``: column arrays ``node`` (indexes ``nodes``), ``name``, ``type`` (indexes ``types``;
+  -1: not analyzed, e.g. a source's column) and ``dtype`` (indexes ``dtypes``); ``exprs`` maps a
+  column's index to its expression where that is not its bare name, ``unresolved`` the index of
+  each column whose origin is not proved to the reason.
+- ``feeds``: ``[up, down, ...]`` column index pairs (the edge's type and expression are the
+  downstream column's); ``conds``: ``[column, node, clause, ...]`` (``clause`` indexes
+  ``clauses``); ``deps``: ``[child, parent, ...]`` node index pairs.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from catalog import __version__
+from catalog.analyze.records import ColumnKind, ConditionClause
+from catalog.errors import CatalogError
+from catalog.memory import paused_gc
+from catalog.export.openlineage import ExportInput
+
+TYPES = [k.value for k in ColumnKind]
+CLAUSES = [c.value for c in ConditionClause]
+
+
+def explorer_data(data: ExportInput) -> dict[str, Any]:
+    """The page's data: every dbt node, column, column edge, condition and dependency."""
+    with paused_gc():  # hundreds of thousands of small lists and tuples, none of them cyclic
+        return _explorer_data(data)
+
+
+def _explorer_data(data: ExportInput) -> dict[str, Any]:
+    nodes: list[list[Any]] = []
+    node_index: dict[str, int] = {}
+    col_node: list[int] = []
+    col_name: list[str] = []
+    col_type: list[int] = []
+    col_dtype: list[int] = []
+    exprs: dict[int, str] = {}
+    unresolved: dict[int, str] = {}
+    dtypes: dict[str, int] = {"": 0}
+    col_index: dict[tuple[str, str], int] = {}
+    kind_index = {k: i for i, k in enumerate(ColumnKind)}
+    clause_index = {c: i for i, c in enumerate(ConditionClause)}
+
+    def node(uid: str) -> int:
+        if uid not in node_index:
+            rel = data.relations.get(uid)
+            lin = data.lineages.get(uid)
+            node_index[uid] = len(nodes)
+            if rel is None:
+                nodes.append(["relation", uid, uid, "", "", "", ""])
+            else:
+                nodes.append([
+                    rel.resource_type, rel.display_name, uid, lin.status.value if lin else "", (lin.reason or "") if lin else "",
+                    rel.materialized or "", rel.description,
+                ])  # fmt: skip
+        return node_index[uid]
+
+    def column(uid: str, name: str, kind: int = -1, dtype: str | None = None) -> int:
+        key = (uid, name.lower())
+        i = col_index.get(key)
+        if i is None:
+            i = col_index[key] = len(col_name)
+            col_node.append(node(uid))
+            col_name.append(key[1])
+            col_type.append(kind)
+            col_dtype.append(dtypes.setdefault(dtype or "", len(dtypes)))
+        return i
+
+    for uid in sorted(data.relations):
+        rel = data.relations[uid]
+        node(uid)
+        types = {c.name.lower(): c.data_type for c in rel.columns}
+        lin = data.lineages.get(uid)
+        if lin is not None and lin.columns:
+            for c in lin.columns:
+                i = column(uid, c.name, kind_index[c.kind], types.get(c.name))
+                if c.expr != c.name:
+                    exprs[i] = c.expr
+                if not c.resolved:
+                    unresolved[i] = c.reason or ""
+        else:
+            for c in rel.columns:
+                column(uid, c.name, -1, c.data_type)
+    feeds: list[int] = []
+    conds: list[int] = []
+    deps: list[int] = []
+    for uid, lin in sorted(data.lineages.items()):
+        for c in lin.columns:
+            down = column(uid, c.name)
+            for src in c.sources:
+                feeds += [column(src.unique_id, src.column), down]
+        for cond in lin.conditions:
+            conds += [column(cond.column.unique_id, cond.column.column), node(uid), clause_index[cond.clause]]
+    for uid, rel in sorted(data.relations.items()):
+        for dep in sorted(set(rel.depends_on)):
+            if dep != uid and dep in data.relations:
+                deps += [node(uid), node(dep)]
+    return {
+        "project": data.project,
+        "build": data.build_id,
+        "generated_at": data.generated_at,
+        "version": __version__,
+        "types": TYPES,
+        "clauses": CLAUSES,
+        "dtypes": list(dtypes),
+        "nodes": nodes,
+        "cols": {"node": col_node, "name": col_name, "type": col_type, "dtype": col_dtype},
+        "exprs": exprs,
+        "unresolved": unresolved,
+        "feeds": feeds,
+        "conds": conds,
+        "deps": deps,
+    }
+
+
+def script_json(value: Any) -> str:
+    """JSON safe inside ``<script type="application/json">``: no ``<``, ``>`` or ``&`` can end
+    the element or start a comment, whatever the names and SQL hold."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    for char, code in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(char, code)
+    return text
+
+
+def _asset(name: str) -> str:
+    text = resources.files("catalog.report").joinpath(name).read_text(encoding="utf-8")
+    if "</script" in text.lower():  # would end the inline <script> early
+        raise ValueError(f"{name} cannot be inlined: it contains </script")
+    return text
+
+
+def _vendored(name: str, what: str, license_file: str) -> str:
+    """A vendored script preceded by its license, so the page carries both."""
+    notice = _asset(license_file).replace("*/", "* /")
+    return f"/*! {what}, vendored from the npm registry. @license\n{notice}*/\n{_asset(name)}"
+
+
+def explorer_html(data: ExportInput) -> str:
+    """The whole page."""
+    build_id = data.build_id
+    title = f"{data.project} lineage explorer" + (f" (build {build_id})" if build_id is not None else "")
+    return PAGE.format(
+        title=escape(title),
+        css=CSS,
+        data=script_json(explorer_data(data)),
+        dagre=_vendored("vendor/dagre.min.js", "@dagrejs/dagre 3.1.3", "vendor/dagre.LICENSE"),
+        explorer=_asset("explorer.js"),
+    )
+
+
+CSS = """
+* { box-sizing: border-box; }
+html, body { margin: 0; height: 100%; }
+body { font: 13px/1.4 -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: #1a202c;
+       display: grid; grid-template-rows: auto 1fr; grid-template-columns: 1fr 340px; }
+header { grid-column: 1 / 3; background: #1a365d; color: #fff; padding: 8px 14px; display: flex; gap: 14px; align-items: center; flex-wrap: wrap; }
+header h1 { font-size: 16px; margin: 0 8px 0 0; }
+header label { color: #cbd5e0; font-size: 12px; }
+#search-box { position: relative; }
+#search { width: 380px; padding: 5px 8px; border-radius: 4px; border: 1px solid #90a4c0; font: inherit; }
+#results { position: absolute; z-index: 10; top: 30px; left: 0; width: 560px; max-height: 70vh; overflow-y: auto; margin: 0; padding: 0;
+           list-style: none; background: #fff; color: #1a202c; border: 1px solid #cbd5e0; border-radius: 4px; box-shadow: 0 4px 14px rgba(0,0,0,.2); }
+#results:empty { display: none; }
+#results li { padding: 4px 8px; cursor: pointer; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+#results li.active, #results li:hover { background: #ebf4ff; }
+.kind { display: inline-block; min-width: 54px; font-size: 10.5px; color: #5a6578; text-transform: uppercase; }
+#graph { overflow: auto; position: relative; background: #f7fafc; }
+#graph .hint { padding: 24px; color: #5a6578; max-width: 640px; }
+aside { border-left: 1px solid #e2e8f0; padding: 10px 14px; overflow-y: auto; background: #fff; }
+aside h2 { font-size: 14px; margin: 4px 0 8px; word-break: break-all; }
+aside dl { margin: 0; } aside dt { color: #5a6578; font-size: 11px; text-transform: uppercase; margin-top: 8px; }
+aside dd { margin: 0; word-break: break-word; }
+aside pre { white-space: pre-wrap; word-break: break-word; background: #f7fafc; padding: 6px; border-radius: 4px; margin: 2px 0; }
+aside ul { padding-left: 16px; margin: 4px 0; } aside a { color: #2b6cb0; cursor: pointer; }
+.legend span { margin-right: 10px; font-size: 12px; white-space: nowrap; }
+.legend svg { vertical-align: middle; }
+code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; }
+svg text { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; font-size: 12px; }
+g.node rect.box { fill: #fff; stroke: #718096; stroke-width: 1.2; }
+g.node rect.head { fill: #e2e8f0; cursor: pointer; }
+g.node.source rect.head { fill: #c6f6d5; } g.node.seed rect.head { fill: #fefcbf; } g.node.snapshot rect.head { fill: #e9d8fd; }
+g.node.failed rect.box { stroke: #c53030; stroke-width: 2.4; } g.node.failed rect.head { fill: #fed7d7; }
+g.node.partial rect.box, g.node.unresolved rect.box { stroke: #d69e2e; stroke-width: 2; }
+g.node.focus rect.box { stroke: #b7791f; stroke-width: 2.6; }
+g.node text.title { font-weight: 700; } g.node text.sub { fill: #5a6578; font-size: 10.5px; }
+g.col { cursor: pointer; } g.col rect { fill: transparent; } g.col:hover rect { fill: #ebf4ff; }
+g.col.focus rect { fill: #fefcbf; } g.col.unresolved text { fill: #c53030; } g.col text.t { fill: #5a6578; font-size: 10.5px; }
+g.col.other text { fill: #718096; }
+path.edge { fill: none; stroke-width: 1.6; cursor: pointer; }
+path.edge:hover, path.edge.picked { stroke-width: 3.5; }
+path.t-passthrough { stroke: #718096; }
+path.t-renamed { stroke: #3182ce; stroke-dasharray: 8 3; }
+path.t-derived { stroke: #dd6b20; stroke-width: 2.2; }
+path.t-source { stroke: #38a169; stroke-dasharray: 2 3; }
+path.t-unknown { stroke: #c53030; stroke-dasharray: 1 4; }
+path.unresolved { stroke: #c53030; }
+path.cond { stroke: #805ad5; stroke-dasharray: 5 4; stroke-width: 1.3; }
+path.dep { stroke: #a0aec0; stroke-width: 1.4; }
+"""
+
+PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<style>{css}</style>
+</head>
+<body>
+<header>
+  <h1>{title}</h1>
+  <div id="search-box"><input id="search" type="search" placeholder="Search a model or column (fuzzy)…" autocomplete="off" spellcheck="false" aria-label="search">
+  <ul id="results" role="listbox"></ul></div>
+  <label>depth <select id="depth"><option>1</option><option>2</option><option>3</option><option>5</option><option>10</option><option value="0" selected>all</option></select></label>
+  <label><input id="conditions" type="checkbox"> conditions (where, join, group by…)</label>
+  <span class="legend" id="legend"></span>
+</header>
+<main id="graph"><p class="hint">Type a model or column name above. Selecting a column draws where it comes from (left) and what it feeds (right); click a column to re-centre on it, a model's header to see all its columns, an edge to see its expression. The address keeps the selection: copy it to share.</p></main>
+<aside id="details"></aside>
+<script type="application/json" id="catalog-data">{data}</script>
+<script>{dagre}</script>
+<script>{explorer}</script>
+</body>
+</html>
+"""
+
+
+def write_explorer(path: Path, data: ExportInput) -> int:
+    """Write the page to ``path``; its size in bytes."""
+    page = explorer_html(data).encode("utf-8")
+    try:
+        path.write_bytes(page)
+    except OSError as e:
+        raise CatalogError(f"{path}: cannot write the explorer ({e.strerror or e})") from None
+    return len(page)

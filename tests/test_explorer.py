@@ -1,0 +1,238 @@
+"""``catalog explore PATH``: the lineage explorer of the bundled example, driven in a real
+headless Chromium: search as a user types, the lineage drawn is exactly the column's, conditions
+and depth change it, clicks re-centre, the selection lives in the URL, and names that hold HTML
+stay text. The example has no `orders.order_total`: its order total is `orders.items_amount`
+(the sum of quantity x price over the ephemeral `int_order_items_priced`)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from browser import Browser, chromium_or_skip
+from typer.testing import CliRunner
+
+from catalog.analyze.records import ColumnLineage, ModelStatus
+from catalog.analyze.project import analyze_project
+from catalog.cli.app import app
+from catalog.export.openlineage import ExportInput, export_input
+from catalog.extract import load_project
+from catalog.report.explorer import explorer_data, explorer_html
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "examples" / "coffee_shop"
+FOCUS = "model.coffee_shop.orders.items_amount"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def example_input() -> ExportInput:
+    project = load_project(EXAMPLE)
+    return export_input(project, analyze_project(project, jobs=1))
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    with Browser(chromium_or_skip(), tmp_path_factory.mktemp("chromium-profile")) as b:
+        yield b
+
+
+# ---------------------------------------------------------------------------- the expected lineage, from the records
+def _sources(data: ExportInput) -> dict[str, list[str]]:
+    return {
+        f"{uid}.{c.name}": [s.key for s in c.sources] for uid, lin in data.lineages.items() for c in lin.columns
+    }
+
+
+def expected_lineage(data: ExportInput, focus: str, depth: int = 0) -> tuple[set[str], set[tuple[str, str, str]]]:
+    """Columns and (from, to, type) edges: every column upstream of ``focus`` with the edges into
+    it, every column downstream with the edges out of it, ``depth`` hops at most (0: all)."""
+    ups = _sources(data)
+    downs: dict[str, list[str]] = {}
+    for down, srcs in ups.items():
+        for s in srcs:
+            downs.setdefault(s, []).append(down)
+    kinds = {f"{uid}.{c.name}": c.kind.value for uid, lin in data.lineages.items() for c in lin.columns}
+    columns, edges = {focus}, set()
+    for nxt, flip in ((ups, False), (downs, True)):
+        frontier, seen, hop = [focus], {focus}, 0
+        while frontier and (not depth or hop < depth):
+            hop += 1
+            following = []
+            for col in frontier:
+                for other in nxt.get(col, []):
+                    a, b = (col, other) if flip else (other, col)
+                    edges.add((a, b, kinds[b]))
+                    if other not in seen:
+                        seen.add(other)
+                        following.append(other)
+            frontier = following
+        columns |= seen
+    return columns, edges
+
+
+def _drawn(b: Browser) -> tuple[set[str], set[tuple[str, str, str]]]:
+    columns = b.eval("[...document.querySelectorAll('#lineage g.col')].map(g => g.dataset.key)")
+    edges = b.eval(
+        "[...document.querySelectorAll('#lineage path.edge:not(.cond)')].map(p => [p.dataset.from, p.dataset.to, p.dataset.type])"
+    )
+    assert len(columns) == len(set(columns)) and len(edges) == len({tuple(e) for e in edges}), "drawn twice"
+    return set(columns), {tuple(e) for e in edges}
+
+
+def _wait_drawn(b: Browser, focus: str) -> None:
+    b.wait_for(f"(document.getElementById('lineage') || {{}}).dataset && document.getElementById('lineage').dataset.focus === {json.dumps(focus)}")
+
+
+# ---------------------------------------------------------------------------- tests
+def test_cli_writes_one_offline_file(tmp_path):
+    out = tmp_path / "explore.html"
+    done = runner.invoke(app, ["explore", str(EXAMPLE), "-o", str(out)])
+    assert done.exit_code == 0, done.output
+    html = out.read_text(encoding="utf-8")
+    assert html.count("<script") == 3 and html.lower().count("</script") == 3  # data, dagre, explorer
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", html)  # nothing fetched
+    assert "@license" in html  # dagre's license stays with it
+    assert done.stdout.strip() == str(out.resolve())
+
+    as_json = runner.invoke(app, ["explore", str(EXAMPLE), "-o", str(out), "--json"])
+    assert json.loads(as_json.stdout) == {
+        "path": str(out.resolve()), "bytes": out.stat().st_size, "project": "coffee_shop", "build": None, "nodes": 24,
+    }  # fmt: skip
+    missing = runner.invoke(app, ["explore", str(tmp_path / "nowhere")])
+    assert missing.exit_code == 1 and missing.stderr.startswith("Error:") and len(missing.stderr.splitlines()) == 1
+
+
+def test_data_holds_every_node_column_and_edge(example_input):
+    d = explorer_data(example_input)
+    uids = [n[2] for n in d["nodes"]]
+    assert set(example_input.relations) <= set(uids)
+    keys = [f"{d['nodes'][n][2]}.{name}" for n, name in zip(d["cols"]["node"], d["cols"]["name"])]
+    assert len(keys) == len(set(keys))
+    kinds = {f"{uid}.{c.name}": c.kind.value for uid, lin in example_input.lineages.items() for c in lin.columns}
+    assert {k: d["types"][t] for k, t in zip(keys, d["cols"]["type"]) if t >= 0} == kinds
+    feeds = {(keys[d["feeds"][i]], keys[d["feeds"][i + 1]]) for i in range(0, len(d["feeds"]), 2)}
+    assert feeds == {(s, down) for down, srcs in _sources(example_input).items() for s in srcs}
+    conds = {(keys[d["conds"][i]], uids[d["conds"][i + 1]], d["clauses"][d["conds"][i + 2]]) for i in range(0, len(d["conds"]), 3)}
+    assert conds == {
+        (c.column.key, uid, c.clause.value) for uid, lin in example_input.lineages.items() for c in lin.conditions
+    }
+
+
+def test_search_and_open_draw_exactly_the_lineage(browser, example_input, tmp_path):
+    page = tmp_path / "explore.html"
+    page.write_text(explorer_html(example_input), encoding="utf-8")
+    browser.open(page.as_uri())
+    browser.type_text("#search", "orders.items_amount")
+    first = browser.wait_for("(document.querySelector('#results li') || {dataset: {}}).dataset.key")
+    assert first == FOCUS
+    browser.key("Enter", 13)
+    _wait_drawn(browser, FOCUS)
+    assert browser.eval("location.hash") == f"#col={FOCUS}"
+
+    columns, edges = _drawn(browser)
+    want_columns, want_edges = expected_lineage(example_input, FOCUS)
+    assert (columns, edges) == (want_columns, want_edges)
+    assert want_edges == {
+        ("model.coffee_shop.int_order_items_priced.line_total", FOCUS, "derived"),
+        ("model.coffee_shop.stg_order_items.quantity", "model.coffee_shop.int_order_items_priced.line_total", "derived"),
+        ("model.coffee_shop.stg_products.price", "model.coffee_shop.int_order_items_priced.line_total", "derived"),
+        ("source.coffee_shop.shop.order_items.quantity", "model.coffee_shop.stg_order_items.quantity", "passthrough"),
+        ("source.coffee_shop.shop.products.price_cents", "model.coffee_shop.stg_products.price", "derived"),
+    }
+    assert browser.eval("document.querySelectorAll('#lineage g.node').length") == 6
+    details = browser.eval("document.getElementById('details').innerText")
+    assert "SUM(line_total)" in details and "derived" in details
+    shot = browser.screenshot(tmp_path / "items_amount.png")
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    # the edge's expression on hover (its title) and on click (the details panel)
+    into = f"path.edge[data-to={json.dumps(FOCUS)}]"
+    assert "SUM(line_total)" in browser.eval(f"document.querySelector({json.dumps(into)}).querySelector('title').textContent")
+    browser.eval(f"document.querySelector({json.dumps(into)}).dispatchEvent(new MouseEvent('click'))")
+    assert "SUM(line_total)" in browser.eval("document.getElementById('details').innerText")
+
+
+def test_downstream_conditions_depth_and_recentre(browser, example_input, tmp_path):
+    page = tmp_path / "explore.html"
+    page.write_text(explorer_html(example_input), encoding="utf-8")
+    focus = "model.coffee_shop.stg_orders.order_id"
+    browser.open(f"{page.as_uri()}#col={focus}")
+    _wait_drawn(browser, focus)
+    assert _drawn(browser) == expected_lineage(example_input, focus)
+
+    browser.eval("document.getElementById('depth').value = '1'; document.getElementById('depth').dispatchEvent(new Event('change'))")
+    browser.wait_for("location.hash.includes('depth=1')")
+    assert _drawn(browser) == expected_lineage(example_input, focus, depth=1)
+
+    browser.eval("document.getElementById('conditions').click()")
+    browser.wait_for("document.querySelectorAll('#lineage path.cond').length > 0")
+    conds = browser.eval("[...document.querySelectorAll('#lineage path.cond')].map(p => [p.dataset.from, p.dataset.model, p.dataset.clause])")
+    columns, _ = expected_lineage(example_input, focus, depth=1)
+    models = {c.rsplit(".", 1)[0] for c in columns}
+    want = {
+        (c.column.key, uid, c.clause.value)
+        for uid, lin in example_input.lineages.items()
+        for c in lin.conditions
+        if uid in models or c.column.key in columns
+    }
+    assert want and {tuple(c) for c in conds} == want
+    assert "cond=1" in browser.eval("location.hash")
+
+    # clicking an upstream column re-centres on it
+    up = "source.coffee_shop.shop.orders.id"
+    browser.eval(f"document.querySelector('#lineage g.col[data-key={json.dumps(up)}]').dispatchEvent(new MouseEvent('click'))")
+    _wait_drawn(browser, up)
+    assert browser.eval("location.hash") == f"#col={up}&depth=1&cond=1"
+
+    # a model's header: the model, all its columns, the models it reads and that read it
+    model = "model.coffee_shop.stg_orders"
+    browser.eval(f"document.querySelector('#lineage g.node[data-id={json.dumps(model)}] rect.head').dispatchEvent(new MouseEvent('click'))")
+    _wait_drawn(browser, model)
+    assert browser.eval("location.hash") == f"#model={model}&depth=1&cond=1"
+    listed = browser.eval(f"[...document.querySelectorAll('#lineage g.node[data-id={json.dumps(model)}] g.col')].map(g => g.dataset.key)")
+    assert listed == [f"{model}.{c.name}" for c in example_input.lineages[model].columns]
+    neighbours = set(browser.eval("[...document.querySelectorAll('#lineage g.node')].map(g => g.dataset.id)")) - {model}
+    readers = {uid for uid, rel in example_input.relations.items() if model in rel.depends_on}
+    assert neighbours == set(example_input.relations[model].depends_on) | readers
+
+
+def test_names_stay_text_and_problems_are_marked(browser, example_input, tmp_path):
+    payload = '</script><script>window.pwned = 1</script><b>"x"</b>'
+    uid = "model.coffee_shop.orders"
+    lin = example_input.lineages[uid]
+    broken = lin.model_copy(update={
+        "status": ModelStatus.FAILED,
+        "reason": f"cannot parse {payload}",
+        "columns": tuple(
+            c.model_copy(update={"resolved": False, "reason": f"ambiguous {payload}"}) if c.name == "items_amount" else c
+            for c in lin.columns
+        ),
+    })  # fmt: skip
+    rel = example_input.relations[uid].model_copy(update={"description": payload})
+    data = example_input.model_copy(update={
+        "lineages": {**example_input.lineages, uid: broken}, "relations": {**example_input.relations, uid: rel},
+    })  # fmt: skip
+    assert isinstance(broken.columns[0], ColumnLineage)
+    html = explorer_html(data)
+    assert html.lower().count("</script") == 3
+    page = tmp_path / "explore.html"
+    page.write_text(html, encoding="utf-8")
+
+    browser.open(f"{page.as_uri()}#col={FOCUS}")
+    _wait_drawn(browser, FOCUS)
+    assert browser.eval("window.pwned") is None
+    assert browser.eval(f"document.querySelector('#lineage g.node[data-id={json.dumps(uid)}]').classList.contains('failed')")
+    row = f"#lineage g.col[data-key={json.dumps(FOCUS)}]"
+    assert browser.eval(f"document.querySelector({json.dumps(row)}).classList.contains('unresolved')")
+    assert f"ambiguous {payload}" in browser.eval(f"document.querySelector({json.dumps(row)}).querySelector('title').textContent")
+    assert f"cannot parse {payload}" in browser.eval(f"document.querySelector('#lineage g.node[data-id={json.dumps(uid)}] > title').textContent")
+    assert f"ambiguous {payload}" in browser.eval("document.getElementById('details').innerText")
+
+    browser.open(f"{page.as_uri()}#model={uid}")
+    _wait_drawn(browser, uid)
+    assert payload in browser.eval("document.getElementById('details').innerText")
+    assert browser.eval("window.pwned") is None
+    browser.screenshot(tmp_path / "failed.png")
