@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from catalog import __version__
@@ -17,6 +19,7 @@ from catalog.cli import (
     query_cmd,
     report_cmd,
 )
+from catalog.cli.common import Interrupted, error, stop_on_signals
 
 app = typer.Typer(
     name="catalog",
@@ -59,7 +62,12 @@ def _root(
 
 
 def main() -> None:
-    app()
+    stop_on_signals()
+    try:
+        app()
+    except Interrupted as e:  # between commands' own handlers (option parsing, start-up)
+        error(e.message)
+        sys.exit(e.exit_code)
 
 
 if __name__ == "__main__":
