@@ -62,7 +62,8 @@ class Interrupted(BaseException):
 
 def stop_on_signals() -> None:
     """From now on SIGINT and SIGTERM raise :class:`Interrupted` in the main thread. A process
-    forked from this one (the analysis workers) ends quietly instead: the main process says it."""
+    forked from this one (the analysis workers) ends quietly instead: the main process says it.
+    A signal ignored when the command started (``nohup``, a background job's SIGINT) stays ignored."""
     main_pid = os.getpid()
 
     def handler(signum: int, _frame: Any) -> None:
@@ -71,7 +72,8 @@ def stop_on_signals() -> None:
         raise Interrupted(signum)
 
     for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, handler)
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, handler)
 
 
 def _console(stderr: bool) -> Console:
