@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NoReturn, TypeVar
 
 from neo4j import Driver, ManagedTransaction, Query, RoutingControl, unit_of_work
-from neo4j.exceptions import DriverError, Neo4jError
+from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from catalog.errors import ConnectionLost, StoreError
 from catalog.settings import DEFAULT_TIMEOUT
@@ -53,10 +53,8 @@ class Graph:
             records, _, _ = self.driver.execute_query(
                 query, params, routing_=RoutingControl.READ, database_=self.database
             )
-        except Neo4jError as e:
-            self._refused(name, e, timeout)
-        except (DriverError, OSError) as e:
-            self._lost(name, e)
+        except (Neo4jError, DriverError, OSError) as e:
+            self._failed(name, e, timeout)
         return [r.data() for r in records]
 
     def write(self, name: str, /, *, timeout_: float | None = None, **params: Any) -> list[dict[str, Any]]:
@@ -109,10 +107,8 @@ class Graph:
                 rows = [r.data() for r in result]
                 result.consume()
                 return rows
-        except Neo4jError as e:
-            self._refused(name, e, None)
-        except (DriverError, OSError) as e:
-            self._lost(name, e)
+        except (Neo4jError, DriverError, OSError) as e:
+            self._failed(name, e, None)
 
     def transaction(self, name: str, work: Callable[[ManagedTransaction], T]) -> T:
         """Several statements in one write transaction (``work`` may be retried)."""
@@ -129,20 +125,21 @@ class Graph:
             try:
                 with self.driver.session(database=self.database) as session:
                     return session.execute_write(bounded)
-            except Neo4jError as e:
-                if not e.is_retryable() or time.monotonic() + delay > deadline:
-                    self._refused(name, e, timeout)
-            except (DriverError, OSError) as e:
-                self._lost(name, e)
+            except (Neo4jError, DriverError, OSError) as e:
+                if not isinstance(e, Neo4jError) or not e.is_retryable() or time.monotonic() + delay > deadline:
+                    self._failed(name, e, timeout)
             time.sleep(delay)
             delay = min(delay * 2, 5.0)
 
-    def _lost(self, name: str, error: BaseException) -> NoReturn:
-        where = f" at {self.uri}" if self.uri else ""
-        reason = why_unreachable(error, self.timeout or DEFAULT_TIMEOUT)
-        raise ConnectionLost(f"lost the connection to Neo4j{where} while running {name} ({reason})") from error
-
-    def _refused(self, name: str, error: Neo4jError, timeout: float | None) -> NoReturn:
+    def _failed(self, name: str, error: Exception, timeout: float | None) -> NoReturn:
+        """One StoreError for what went wrong running ``name``: a lost connection, a transaction
+        past its timeout, or a statement Neo4j refused."""
+        if isinstance(error, (ServiceUnavailable, SessionExpired, OSError)):
+            where = f" at {self.uri}" if self.uri else ""
+            reason = why_unreachable(error, self.timeout or DEFAULT_TIMEOUT)
+            raise ConnectionLost(f"lost the connection to Neo4j{where} while running {name} ({reason})") from error
+        if not isinstance(error, Neo4jError):
+            raise StoreError(f"the Neo4j driver failed on {name}: {error}") from error
         if (error.code or "").startswith(TIMED_OUT):
             after = f"after the {timeout:g} s timeout" if timeout else "at the server's transaction timeout"
             raise StoreError(f"Neo4j ended {name} {after}; allow longer with --timeout or NEO4J_TIMEOUT") from error
