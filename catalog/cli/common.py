@@ -62,13 +62,13 @@ class Interrupted(BaseException):
 
 def stop_on_signals() -> None:
     """From now on SIGINT and SIGTERM raise :class:`Interrupted` in the main thread. A process
-    forked from this one (the analysis workers) ends quietly instead: the main process says it.
+    forked from this one (the analysis workers) lets it pass: the main process stops them.
     A signal ignored when the command started (``nohup``, a background job's SIGINT) stays ignored."""
     main_pid = os.getpid()
 
     def handler(signum: int, _frame: Any) -> None:
         if os.getpid() != main_pid:
-            os._exit(128 + signum)
+            return  # a worker ending on its own would break its pool while the main process stops it
         raise Interrupted(signum)
 
     for sig in (signal.SIGINT, signal.SIGTERM):
