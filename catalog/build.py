@@ -29,7 +29,7 @@ from catalog.analyze.project import analyze_project, topological_models
 from catalog.analyze.records import ColumnKind, ColumnLineage, ConditionClause, ModelLineage, ModelStatus
 from catalog.analyze.semantic import semantic_lineage
 from catalog.artifacts import find_target_dir
-from catalog.errors import ArtifactError, StoreError
+from catalog.errors import ArtifactError, ConnectionLost, StoreError
 from catalog.extract import (
     DbtColumn,
     DbtNode,
@@ -305,6 +305,7 @@ class Builder:
         self.fail_after = fail_after or os.environ.get("CATALOG_FAULT_AFTER")
         self.timings: dict[str, float] = {}
         self.build_id: int | None = None  # once started
+        self.undone: bool | None = None  # once failed: were its writes undone and itself marked failed?
         self._last_heartbeat = time.monotonic()
 
     def _stage(self, name: str, started: float) -> float:
@@ -394,7 +395,10 @@ class Builder:
             summary = self._incremental(project, build_id, active, manifest_sha, catalog_sha, t_start)
             return summary
         except BaseException as e:
-            self._abandon(build_id, e)
+            self.undone = False  # until Neo4j says otherwise (a second signal stops the clean-up too)
+            self.undone = self._abandon(build_id, e)
+            if isinstance(e, ConnectionLost):
+                raise ConnectionLost(f"{e}; {self.left_behind()}") from e
             raise
 
     def _load(self, target: Path) -> DbtProject:
@@ -458,14 +462,7 @@ class Builder:
                 "full": self.full,
             }
             tx.run(cypher.load("write/create_build"), project=project, build=build).consume()
-            if dead:
-                tx.run(
-                    cypher.load("write/set_build_failed"),
-                    ids=[r["id"] for r in dead],
-                    reason="the process running this build died before it finished",
-                    now=now,
-                ).consume()
-            elif no_change:
+            if no_change:
                 summary = _unchanged_summary(project, state["next_id"], active)
                 summary.timings = self.timings
                 row = tx.run(
@@ -480,22 +477,34 @@ class Builder:
         build_id, state, dead, done = self.graph.transaction("write/lock_project", work)
         self.build_id = build_id
         self._last_heartbeat = time.monotonic()
-        for r in dead:
-            undone = self.graph.delete_build_changes(r["id"])
+        for r in dead:  # undone first, then marked failed: a dead build is never left failed and not undone
+            undone = self.graph.delete_build_changes(r["id"], timeout_=0)  # no time limit: it must finish
+            self.graph.set_build_failed([r["id"]], "the process running this build died before it finished", _now())
             self.say(
                 f"cleaned up build {r['id']} left by a process that died: "
                 f"{undone['deleted']} relationships removed, {undone['reopened']} reopened"
             )
         return build_id, state["active"], state["schema_version"], done
 
-    def _abandon(self, build_id: int, error: BaseException) -> None:
-        """The build failed: record why and undo its writes; the active build stays."""
+    def _abandon(self, build_id: int, error: BaseException) -> bool:
+        """The build failed: undo its writes, then record why; the active build stays. False
+        when Neo4j did not answer (or a second signal came): the build stays ``running`` and
+        the next build, seeing its process gone, undoes it and marks it failed."""
         reason = f"{type(error).__name__}: {error}"[:500]
         try:
+            self.graph.delete_build_changes(build_id)  # within the transaction timeout
             self.graph.set_build_failed([build_id], reason, _now())
-            self.graph.delete_build_changes(build_id)
         except Exception:  # noqa: BLE001 - the next build cleans up; keep the original error
-            pass
+            return False
+        return True
+
+    def left_behind(self) -> str:
+        """What became of a build that did not finish, for its error line."""
+        if self.build_id is None:
+            return "no build was started"
+        if self.undone:
+            return f"build {self.build_id} was marked failed and its writes undone"
+        return f"build {self.build_id} is left for the next build to undo"
 
     def _activate(self, project: str, build_id: int, summary: BuildSummary) -> BuildSummary:
         t = time.perf_counter()

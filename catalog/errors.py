@@ -17,6 +17,10 @@ class StoreError(CatalogError):
     """Neo4j could not be reached or refused a write."""
 
 
+class ConnectionLost(StoreError):
+    """Neo4j stopped answering in the middle of a command (the server died or the network failed)."""
+
+
 class NotFound(CatalogError):
     """A model, column or build named by the user does not exist."""
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, SecretStr
 from catalog.errors import StoreError
 
 DEFAULT_URI = "bolt://127.0.0.1:7687"
+DEFAULT_TIMEOUT = 30.0  # seconds: connecting, one transaction, retrying one after a lock conflict
 SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 
 
@@ -33,6 +34,17 @@ def check_uri(uri: str) -> str:
     return uri
 
 
+def check_timeout(raw: str | float, where: str) -> float:
+    """Seconds as a positive number, else a StoreError naming where the value came from."""
+    try:
+        seconds = float(raw)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if not 0 < seconds < float("inf"):
+        raise StoreError(f"bad Neo4j timeout {raw!r} ({where}): give a number of seconds above 0, e.g. 30")
+    return seconds
+
+
 def local_uri() -> str:
     """The local server's Bolt URI (``catalog neo4j start``), on CATALOG_NEO4J_BOLT_PORT if set."""
     port = os.environ.get("CATALOG_NEO4J_BOLT_PORT", "").strip()
@@ -44,6 +56,8 @@ class Neo4jSettings(BaseModel):
 
     Works with ``bolt://``, ``neo4j://`` and ``neo4j+s://`` URIs. An empty password means
     no authentication (the local server started by ``catalog neo4j start`` has auth off).
+    ``timeout`` bounds, in seconds, connecting (TCP and the Bolt handshake), each transaction
+    (the server ends a longer one) and the retries of a transaction that met a lock conflict.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -52,6 +66,7 @@ class Neo4jSettings(BaseModel):
     user: str = "neo4j"
     password: SecretStr = SecretStr("")
     database: str = "neo4j"
+    timeout: float = DEFAULT_TIMEOUT
 
     @classmethod
     def from_env(
@@ -60,14 +75,23 @@ class Neo4jSettings(BaseModel):
         user: str | None = None,
         password: str | None = None,
         database: str | None = None,
+        timeout: float | None = None,
     ) -> "Neo4jSettings":
-        """Options win over ``NEO4J_URI``, ``NEO4J_USER``, ``NEO4J_PASSWORD``, ``NEO4J_DATABASE``."""
+        """Options win over ``NEO4J_URI``, ``NEO4J_USER``, ``NEO4J_PASSWORD``, ``NEO4J_DATABASE``,
+        ``NEO4J_TIMEOUT``."""
         env = os.environ
+        if timeout is not None:
+            seconds = check_timeout(timeout, "--timeout")
+        elif env.get("NEO4J_TIMEOUT", "").strip():
+            seconds = check_timeout(env["NEO4J_TIMEOUT"].strip(), "NEO4J_TIMEOUT")
+        else:
+            seconds = DEFAULT_TIMEOUT
         return cls(
             uri=check_uri(uri or env.get("NEO4J_URI") or local_uri()),
             user=user or env.get("NEO4J_USER") or "neo4j",
             password=SecretStr(password if password is not None else env.get("NEO4J_PASSWORD", "")),
             database=database or env.get("NEO4J_DATABASE") or "neo4j",
+            timeout=seconds,
         )
 
     @property

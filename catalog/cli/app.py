@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from catalog import __version__
@@ -19,6 +21,7 @@ from catalog.cli import (
     query_cmd,
     report_cmd,
 )
+from catalog.cli.common import Interrupted, error, stop_on_signals
 
 app = typer.Typer(
     name="catalog",
@@ -63,7 +66,12 @@ def _root(
 
 
 def main() -> None:
-    app()
+    stop_on_signals()
+    try:
+        app()
+    except Interrupted as e:  # between commands' own handlers (option parsing, start-up)
+        error(e.message)
+        sys.exit(e.exit_code)
 
 
 if __name__ == "__main__":

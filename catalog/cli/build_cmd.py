@@ -7,8 +7,8 @@ from typing import Annotated
 import typer
 
 from catalog.build import Builder, BuildSummary
-from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, ProjectPath, handle_errors, print_json, say, show, warn_inputs
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
+from catalog.cli.common import DialectOpt, Interrupted, JobsOpt, JsonOpt, ProjectPath, handle_errors, print_json, say, show, warn_inputs
+from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
 from catalog.report.build_summary import summary_table
 
 
@@ -27,18 +27,21 @@ def build(
     user: UserOpt = None,
     password: PasswordOpt = None,
     database: DatabaseOpt = None,
+    timeout: TimeoutOpt = None,
 ) -> None:
     """Analyze a dbt project and store its column lineage in Neo4j as a new build.
 
     Only models whose SQL or upstream columns changed since the active build are analyzed
     again; the rest is reused. The new build becomes active in one step once it is fully
-    written: a crash or Ctrl-C leaves the previous build active and intact.
+    written: a crash, a lost connection, Ctrl-C or SIGTERM leaves the previous build active
+    and intact (the unfinished one is undone at once, or by the next build).
     """
-    with graph_from(uri, user, password, database) as graph:
-        summary: BuildSummary = Builder(
-            graph, path, full=full, dialect=dialect, jobs=jobs, progress=say,
-            project_name=project_name,
-        ).run()
+    with graph_from(uri, user, password, database, timeout) as graph:
+        builder = Builder(graph, path, full=full, dialect=dialect, jobs=jobs, progress=say, project_name=project_name)
+        try:
+            summary: BuildSummary = builder.run()
+        except (Interrupted, KeyboardInterrupt) as e:
+            raise Interrupted.of(e, builder.left_behind() if builder.undone is not None else "") from None
     warn_inputs(summary.warnings)
     if as_json:
         print_json(summary.model_dump(mode="json"))

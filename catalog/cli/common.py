@@ -2,7 +2,8 @@
 
 stdout carries data (tables, JSON, Markdown); messages and progress go to stderr.
 Exit codes: 0 answered, 1 not found or bad input (one ``Error:`` line), 2 usage,
-3 ``neo4j status`` when the server is not running.
+3 ``neo4j status`` when the server is not running, 130 Ctrl-C (SIGINT), 143 SIGTERM
+(one ``Error:`` line too).
 
 User data (model, column and project names, SQL) is printed verbatim: the consoles below
 never read rich markup (``[bold]``, ``[/]``, ``[link=...]``) or emoji codes in what they
@@ -14,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,6 +34,46 @@ EXIT_USAGE = 2
 EXIT_NOT_RUNNING = 3
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Interrupted(BaseException):
+    """Ctrl-C (SIGINT) or SIGTERM: the command stops, ``finally`` blocks and clean-ups run,
+    and it exits with 128 + the signal's number. ``detail`` says what was left how."""
+
+    def __init__(self, signum: int, detail: str = ""):
+        self.signum = signum
+        self.detail = detail
+        super().__init__(self.message)
+
+    @classmethod
+    def of(cls, error: BaseException, detail: str = "") -> "Interrupted":
+        signum = error.signum if isinstance(error, Interrupted) else signal.SIGINT
+        return cls(signum, detail)
+
+    @property
+    def message(self) -> str:
+        what = "interrupted (Ctrl-C)" if self.signum == signal.SIGINT else f"stopped by {signal.Signals(self.signum).name}"
+        return f"{what}; {self.detail}" if self.detail else what
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum
+
+
+def stop_on_signals() -> None:
+    """From now on SIGINT and SIGTERM raise :class:`Interrupted` in the main thread. A process
+    forked from this one (the analysis workers) lets it pass: the main process stops them.
+    A signal ignored when the command started (``nohup``, a background job's SIGINT) stays ignored."""
+    main_pid = os.getpid()
+
+    def handler(signum: int, _frame: Any) -> None:
+        if os.getpid() != main_pid:
+            return  # a worker ending on its own would break its pool while the main process stops it
+        raise Interrupted(signum)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, handler)
 
 
 def _console(stderr: bool) -> Console:
@@ -82,17 +124,23 @@ def warn_inputs(warnings: Sequence[InputWarning]) -> list[dict[str, Any]]:
     return [w.model_dump(mode="json") for w in warnings]
 
 
-def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
-    """One ``Error:`` line on stderr (further lines of the message indented below it), then exit."""
+def error(message: str) -> None:
+    """One ``Error:`` line on stderr (further lines of the message indented below it)."""
     summary, _, details = message.strip().partition("\n")
     err.print(Text.assemble(("Error:", "bold red"), " ", summary))
     for line in details.splitlines():
         err.print(Text(f"  {line}"))
+
+
+def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
+    """One ``Error:`` line on stderr, then exit."""
+    error(message)
     raise typer.Exit(code)
 
 
 def handle_errors(func: F) -> F:
-    """Turn any failure into one ``Error:`` line on stderr and exit code 1, never a traceback.
+    """Turn any failure into one ``Error:`` line on stderr and exit code 1, never a traceback
+    (Ctrl-C and SIGTERM: one line too, exit 130 / 143).
 
     A CatalogError says what and where; anything else is a bug, named by its type
     (``CATALOG_DEBUG=1`` shows its traceback). Typer's own exits and usage errors pass.
@@ -104,6 +152,9 @@ def handle_errors(func: F) -> F:
             return func(*args, **kwargs)
         except (typer.Exit, typer.Abort, typer.TyperException):
             raise
+        except (Interrupted, KeyboardInterrupt) as e:
+            stop = e if isinstance(e, Interrupted) else Interrupted.of(e)
+            fail(stop.message, stop.exit_code)
         except CatalogError as e:
             if os.environ.get("CATALOG_DEBUG"):
                 raise

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from catalog.settings import Neo4jSettings
+from catalog.settings import DEFAULT_TIMEOUT, Neo4jSettings
 from catalog.store.connection import open_driver
 from catalog.store.graph import Graph
 
@@ -25,11 +25,28 @@ DatabaseOpt = Annotated[
     str | None, typer.Option("--database", help="Default: $NEO4J_DATABASE, else neo4j.", rich_help_panel=_PANEL)
 ]
 
+TimeoutOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        min=0.001,
+        help=(
+            "Seconds to wait for Neo4j: to connect, for one transaction, and to retry one after a lock "
+            f"conflict. Default: $NEO4J_TIMEOUT, else {DEFAULT_TIMEOUT:g}."
+        ),
+        rich_help_panel=_PANEL,
+    ),
+]
+
 
 @contextlib.contextmanager
 def graph_from(
-    uri: str | None = None, user: str | None = None, password: str | None = None, database: str | None = None
+    uri: str | None = None,
+    user: str | None = None,
+    password: str | None = None,
+    database: str | None = None,
+    timeout: float | None = None,
 ) -> Iterator[Graph]:
-    settings = Neo4jSettings.from_env(uri, user, password, database)
+    settings = Neo4jSettings.from_env(uri, user, password, database, timeout)
     with open_driver(settings) as driver:
-        yield Graph(driver, settings.database)
+        yield Graph(driver, settings.database, timeout=settings.timeout, uri=settings.uri)

@@ -125,7 +125,7 @@ def query(
     check_runnable(qname)
     described = cypher.describe(qname)
     check_params(described, params)
-    with graph_from(uri, user, password, database) as graph:
+    with graph_from(uri, user, password, database, timeout) as graph:
         rows = graph.read(qname, timeout_=timeout, **params)
     columns = list(rows[0]) if rows else [c.strip() for c in _returns(described)]
     if as_json:

@@ -1,15 +1,41 @@
-"""Open the Neo4j driver from settings; turn connection failures into one clear error."""
+"""Open the Neo4j driver from settings; turn connection failures into one clear error.
+
+Every wait is bounded by the settings' timeout: connecting (TCP and the Bolt handshake),
+each transaction (the server ends a longer one) and the retries after a lock conflict
+(see :class:`catalog.store.graph.Graph`). A lost connection is not retried for long: the
+driver tries once more on a fresh connection, then the command stops with one line.
+The driver's own log lines (retries, defunct connections) are not printed.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Iterator
 
 from neo4j import Driver, GraphDatabase
-from neo4j.exceptions import AuthError, ConfigurationError, ServiceUnavailable
+from neo4j.exceptions import AuthError, ConfigurationError, DriverError
 
 from catalog.errors import StoreError
 from catalog.settings import Neo4jSettings
+
+# A handler of its own keeps the driver's warnings off stderr (Python prints records of a
+# logger without handlers); an application that configures logging still gets them.
+logging.getLogger("neo4j").addHandler(logging.NullHandler())
+
+
+def why_unreachable(error: BaseException, timeout: float) -> str:
+    """The driver's (multi-line) connection error in a few words."""
+    text = f"{error} {error.__cause__ or ''}".lower()
+    if "refused" in text:
+        return "connection refused"
+    if "timed out" in text or "deadline" in text or "timeout" in text:
+        return f"no answer within {timeout:g} s"
+    if "defunct" in text or "no data" in text or "reset" in text or "broken pipe" in text or "closed" in text:
+        return "the server closed the connection"
+    if "resolve" in text or "name or service" in text:
+        return "unknown host"
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
 
 
 @contextlib.contextmanager
@@ -20,7 +46,14 @@ def open_driver(settings: Neo4jSettings) -> Iterator[Driver]:
         else "check NEO4J_URI / --uri, NEO4J_USER and NEO4J_PASSWORD"
     )
     try:
-        driver = GraphDatabase.driver(settings.uri, auth=settings.auth(), notifications_min_severity="OFF")
+        driver = GraphDatabase.driver(
+            settings.uri,
+            auth=settings.auth(),
+            notifications_min_severity="OFF",
+            connection_timeout=settings.timeout,  # TCP connect
+            connection_acquisition_timeout=settings.timeout,  # connect + Bolt handshake, or a pooled connection
+            max_transaction_retry_time=0,  # one retry on a fresh connection; Graph retries lock conflicts
+        )
     except (ValueError, ConfigurationError) as e:
         raise StoreError(f"bad Neo4j URI {settings.uri!r}: {e}") from e
     try:
@@ -28,8 +61,9 @@ def open_driver(settings: Neo4jSettings) -> Iterator[Driver]:
             driver.verify_connectivity()
         except AuthError as e:
             raise StoreError(f"Neo4j at {settings.uri} refused the credentials of user {settings.user!r} ({hint})") from e
-        except (ServiceUnavailable, OSError) as e:
-            raise StoreError(f"cannot reach Neo4j at {settings.uri} ({hint})") from e
+        except (DriverError, OSError) as e:
+            reason = why_unreachable(e, settings.timeout)
+            raise StoreError(f"cannot reach Neo4j at {settings.uri}: {reason} ({hint})") from e
         yield driver
     finally:
         driver.close()

@@ -8,18 +8,22 @@ nothing half-visible, and the next build undoes it (``write/delete_build_changes
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
-from neo4j import Driver, ManagedTransaction, Query, RoutingControl
-from neo4j.exceptions import ClientError, Neo4jError, ServiceUnavailable, SessionExpired
+from neo4j import Driver, ManagedTransaction, Query, RoutingControl, unit_of_work
+from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
-from catalog.errors import StoreError
+from catalog.errors import ConnectionLost, StoreError
+from catalog.settings import DEFAULT_TIMEOUT
 from catalog.store import cypher
+from catalog.store.connection import why_unreachable
 
 BATCH_SIZE = 2500
 WRITERS = 2  # write transactions in flight at once
+TIMED_OUT = "Neo.ClientError.Transaction.TransactionTimedOut"  # ...ClientConfiguration in Neo4j 5
 SCHEMA_VERSION = 2  # bump when cypher/schema changes
 T = TypeVar("T")
 
@@ -32,31 +36,36 @@ def batched(rows: list[T], size: int = BATCH_SIZE) -> Iterator[list[T]]:
 class Graph:
     """The catalog graph in one Neo4j database."""
 
-    def __init__(self, driver: Driver, database: str = "neo4j"):
+    def __init__(self, driver: Driver, database: str = "neo4j", timeout: float | None = None, uri: str | None = None):
         self.driver = driver
         self.database = database
+        # seconds one transaction may run (the server ends it), and may be retried after lock
+        # conflicts; None: no limit on the server, DEFAULT_TIMEOUT of retries
+        self.timeout = timeout
+        self.uri = uri  # named in errors
 
     # ------------------------------------------------------------------ plumbing
     def read(self, name: str, /, *, timeout_: float | None = None, **params: Any) -> list[dict[str, Any]]:
         """Run ``cypher/<name>.cypher`` read-only; rows as dicts. ``params`` are the query's."""
-        query = Query(cypher.load(name), timeout=timeout_)
+        timeout = timeout_ if timeout_ is not None else self.timeout
+        query = Query(cypher.load(name), timeout=timeout)
         try:
             records, _, _ = self.driver.execute_query(
                 query, params, routing_=RoutingControl.READ, database_=self.database
             )
-        except (ServiceUnavailable, SessionExpired) as e:
-            raise StoreError(f"lost the connection to Neo4j while running {name}: {e}") from e
-        except Neo4jError as e:
-            raise StoreError(f"Neo4j refused {name}: {e.message or e}") from e
+        except (Neo4jError, DriverError, OSError) as e:
+            self._failed(name, e, timeout)
         return [r.data() for r in records]
 
-    def write(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+    def write(self, name: str, /, *, timeout_: float | None = None, **params: Any) -> list[dict[str, Any]]:
+        """Run ``cypher/<name>.cypher`` in a write transaction. ``timeout_`` overrides the
+        graph's transaction timeout (0: no limit)."""
         text = cypher.load(name)
 
         def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
             return [r.data() for r in tx.run(text, params)]
 
-        return self._execute_write(name, work)
+        return self._execute_write(name, work, timeout_)
 
     def write_batches(
         self,
@@ -84,8 +93,11 @@ class Graph:
 
         if parallel <= 1 or len(chunks) == 1:
             return sum(one(c) for c in chunks)
-        with ThreadPoolExecutor(max_workers=parallel) as pool:
+        pool = ThreadPoolExecutor(max_workers=parallel)
+        try:
             return sum(pool.map(one, chunks))
+        finally:  # after a failure or an interrupt, batches not started are not written
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def run_autocommit(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         """Statements with ``CALL { ... } IN TRANSACTIONS`` must run outside a transaction function."""
@@ -95,23 +107,43 @@ class Graph:
                 rows = [r.data() for r in result]
                 result.consume()
                 return rows
-        except (ServiceUnavailable, SessionExpired) as e:
-            raise StoreError(f"lost the connection to Neo4j while running {name}: {e}") from e
-        except Neo4jError as e:
-            raise StoreError(f"Neo4j refused {name}: {e.message or e}") from e
+        except (Neo4jError, DriverError, OSError) as e:
+            self._failed(name, e, None)
 
     def transaction(self, name: str, work: Callable[[ManagedTransaction], T]) -> T:
         """Several statements in one write transaction (``work`` may be retried)."""
         return self._execute_write(name, work)
 
-    def _execute_write(self, name: str, work: Callable[[ManagedTransaction], T]) -> T:
-        try:
-            with self.driver.session(database=self.database) as session:
-                return session.execute_write(work)
-        except (ServiceUnavailable, SessionExpired) as e:
-            raise StoreError(f"lost the connection to Neo4j while running {name}: {e}") from e
-        except ClientError as e:
-            raise StoreError(f"Neo4j refused {name}: {e.message or e}") from e
+    def _execute_write(self, name: str, work: Callable[[ManagedTransaction], T], timeout_: float | None = None) -> T:
+        """``work`` in a write transaction, retried after lock conflicts (deadlocks between
+        concurrent writers) for up to the timeout; a lost connection is not waited for."""
+        timeout = timeout_ if timeout_ is not None else self.timeout
+        bounded = unit_of_work(timeout=timeout)(work) if timeout is not None else work
+        deadline = time.monotonic() + (self.timeout or DEFAULT_TIMEOUT)
+        delay = 0.2
+        while True:
+            try:
+                with self.driver.session(database=self.database) as session:
+                    return session.execute_write(bounded)
+            except (Neo4jError, DriverError, OSError) as e:
+                if not isinstance(e, Neo4jError) or not e.is_retryable() or time.monotonic() + delay > deadline:
+                    self._failed(name, e, timeout)
+            time.sleep(delay)
+            delay = min(delay * 2, 5.0)
+
+    def _failed(self, name: str, error: Exception, timeout: float | None) -> NoReturn:
+        """One StoreError for what went wrong running ``name``: a lost connection, a transaction
+        past its timeout, or a statement Neo4j refused."""
+        if isinstance(error, (ServiceUnavailable, SessionExpired, OSError)):
+            where = f" at {self.uri}" if self.uri else ""
+            reason = why_unreachable(error, self.timeout or DEFAULT_TIMEOUT)
+            raise ConnectionLost(f"lost the connection to Neo4j{where} while running {name} ({reason})") from error
+        if not isinstance(error, Neo4jError):
+            raise StoreError(f"the Neo4j driver failed on {name}: {error}") from error
+        if (error.code or "").startswith(TIMED_OUT):
+            after = f"after the {timeout:g} s timeout" if timeout else "at the server's transaction timeout"
+            raise StoreError(f"Neo4j ended {name} {after}; allow longer with --timeout or NEO4J_TIMEOUT") from error
+        raise StoreError(f"Neo4j refused {name}: {error.message or error}") from error
 
     # ------------------------------------------------------------------ schema
     def create_constraints(self) -> None:
@@ -150,8 +182,8 @@ class Graph:
     def set_build_failed(self, ids: list[int], reason: str, now: str) -> None:
         self.write("write/set_build_failed", ids=ids, reason=reason, now=now)
 
-    def delete_build_changes(self, build_id: int) -> dict[str, int]:
-        rows = self.write("write/delete_build_changes", build_id=build_id)
+    def delete_build_changes(self, build_id: int, timeout_: float | None = None) -> dict[str, int]:
+        rows = self.write("write/delete_build_changes", timeout_=timeout_, build_id=build_id)
         return rows[0] if rows else {"deleted": 0, "reopened": 0}
 
     def heartbeat(self, build_id: int, now: str) -> None:
