@@ -6,10 +6,8 @@ from typing import Annotated
 
 import typer
 
-from catalog.build import Builder, BuildSummary
 from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, ProjectPath, handle_errors, print_json, say, show, warn_inputs
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
-from catalog.report.build_summary import summary_table
 
 
 @handle_errors
@@ -34,8 +32,11 @@ def build(
     again; the rest is reused. The new build becomes active in one step once it is fully
     written: a crash or Ctrl-C leaves the previous build active and intact.
     """
+    from catalog.build import Builder
+    from catalog.report.build_summary import summary_table
+
     with graph_from(uri, user, password, database) as graph:
-        summary: BuildSummary = Builder(
+        summary = Builder(
             graph, path, full=full, dialect=dialect, jobs=jobs, progress=say,
             project_name=project_name,
         ).run()

@@ -17,14 +17,16 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, Callable, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Callable, NoReturn, TypeVar
 
 import typer
-from rich.console import Console, RenderableType
-from rich.text import Text
 
 from catalog.errors import CatalogError
-from catalog.extract import InputWarning
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+
+    from catalog.extract import InputWarning
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -34,7 +36,11 @@ EXIT_NOT_RUNNING = 3
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+@functools.cache
 def _console(stderr: bool) -> Console:
+    """stdout's or stderr's console, made on first use (rich loads only when something prints)."""
+    from rich.console import Console
+
     stream = sys.stderr if stderr else sys.stdout
     # Without a terminal (pipes, CI) rich would wrap tables at 80 columns.
     return Console(
@@ -47,13 +53,9 @@ def _console(stderr: bool) -> Console:
     )
 
 
-out = _console(stderr=False)
-err = _console(stderr=True)
-
-
 def show(renderable: RenderableType) -> None:
     """A table or other renderable on stdout."""
-    out.print(renderable)
+    _console(stderr=False).print(renderable)
 
 
 def print_text(text: str) -> None:
@@ -67,12 +69,16 @@ def print_json(data: Any) -> None:
 
 def say(message: str) -> None:
     """A message on stderr, verbatim."""
-    err.print(Text(message))
+    from rich.text import Text
+
+    _console(stderr=True).print(Text(message))
 
 
 def warn(message: str) -> None:
     """A ``Warning:`` line on stderr: the command goes on, with a weaker answer."""
-    err.print(Text.assemble(("Warning:", "bold yellow"), " ", message))
+    from rich.text import Text
+
+    _console(stderr=True).print(Text.assemble(("Warning:", "bold yellow"), " ", message))
 
 
 def warn_inputs(warnings: Sequence[InputWarning]) -> list[dict[str, Any]]:
@@ -84,7 +90,10 @@ def warn_inputs(warnings: Sequence[InputWarning]) -> list[dict[str, Any]]:
 
 def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
     """One ``Error:`` line on stderr (further lines of the message indented below it), then exit."""
+    from rich.text import Text
+
     summary, _, details = message.strip().partition("\n")
+    err = _console(stderr=True)
     err.print(Text.assemble(("Error:", "bold red"), " ", summary))
     for line in details.splitlines():
         err.print(Text(f"  {line}"))

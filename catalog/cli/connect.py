@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from catalog.settings import Neo4jSettings
-from catalog.store.connection import open_driver
-from catalog.store.graph import Graph
+if TYPE_CHECKING:
+    from catalog.store.graph import Graph
 
 _PANEL = "Neo4j connection"
 UriOpt = Annotated[
@@ -30,6 +29,10 @@ DatabaseOpt = Annotated[
 def graph_from(
     uri: str | None = None, user: str | None = None, password: str | None = None, database: str | None = None
 ) -> Iterator[Graph]:
+    from catalog.settings import Neo4jSettings
+    from catalog.store.connection import open_driver
+    from catalog.store.graph import Graph
+
     settings = Neo4jSettings.from_env(uri, user, password, database)
     with open_driver(settings) as driver:
         yield Graph(driver, settings.database)

@@ -10,12 +10,9 @@ from typing import Annotated
 
 import typer
 
-from catalog.analyze.project import analyze_project
-from catalog.cli.common import DialectOpt, JobsOpt, ProjectPath, err, handle_errors
+from catalog.cli.common import DialectOpt, JobsOpt, ProjectPath, handle_errors, say
 from catalog.errors import CatalogError
-from catalog.export.openlineage import default_dataset_namespace, export_input, openlineage_events
 from catalog.export.openlineage_http import DEFAULT_ENDPOINT, send_events
-from catalog.extract import load_project
 
 
 class ExportFormat(str, Enum):
@@ -85,16 +82,18 @@ def export(
     Without --url nothing touches the network; with --url the events are POSTed to
     URL/api/v1/lineage (see --endpoint).
     """
+    from catalog.analyze.project import analyze_project
+    from catalog.export.openlineage import default_dataset_namespace, export_input, openlineage_events
+    from catalog.extract import load_project
+
     project = load_project(path, dialect=dialect)
     data = export_input(project, analyze_project(project, jobs=jobs))
     if dataset_namespace is None:
         dataset_namespace, missing = default_dataset_namespace(data)
         if missing:
-            err.print(
+            say(
                 f"datasets in namespace {dataset_namespace}: the {missing} is not in dbt's artifacts; "
-                "set it with --dataset-namespace",
-                highlight=False,
-                markup=False,
+                "set it with --dataset-namespace"
             )
     events = openlineage_events(data, job_namespace=namespace, dataset_namespace=dataset_namespace)
     lines = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events)
@@ -103,9 +102,9 @@ def export(
             output.write_text(lines, encoding="utf-8")
         except OSError as e:
             raise CatalogError(f"{output}: {e.strerror or e}") from None
-        err.print(f"{len(events)} OpenLineage events written to {output}", highlight=False, markup=False)
+        say(f"{len(events)} OpenLineage events written to {output}")
     if url is not None:
         sent = send_events(events, url, endpoint=endpoint, api_key=api_key)
-        err.print(f"{sent} OpenLineage events sent to {url}", highlight=False, markup=False)
+        say(f"{sent} OpenLineage events sent to {url}")
     if output is None and url is None:
         sys.stdout.write(lines)

@@ -14,10 +14,7 @@ import typer
 from catalog.cli.common import handle_errors, print_text, say
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
 from catalog.errors import CatalogError
-from catalog.query import Catalog
-from catalog.report.governance import DEFAULT_TOP, collect_report
-from catalog.report.governance_html import report_html
-from catalog.report.governance_render import DEFAULT_MAX_ROWS, report_dict, report_markdown
+from catalog.report.limits import DEFAULT_MAX_ROWS, DEFAULT_TOP
 
 DEFAULT_HTML = Path("catalog-report.html")
 
@@ -57,6 +54,11 @@ def report(
     and unresolved columns), where PII-tagged columns flow, undocumented columns of public
     models, unused columns, the most depended-on columns, descriptions that could be inherited
     along passthrough and renamed edges, and pictures of the lineage around key columns."""
+    from catalog.query import Catalog
+    from catalog.report.governance import collect_report
+    from catalog.report.governance_html import report_html
+    from catalog.report.governance_render import report_dict, report_markdown
+
     t0 = time.perf_counter()
     with graph_from(uri, user, password, database) as graph:
         catalog = Catalog(graph, project, build)
