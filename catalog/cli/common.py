@@ -64,7 +64,9 @@ def print_text(text: str) -> None:
 
 
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
+    """JSON on stdout, written as it is encoded (a large lineage is never one string in memory)."""
+    json.dump(data, sys.stdout, indent=2, sort_keys=False, default=str)
+    sys.stdout.write("\n")
 
 
 def say(message: str) -> None:
