@@ -6,7 +6,8 @@ prints, measured in the same run:
 - analysis: ``analyze_project`` in this process (default jobs) against the sqlglot floor, one
   parse + ``qualify`` of every model's SQL in one process (see lineage_speed.py); with
   ``--floor-sample K`` the floor is timed on K models spread over the project and scaled up;
-- extract: ``load_project`` (manifest.json and catalog.json read, parsed and checked once);
+- extract: ``load_project`` (manifest.json and catalog.json read, parsed and checked once),
+  and compare: the fingerprints a rebuild compares with the stored build's;
 - ``catalog lineage PATH --json > /dev/null``: wall time and peak resident memory of the
   largest process (the command or one of its analysis workers);
 - with Neo4j (skip with --no-store): ``catalog build --full`` in process, per stage and in
@@ -92,12 +93,17 @@ def cli_start(runs: int) -> None:
 def analysis_rows(project_dir: Path, floor_sample: int | None, jobs: int | None):
     from catalog.analyze.project import analyze_project
     from catalog.artifacts import find_target_dir
+    from catalog.build import fingerprints
     from catalog.extract import load_project
+    from catalog.memory import paused_gc
 
     target = find_target_dir(project_dir)
     e_wall, e_cpu, project = clock(lambda: load_project(project_dir))
     n = len(project.models())
     print(f"  extract (load_project)     {e_wall:7.2f} s (cpu {e_cpu:6.2f})")
+    with paused_gc():
+        h_wall, h_cpu, _ = clock(lambda: fingerprints(project))
+    print(f"  compare (fingerprints)     {h_wall:7.2f} s (cpu {h_cpu:6.2f})  what a rebuild does before analyzing")
     sample = floor_sample if floor_sample and floor_sample < n else None
     f_wall, f_cpu, (count, _) = clock(lambda: floor(target, project.dialect, sample))
     scale = n / count

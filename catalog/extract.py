@@ -184,14 +184,16 @@ def _load_project(path: Path, dialect: str | None, manifest_bytes: bytes | None,
             continue
         table = catalog.sources.get(raw.unique_id) if raw.resource_type == "source" else catalog.nodes.get(raw.unique_id)
         nodes[raw.unique_id] = _node(raw, table, target)
+    metadata = manifest.metadata
+    del manifest, catalog  # freed before the project's records are made: a lower peak
 
     return DbtProject.model_validate(dict(
-        name=manifest.metadata.project_name or target.parent.name,
+        name=metadata.project_name or target.parent.name,
         target_dir=str(target),
         adapter_type=adapter or dialect,
         dialect=dialect,
-        dbt_version=manifest.metadata.dbt_version,
-        generated_at=manifest.metadata.generated_at,
+        dbt_version=metadata.dbt_version,
+        generated_at=metadata.generated_at,
         manifest_sha256=manifest_sha,
         catalog_sha256=catalog_sha,
         nodes=nodes,

@@ -11,6 +11,7 @@ print, so styles are only ever set with :class:`rich.text.Text`.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -115,6 +116,10 @@ def handle_errors(func: F) -> F:
             return func(*args, **kwargs)
         except (typer.Exit, typer.Abort, typer.TyperException):
             raise
+        except BrokenPipeError:  # the reader stopped reading (`| head`): nothing to tell it
+            with contextlib.suppress(OSError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(EXIT_FAILED) from None
         except CatalogError as e:
             if os.environ.get("CATALOG_DEBUG"):
                 raise
