@@ -28,7 +28,7 @@ from catalog import __version__
 from catalog.analyze.project import analyze_project, topological_models
 from catalog.analyze.records import ColumnKind, ColumnLineage, ConditionClause, ModelLineage, ModelStatus
 from catalog.analyze.semantic import semantic_lineage
-from catalog.artifacts import find_target_dir
+from catalog.artifacts import find_target_dir, read_bytes
 from catalog.errors import ArtifactError, ConnectionLost, StoreError
 from catalog.extract import (
     DbtColumn,
@@ -114,14 +114,19 @@ class Fingerprint(BaseModel, frozen=True):
 def fingerprints(project: DbtProject) -> dict[str, Fingerprint]:
     """Per dbt node: what its lineage depends on, and what its documentation is."""
     out: dict[str, Fingerprint] = {}
-    catalog_cols = {
-        uid: [(c.name.lower(), c.data_type) for c in n.columns if c.in_catalog] for uid, n in project.nodes.items()
-    }
+    # each node's real columns (catalog.json) and all its columns, digested once: a model's
+    # hash names its upstream nodes' digests, not their column lists again for every reader
+    catalog_cols: dict[str, str | None] = {}
+    all_cols: dict[str, str] = {}
+    for uid, n in project.nodes.items():
+        real = [(c.name.lower(), c.data_type) for c in n.columns if c.in_catalog]
+        catalog_cols[uid] = _sha(real) if real else None
+        all_cols[uid] = _sha([c.name.lower() for c in n.columns])
     base = (ANALYZER_VERSION, sqlglot.__version__, project.dialect)
     for node in project.nodes.values():
         if node.resource_type in ("source", "seed"):
             out[node.unique_id] = Fingerprint(
-                lineage_hash=_sha(base, catalog_cols[node.unique_id], [c.name.lower() for c in node.columns]),
+                lineage_hash=_sha(base, catalog_cols[node.unique_id], all_cols[node.unique_id]),
                 sql_hash=None,
                 meta_hash=_meta_hash(node),
             )
@@ -134,7 +139,7 @@ def fingerprints(project: DbtProject) -> dict[str, Fingerprint]:
             elif dep in out:
                 upstream.append((dep, out[dep].lineage_hash))
             elif dep in project.nodes:
-                upstream.append((dep, [c.name.lower() for c in project.nodes[dep].columns]))
+                upstream.append((dep, all_cols[dep]))
         lineage_hash = _sha(base, sql_hash, upstream, catalog_cols[node.unique_id], node.resource_type)
         out[node.unique_id] = Fingerprint(lineage_hash=lineage_hash, sql_hash=sql_hash, meta_hash=_meta_hash(node))
     return out
@@ -144,7 +149,7 @@ def _meta_hash(node: DbtNode) -> str:
     """What the graph shows of a node besides its lineage: types, docs, tags, meta."""
     model = sorted((k, repr(v)) for k, v in _model_props(node).items())
     columns = [
-        (c.name, c.data_type, c.description, c.tags, repr(sorted(c.meta.items())), c.declared, c.in_catalog)
+        (c.name, c.data_type, c.description, c.tags, repr(sorted(c.meta.items())) if c.meta else "[]", c.declared, c.in_catalog)
         for c in node.columns
     ]
     return _sha(model, columns)
@@ -272,13 +277,6 @@ class _NotChecked(Exception):
     """The build needs its inputs read and checked in full before anything is written."""
 
 
-def _read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as e:
-        raise ArtifactError(f"{path}: cannot read ({e.strerror or e})") from e
-
-
 class Builder:
     """One ``catalog build`` run against one graph."""
 
@@ -304,6 +302,8 @@ class Builder:
         # "kill:<stage>" kills the process with SIGKILL there
         self.fail_after = fail_after or os.environ.get("CATALOG_FAULT_AFTER")
         self.timings: dict[str, float] = {}
+        # manifest.json and catalog.json as run() read them, until parsed (None: read the file)
+        self._inputs: tuple[bytes | None, bytes | None] = (None, None)
         self.build_id: int | None = None  # once started
         self.undone: bool | None = None  # once failed: were its writes undone and itself marked failed?
         self._last_heartbeat = time.monotonic()
@@ -332,10 +332,13 @@ class Builder:
         t_start = time.perf_counter()
         t = t_start
         target = find_target_dir(self.path)
-        manifest_bytes = _read_bytes(target / "manifest.json")
+        # each artifact is read once: hashed here, parsed from the same bytes when it changed
+        manifest_bytes = read_bytes(target / "manifest.json")
         catalog_path = target / "catalog.json"
+        catalog_bytes = read_bytes(catalog_path) if catalog_path.is_file() else None
         manifest_sha = hashlib.sha256(manifest_bytes).hexdigest()
-        catalog_sha = hashlib.sha256(_read_bytes(catalog_path)).hexdigest() if catalog_path.is_file() else None
+        catalog_sha = hashlib.sha256(catalog_bytes).hexdigest() if catalog_bytes is not None else None
+        self._inputs = (manifest_bytes, catalog_bytes)
         metadata = _quick_metadata(manifest_bytes)
         t = self._stage("read", t)
 
@@ -402,7 +405,9 @@ class Builder:
             raise
 
     def _load(self, target: Path) -> DbtProject:
-        project = load_project(target, dialect=self.dialect)
+        manifest_bytes, catalog_bytes = self._inputs
+        self._inputs = (None, None)  # parsed once; a large manifest's bytes are not kept for the whole build
+        project = load_project(target, dialect=self.dialect, manifest_bytes=manifest_bytes, catalog_bytes=catalog_bytes)
         if self.project_name:
             project = project.model_copy(update={"name": self.project_name})
         return project

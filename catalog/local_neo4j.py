@@ -35,9 +35,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from catalog import NEO4J_VERSION
 from catalog.errors import ServerError
 
-NEO4J_VERSION = "5.26.30"
 BROWSER_VERSION = "5.24.0"
 MIN_JAVA = 17
 DEFAULT_BOLT_PORT = 7687

@@ -7,10 +7,10 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, SecretStr
 
+from catalog import DEFAULT_TIMEOUT  # connecting, one transaction, retrying one after a lock conflict
 from catalog.errors import StoreError
 
 DEFAULT_URI = "bolt://127.0.0.1:7687"
-DEFAULT_TIMEOUT = 30.0  # seconds: connecting, one transaction, retrying one after a lock conflict
 SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 
 

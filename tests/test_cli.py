@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,6 +30,48 @@ def test_every_command_explains_itself(command):
     result = invoke(command, "--help")
     assert result.exit_code == 0, result.output
     assert "Usage" in result.output and len(result.output.splitlines()) > 5
+
+
+# --------------------------------------------------------------------------- start: import only what a command needs
+HEAVY = ("sqlglot", "catalog.analyze", "neo4j", "pydantic", "catalog.report.governance", "rich")
+
+
+def _modules_loaded_by(*args: str) -> set[str]:
+    """Run the CLI in a fresh interpreter; the top-level modules and catalog modules it imported."""
+    script = (
+        "import sys\n"
+        "from catalog.cli.app import app\n"
+        "try:\n"
+        f"    app({list(args)!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('\\n'.join(sys.modules), file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    return set(done.stderr.split())
+
+
+def _loaded(modules: set[str], name: str) -> bool:
+    return name in modules or any(m.startswith(name + ".") for m in modules)
+
+
+def test_help_imports_none_of_the_work():
+    modules = _modules_loaded_by("--help")
+    assert "catalog.cli.app" in modules
+    assert [name for name in HEAVY if _loaded(modules, name)] == []
+
+
+@pytest.mark.parametrize("args", [["impact", "--help"], ["build", "--help"], ["neo4j", "status", "--help"]])
+def test_a_command_s_help_imports_none_of_its_work(args):
+    modules = _modules_loaded_by(*args)
+    # typer itself parses a command's options with pydantic
+    assert [name for name in HEAVY if name != "pydantic" and _loaded(modules, name)] == []
+
+
+def test_a_read_command_loads_neither_sqlglot_nor_the_analyzer():
+    modules = _modules_loaded_by("impact", "orders.amount", "--uri", "bolt://127.0.0.1:1")
+    assert _loaded(modules, "neo4j") and _loaded(modules, "catalog.query")
+    assert not _loaded(modules, "sqlglot") and not _loaded(modules, "catalog.analyze")
 
 
 def test_lineage_json_of_the_example_matches_its_golden():

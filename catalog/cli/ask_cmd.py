@@ -9,8 +9,6 @@ import typer
 
 from catalog.cli.common import handle_errors, print_json, print_text, say, show
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
-from catalog.query import Catalog
-from catalog.report.answers import answer_dict, answer_markdown, answer_selector, answer_table
 
 
 class Format(str, Enum):
@@ -34,6 +32,8 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
 
 
 def _emit(answer, kind: str, fmt: Format, as_json: bool) -> None:
+    from catalog.report.answers import answer_dict, answer_markdown, answer_selector, answer_table
+
     if as_json or fmt == Format.json:
         print_json(answer_dict(answer, kind))
     elif fmt == Format.md:
@@ -63,6 +63,8 @@ def impact(
     """What changes downstream if these columns change: every column reached, at any depth,
     with the shortest path, the type of each hop, and whether it only passes the value
     through (safe to rename along) or feeds a calculation (needs review)."""
+    from catalog.query import Catalog
+
     with graph_from(uri, user, password, database) as graph:
         answer = Catalog(graph, project, build).impact(columns, max_depth=depth, with_conditions=with_conditions)
     _emit(answer, "impact", fmt, as_json)
@@ -84,6 +86,8 @@ def trace(
 ) -> None:
     """Where these columns come from: every upstream column back to sources and seeds, with
     the expression at each hop, so you can read how the value is computed."""
+    from catalog.query import Catalog
+
     with graph_from(uri, user, password, database) as graph:
         answer = Catalog(graph, project, build).trace(columns, max_depth=depth)
     _emit(answer, "trace", fmt, as_json)

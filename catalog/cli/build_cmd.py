@@ -6,10 +6,8 @@ from typing import Annotated
 
 import typer
 
-from catalog.build import Builder, BuildSummary
 from catalog.cli.common import DialectOpt, Interrupted, JobsOpt, JsonOpt, ProjectPath, handle_errors, print_json, say, show, warn_inputs
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
-from catalog.report.build_summary import summary_table
 
 
 @handle_errors
@@ -36,6 +34,9 @@ def build(
     written: a crash, a lost connection, Ctrl-C or SIGTERM leaves the previous build active
     and intact (the unfinished one is undone at once, or by the next build).
     """
+    from catalog.build import Builder, BuildSummary
+    from catalog.report.build_summary import summary_table
+
     with graph_from(uri, user, password, database, timeout) as graph:
         builder = Builder(graph, path, full=full, dialect=dialect, jobs=jobs, progress=say, project_name=project_name)
         try:

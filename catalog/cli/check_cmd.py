@@ -4,21 +4,18 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Group
-from rich.table import Table
-from rich.text import Text
 
-from catalog.check import CheckReport, check_states
 from catalog.cli.common import DialectOpt, JobsOpt, handle_errors, print_json, print_text, say, show, warn_inputs
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
 from catalog.errors import NotFound
-from catalog.extract import input_warnings, load_project
-from catalog.prune import analyze_states
-from catalog.report.check_md import check_markdown, hit_summary
-from catalog.store.records import load_build_project
+
+if TYPE_CHECKING:
+    from rich.console import Group
+
+    from catalog.check import CheckReport
 
 
 class Format(str, Enum):
@@ -71,6 +68,12 @@ def check(
     """
     if state is not None and project is not None:
         raise typer.BadParameter("--project names a project in the graph; with --state the base is BASE_TARGET")
+    from catalog.check import check_states
+    from catalog.extract import input_warnings, load_project
+    from catalog.prune import analyze_states
+    from catalog.report.check_md import check_markdown
+    from catalog.store.records import load_build_project
+
     current = load_project(path, dialect=dialect)
     warnings = warn_inputs(input_warnings(current))
     if state is not None:
@@ -102,6 +105,12 @@ def check(
 
 
 def check_table(report: CheckReport) -> Group:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    from catalog.report.check_md import hit_summary
+
     t = Table(title=f"Changes in {report.project} against {report.base}", title_justify="left")
     for col in ("class", "model", "column", "change", "hits downstream", "why"):
         t.add_column(col)

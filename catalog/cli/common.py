@@ -12,6 +12,7 @@ print, so styles are only ever set with :class:`rich.text.Text`.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -19,14 +20,16 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, Callable, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Callable, NoReturn, TypeVar
 
 import typer
-from rich.console import Console, RenderableType
-from rich.text import Text
 
 from catalog.errors import CatalogError
-from catalog.extract import InputWarning
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+
+    from catalog.extract import InputWarning
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -76,7 +79,11 @@ def stop_on_signals() -> None:
             signal.signal(sig, handler)
 
 
+@functools.cache
 def _console(stderr: bool) -> Console:
+    """stdout's or stderr's console, made on first use (rich loads only when something prints)."""
+    from rich.console import Console
+
     stream = sys.stderr if stderr else sys.stdout
     # Without a terminal (pipes, CI) rich would wrap tables at 80 columns.
     return Console(
@@ -89,13 +96,9 @@ def _console(stderr: bool) -> Console:
     )
 
 
-out = _console(stderr=False)
-err = _console(stderr=True)
-
-
 def show(renderable: RenderableType) -> None:
     """A table or other renderable on stdout."""
-    out.print(renderable)
+    _console(stderr=False).print(renderable)
 
 
 def print_text(text: str) -> None:
@@ -104,17 +107,23 @@ def print_text(text: str) -> None:
 
 
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
+    """JSON on stdout, written as it is encoded (a large lineage is never one string in memory)."""
+    json.dump(data, sys.stdout, indent=2, sort_keys=False, default=str)
+    sys.stdout.write("\n")
 
 
 def say(message: str) -> None:
     """A message on stderr, verbatim."""
-    err.print(Text(message))
+    from rich.text import Text
+
+    _console(stderr=True).print(Text(message))
 
 
 def warn(message: str) -> None:
     """A ``Warning:`` line on stderr: the command goes on, with a weaker answer."""
-    err.print(Text.assemble(("Warning:", "bold yellow"), " ", message))
+    from rich.text import Text
+
+    _console(stderr=True).print(Text.assemble(("Warning:", "bold yellow"), " ", message))
 
 
 def warn_inputs(warnings: Sequence[InputWarning]) -> list[dict[str, Any]]:
@@ -126,7 +135,10 @@ def warn_inputs(warnings: Sequence[InputWarning]) -> list[dict[str, Any]]:
 
 def error(message: str) -> None:
     """One ``Error:`` line on stderr (further lines of the message indented below it)."""
+    from rich.text import Text
+
     summary, _, details = message.strip().partition("\n")
+    err = _console(stderr=True)
     err.print(Text.assemble(("Error:", "bold red"), " ", summary))
     for line in details.splitlines():
         err.print(Text(f"  {line}"))
@@ -155,6 +167,10 @@ def handle_errors(func: F) -> F:
         except (Interrupted, KeyboardInterrupt) as e:
             stop = e if isinstance(e, Interrupted) else Interrupted.of(e)
             fail(stop.message, stop.exit_code)
+        except BrokenPipeError:  # the reader stopped reading (`| head`): nothing to tell it
+            with contextlib.suppress(OSError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(EXIT_FAILED) from None
         except CatalogError as e:
             if os.environ.get("CATALOG_DEBUG"):
                 raise

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from catalog.settings import DEFAULT_TIMEOUT, Neo4jSettings
-from catalog.store.connection import open_driver
-from catalog.store.graph import Graph
+from catalog import DEFAULT_TIMEOUT
+
+if TYPE_CHECKING:
+    from catalog.store.graph import Graph
 
 _PANEL = "Neo4j connection"
 UriOpt = Annotated[
@@ -47,6 +48,10 @@ def graph_from(
     database: str | None = None,
     timeout: float | None = None,
 ) -> Iterator[Graph]:
+    from catalog.settings import Neo4jSettings
+    from catalog.store.connection import open_driver
+    from catalog.store.graph import Graph
+
     settings = Neo4jSettings.from_env(uri, user, password, database, timeout)
     with open_driver(settings) as driver:
         yield Graph(driver, settings.database, timeout=settings.timeout, uri=settings.uri)

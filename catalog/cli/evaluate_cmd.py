@@ -7,10 +7,7 @@ from typing import Annotated
 
 import typer
 
-from catalog.analyze.project import analyze_project
 from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, ProjectPath, handle_errors, print_json, print_text, warn_inputs
-from catalog.evaluate import diff, format_diff, format_scores, from_lineages, load_golden, resolved_shares, score
-from catalog.extract import input_warnings, load_project
 
 GoldenOpt = Annotated[
     Path,
@@ -40,6 +37,10 @@ def evaluate(
     models and columns the analysis resolved. Column names
     compare case-insensitively; models only one side has are counted apart.
     """
+    from catalog.analyze.project import analyze_project
+    from catalog.evaluate import diff, format_diff, format_scores, from_lineages, load_golden, resolved_shares, score
+    from catalog.extract import input_warnings, load_project
+
     expected = load_golden(golden)
     project = load_project(path, dialect=dialect)
     warnings = warn_inputs(input_warnings(project))

@@ -11,7 +11,6 @@ import typer
 from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, handle_errors, print_json, print_text, say
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt
 from catalog.cli.inputs import BuildOpt, OptionalProjectPath, ProjectOpt, read_input
-from catalog.report.explorer import write_explorer
 
 DEFAULT_OUTPUT = Path("catalog-explorer.html")
 
@@ -45,6 +44,8 @@ def explore(
     the analysis on that dbt target without Neo4j.
     """
     t0 = time.perf_counter()
+    from catalog.report.explorer import write_explorer
+
     data = read_input(
         path, dialect=dialect, jobs=jobs, project=project, build=build,
         uri=uri, user=user, password=password, database=database,

@@ -11,11 +11,10 @@ from typing import Annotated
 
 import typer
 
-from catalog.cli.common import DialectOpt, JobsOpt, err, handle_errors
+from catalog.cli.common import DialectOpt, JobsOpt, handle_errors, say
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt
 from catalog.cli.inputs import BuildOpt, OptionalProjectPath, ProjectOpt, read_input
 from catalog.errors import CatalogError
-from catalog.export.openlineage import default_dataset_namespace, openlineage_events
 from catalog.export.openlineage_http import DEFAULT_ENDPOINT, send_events
 
 
@@ -94,6 +93,8 @@ def export(
     Without --url nothing touches the network; with --url the events are POSTed to
     URL/api/v1/lineage (see --endpoint).
     """
+    from catalog.export.openlineage import default_dataset_namespace, openlineage_events
+
     data = read_input(
         path, dialect=dialect, jobs=jobs, project=project, build=build,
         uri=uri, user=user, password=password, database=database,
@@ -101,11 +102,9 @@ def export(
     if dataset_namespace is None:
         dataset_namespace, missing = default_dataset_namespace(data)
         if missing:
-            err.print(
+            say(
                 f"datasets in namespace {dataset_namespace}: the {missing} is not in dbt's artifacts; "
-                "set it with --dataset-namespace",
-                highlight=False,
-                markup=False,
+                "set it with --dataset-namespace"
             )
     events = openlineage_events(data, job_namespace=namespace, dataset_namespace=dataset_namespace)
     lines = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events)
@@ -114,9 +113,9 @@ def export(
             output.write_text(lines, encoding="utf-8")
         except OSError as e:
             raise CatalogError(f"{output}: {e.strerror or e}") from None
-        err.print(f"{len(events)} OpenLineage events written to {output}", highlight=False, markup=False)
+        say(f"{len(events)} OpenLineage events written to {output}")
     if url is not None:
         sent = send_events(events, url, endpoint=endpoint, api_key=api_key)
-        err.print(f"{sent} OpenLineage events sent to {url}", highlight=False, markup=False)
+        say(f"{sent} OpenLineage events sent to {url}")
     if output is None and url is None:
         sys.stdout.write(lines)

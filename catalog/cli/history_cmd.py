@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from catalog.cli.common import handle_errors, print_json, print_text, show
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
-from catalog.history import check_project, collect_garbage, diff_builds, forget_project, list_builds
-from catalog.query import Catalog
-from catalog.report.history import builds_table, diff_markdown, diff_table
+
+if TYPE_CHECKING:
+    from catalog.store.graph import Graph
 
 ProjectOpt = Annotated[str | None, typer.Option("--project", help="dbt project name; needed only when the database holds several.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
@@ -23,7 +23,10 @@ class DiffFormat(str, Enum):
     md = "md"
 
 
-def _project(graph, project: str | None) -> str:
+def _project(graph: Graph, project: str | None) -> str:
+    from catalog.history import check_project
+    from catalog.query import Catalog
+
     return check_project(graph, project) if project is not None else Catalog(graph).project
 
 
@@ -37,6 +40,9 @@ def builds(
     database: DatabaseOpt = None,
 ) -> None:
     """List the builds of a project, newest first, with their status and counts."""
+    from catalog.history import list_builds
+    from catalog.report.history import builds_table
+
     with graph_from(uri, user, password, database) as graph:
         rows = list_builds(graph, _project(graph, project))
     if as_json:
@@ -60,6 +66,9 @@ def diff(
     """Column edges added, removed and changed (expression, type, resolved), condition edges,
     model status changes, and columns added, removed, or whose data type, description, tags,
     meta or PII flag changed, between two builds (default: the previous build and the active one)."""
+    from catalog.history import diff_builds
+    from catalog.report.history import diff_markdown, diff_table
+
     with graph_from(uri, user, password, database) as graph:
         d = diff_builds(graph, _project(graph, project), from_build, to_build)
     if as_json or fmt == DiffFormat.json:
@@ -81,6 +90,8 @@ def gc(
     database: DatabaseOpt = None,
 ) -> None:
     """Delete old builds and the relationships only they could see. The active build is never touched."""
+    from catalog.history import collect_garbage
+
     with graph_from(uri, user, password, database) as graph:
         result = collect_garbage(graph, _project(graph, project), keep)
     if as_json:
@@ -105,6 +116,8 @@ def forget(
     """Delete every build, model and column stored for one project. Other projects are untouched."""
     if not yes:
         raise typer.BadParameter("pass --yes to delete the project's whole history", param_hint="--yes")
+    from catalog.history import forget_project
+
     with graph_from(uri, user, password, database) as graph:
         result = forget_project(graph, project)
     if as_json:

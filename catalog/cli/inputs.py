@@ -4,17 +4,15 @@ here, no Neo4j) or a build stored in Neo4j. Both give the same records (``Export
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from catalog.analyze.project import analyze_project
 from catalog.cli.common import EXIT_USAGE, fail
 from catalog.cli.connect import graph_from
-from catalog.export.openlineage import ExportInput, export_input
-from catalog.export.stored import stored_export_input
-from catalog.extract import load_project
-from catalog.query import Catalog
+
+if TYPE_CHECKING:
+    from catalog.export.openlineage import ExportInput
 
 OptionalProjectPath = Annotated[
     Path | None,
@@ -41,6 +39,12 @@ def read_input(
     database: str | None,
 ) -> ExportInput:
     """The project's nodes and lineage, from PATH's artifacts or from a stored build."""
+    from catalog.analyze.project import analyze_project
+    from catalog.export.openlineage import export_input
+    from catalog.export.stored import stored_export_input
+    from catalog.extract import load_project
+    from catalog.query import Catalog
+
     if path is not None:
         if project is not None or build is not None:
             fail("--project and --build read a build stored in Neo4j: give them without PATH", EXIT_USAGE)

@@ -4,12 +4,7 @@ from __future__ import annotations
 
 import time
 
-from catalog.analyze.project import analyze_project
 from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, ProjectPath, handle_errors, print_json, say, show, warn_inputs
-from catalog.extract import input_warnings, load_project
-from catalog.memory import paused_gc
-from catalog.report.lineage_json import lineage_document
-from catalog.report.tables import lineage_table
 
 
 @handle_errors
@@ -22,6 +17,12 @@ def lineage(path: ProjectPath, as_json: JsonOpt = False, dialect: DialectOpt = N
     document is sorted for stable diffs (see the README for its shape).
     """
     t0 = time.perf_counter()
+    from catalog.analyze.project import analyze_project
+    from catalog.extract import input_warnings, load_project
+    from catalog.memory import paused_gc
+    from catalog.report.lineage_json import lineage_document
+    from catalog.report.tables import lineage_table
+
     project = load_project(path, dialect=dialect)
     lineages = analyze_project(project, jobs=jobs)
     warnings = warn_inputs(input_warnings(project))

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from catalog import local_neo4j
+from catalog import NEO4J_VERSION
 from catalog.cli.common import EXIT_NOT_RUNNING, handle_errors, print_text, say
+
+if TYPE_CHECKING:
+    from catalog.local_neo4j import ServerStatus
 
 app = typer.Typer(
     name="neo4j",
     help=(
         "Run a local Neo4j Community server for the catalog, without Docker.\n\n"
-        f"The first start downloads Neo4j {local_neo4j.NEO4J_VERSION} (about 140 MB of jars) from "
+        f"The first start downloads Neo4j {NEO4J_VERSION} (about 140 MB of jars) from "
         "Maven Central with 'mvn', then runs it with 'java' (17 or 21) in the background. "
         "The server listens on 127.0.0.1 only, with authentication off; its Bolt URI "
         "(bolt://127.0.0.1:7687 by default) is the catalog's default NEO4J_URI.\n\n"
@@ -21,6 +24,7 @@ app = typer.Typer(
         "$CATALOG_NEO4J_BOLT_PORT (7687) and $CATALOG_NEO4J_HTTP_PORT (7474)."
     ),
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
 JsonFlag = Annotated[
@@ -29,7 +33,7 @@ JsonFlag = Annotated[
 ]
 
 
-def _report(status: local_neo4j.ServerStatus, as_json: bool) -> None:
+def _report(status: ServerStatus, as_json: bool) -> None:
     if as_json:
         print_text(status.model_dump_json())
         return
@@ -55,6 +59,8 @@ def start(
 
     Exits with 1 when a port is taken by another process or the server dies while starting.
     """
+    from catalog import local_neo4j
+
     was_running = local_neo4j.status().running
     current = local_neo4j.start(timeout=timeout, progress=say)
     if was_running:
@@ -71,6 +77,8 @@ def stop(
     ] = 60,
 ) -> None:
     """Stop the local server started by 'catalog neo4j start' (and only that process)."""
+    from catalog import local_neo4j
+
     stopped = local_neo4j.stop(timeout=timeout)
     current = local_neo4j.status()
     say("Stopped." if stopped else "Not running.")
@@ -84,6 +92,8 @@ def status(as_json: JsonFlag = False) -> None:
 
     Exits with 3 when the server is not running (as `pg_ctl status` does), so scripts can test it.
     """
+    from catalog import local_neo4j
+
     current = local_neo4j.status()
     _report(current, as_json)
     if not current.running:

@@ -5,19 +5,17 @@ from __future__ import annotations
 import time
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Group
-from rich.table import Table
-from rich.text import Text
 
-from catalog.analyze.project import analyze_project
 from catalog.cli.common import DialectOpt, JobsOpt, handle_errors, print_json, print_text, say, show, warn_inputs
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
-from catalog.extract import input_warnings, load_project
-from catalog.prune import PrunePlan, analyze_states, path_text, prune_artifacts, prune_graph, prune_state
-from catalog.query import Catalog
+
+if TYPE_CHECKING:
+    from rich.console import Group
+
+    from catalog.prune import PrunePlan
 
 
 class Format(str, Enum):
@@ -113,6 +111,11 @@ def prune(
     if path is not None and (project is not None or build is not None):
         raise typer.BadParameter("--project and --build read the graph; with PATH the artifacts are read instead")
 
+    from catalog.analyze.project import analyze_project
+    from catalog.extract import input_warnings, load_project
+    from catalog.prune import analyze_states, prune_artifacts, prune_graph, prune_state
+    from catalog.query import Catalog
+
     t0 = time.perf_counter()
     warnings: list[dict] = []
     if path is not None:
@@ -153,6 +156,12 @@ def _summary(plan: PrunePlan, seconds: float) -> None:
 
 
 def plan_table(plan: PrunePlan) -> Group:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    from catalog.prune import path_text
+
     where = f"build {plan.build_id}" if plan.build_id is not None else "artifacts"
     t = Table(title=f"Models to rebuild (project {plan.project}, {where})", title_justify="left")
     t.add_column("model")

@@ -5,16 +5,18 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from catalog.cli.common import handle_errors, print_json, say, show
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
 from catalog.errors import CatalogError, NotFound
 from catalog.store import cypher
+
+if TYPE_CHECKING:
+    from rich.table import Table
+    from rich.text import Text
 
 REFUSED_PREFIXES = ("write/", "schema/")  # these change the graph
 
@@ -144,6 +146,8 @@ def _returns(query: cypher.QueryFile) -> list[str]:
 
 
 def _cell(value: Any) -> Text:
+    from rich.text import Text
+
     if value is None:
         return Text("null", style="dim")
     if isinstance(value, (dict, list)):
@@ -152,6 +156,8 @@ def _cell(value: Any) -> Text:
 
 
 def _rows_table(name: str, columns: list[str], rows: list[dict[str, Any]]) -> Table:
+    from rich.table import Table
+
     t = Table(title=name, title_justify="left")
     for c in columns:
         t.add_column(c)
@@ -176,6 +182,9 @@ def _list(as_json: bool) -> None:
             ]
         )
         return
+    from rich.table import Table
+    from rich.text import Text
+
     t = Table(title=f"Cypher files in {cypher.CYPHER_DIR}", title_justify="left")
     t.add_column("query")
     t.add_column("runs", justify="center")

@@ -16,12 +16,7 @@ import typer
 from catalog.cli.common import EXIT_USAGE, fail, handle_errors, print_text, say
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
 from catalog.errors import CatalogError
-from catalog.export.stored import stored_export_input
-from catalog.query import Catalog
-from catalog.report.governance import DEFAULT_TOP, collect_report
-from catalog.report.explorer import write_explorer
-from catalog.report.governance_html import report_html
-from catalog.report.governance_render import DEFAULT_MAX_ROWS, report_dict, report_markdown
+from catalog.report.limits import DEFAULT_MAX_ROWS, DEFAULT_TOP
 
 DEFAULT_HTML = Path("catalog-report.html")
 
@@ -70,6 +65,13 @@ def report(
     and unresolved columns), where PII-tagged columns flow, undocumented columns of public
     models, unused columns, the most depended-on columns, descriptions that could be inherited
     along passthrough and renamed edges, and pictures of the lineage around key columns."""
+    from catalog.export.stored import stored_export_input
+    from catalog.query import Catalog
+    from catalog.report.explorer import write_explorer
+    from catalog.report.governance import collect_report
+    from catalog.report.governance_html import report_html
+    from catalog.report.governance_render import report_dict, report_markdown
+
     t0 = time.perf_counter()
     if explorer is not None and fmt != Format.html:
         fail("--explorer goes with the html report (--format html)", EXIT_USAGE)

@@ -30,13 +30,13 @@ from pydantic import BaseModel, computed_field
 
 from catalog.extract import PII_META_KEYS, PII_TAGS  # the rule that sets Column.pii
 from catalog.query import Catalog
+from catalog.report.limits import DEFAULT_TOP
 
 STATUSES = ("resolved", "partial", "unresolved", "failed")
 SEVERITY = ("failed", "unresolved", "partial", "resolved")  # order of the per-model table: problems first
 ANALYZED = ("model", "snapshot")  # dbt nodes whose SQL is analyzed; sources and seeds are origins
 COPY_TYPES = frozenset({"passthrough", "renamed"})
 
-DEFAULT_TOP = 10
 PICTURES = 3
 PICTURE_CANDIDATES = 30  # most depended-on columns considered as picture focuses
 PICTURE_DOWNSTREAM_DEPTH = 4

@@ -13,9 +13,9 @@ from typing import Any, TypeVar
 
 from catalog.report import markdown
 from catalog.report.governance import NOTES, GovernanceReport
+from catalog.report.limits import DEFAULT_MAX_ROWS
 
 T = TypeVar("T")
-DEFAULT_MAX_ROWS = 500
 
 
 def report_dict(r: GovernanceReport) -> dict[str, Any]:

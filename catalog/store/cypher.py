@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import LiteralString, cast
-
-from pydantic import BaseModel
 
 from catalog.errors import StoreError
 
@@ -19,7 +18,8 @@ CYPHER_DIR = Path(__file__).resolve().parents[2] / "cypher"
 _PARAM_RE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
-class QueryFile(BaseModel, frozen=True):
+@dataclass(frozen=True)
+class QueryFile:
     name: str  # e.g. "read/find_impact_downstream"
     summary: str
     parameters: tuple[str, ...]

@@ -1,0 +1,198 @@
+"""Scale: the rows of the speed table at 1,300, 5,000 and 20,000 models, each beside its reference.
+
+For each synthetic project (``synth_dbt.py --models N --seed S``, generated once into --cache)
+prints, measured in the same run:
+
+- analysis: ``analyze_project`` in this process (default jobs) against the sqlglot floor, one
+  parse + ``qualify`` of every model's SQL in one process (see lineage_speed.py); with
+  ``--floor-sample K`` the floor is timed on K models spread over the project and scaled up;
+- extract: ``load_project`` (manifest.json and catalog.json read, parsed and checked once),
+  and compare: the fingerprints a rebuild compares with the stored build's;
+- ``catalog lineage PATH --json > /dev/null``: wall time and peak resident memory of the
+  largest process (the command or one of its analysis workers);
+- with Neo4j (skip with --no-store): ``catalog build --full`` in process, per stage and in
+  relationships per second; a no-change rebuild; the one-model-change rebuild; ``catalog impact``
+  of a hub column from process start to output and in process (p95); ``catalog report -f json``.
+
+and once: ``catalog --help`` against ``python -c pass`` (process start to exit, best of runs).
+CPU times (user + system, children included) are printed beside wall times: the machine is shared.
+
+    .venv/bin/python benchmarks/scale.py                               # 1300:7 5000:11 20000:13
+    .venv/bin/python benchmarks/scale.py --sizes 5000:11 --no-store --cache /tmp/synth
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from build_speed import change_one_model  # noqa: E402
+from lineage_speed import SHARED, cpu_seconds, floor  # noqa: E402
+from query_latency import pct  # noqa: E402
+
+CATALOG = Path(sys.executable).parent / "catalog"
+
+
+def clock(fn):
+    """(wall seconds, cpu seconds, result) of one call."""
+    c0, t0 = cpu_seconds(), time.perf_counter()
+    result = fn()
+    return time.perf_counter() - t0, cpu_seconds() - c0, result
+
+
+def synth(models: int, seed: int, cache: Path) -> Path:
+    out = cache / f"synth_{models}_{seed}"
+    if not (out / "target" / "manifest.json").is_file():
+        tool = SHARED / "tools" / "synth_dbt.py"
+        cmd = [sys.executable, str(tool), "--models", str(models), "--seed", str(seed), "--out", str(out), "--quiet"]
+        subprocess.run(cmd, check=True)
+    return out
+
+
+def run_measured(cmd: list[str]) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds and peak RSS (MB, largest process) of a command, from a fresh
+    interpreter so that the peak is this command's own."""
+    probe = (
+        "import resource, subprocess, sys, time\n"
+        "t = time.perf_counter()\n"
+        "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)\n"
+        "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "print(time.perf_counter() - t, u.ru_utime + u.ru_stime, u.ru_maxrss)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, *cmd], capture_output=True, text=True, check=True)
+    wall, cpu, kb = done.stdout.split()
+    return float(wall), float(cpu), int(kb) // 1024
+
+
+def best_start(cmd: list[str], runs: int) -> tuple[float, float]:
+    """Best wall time and CPU time of a short command over ``runs``."""
+    best = (float("inf"), 0.0)
+    for _ in range(runs):
+        wall, cpu, _ = run_measured(cmd)
+        best = min(best, (wall, cpu))
+    return best
+
+
+def cli_start(runs: int) -> None:
+    ref = best_start([sys.executable, "-c", "pass"], runs)
+    help_ = best_start([str(CATALOG), "--help"], runs)
+    sub = best_start([str(CATALOG), "impact", "--help"], runs)
+    print(f"CLI start, best of {runs}:   python -c pass {ref[0]:.3f} s (cpu {ref[1]:.3f})")
+    print(f"  catalog --help             {help_[0]:.3f} s (cpu {help_[1]:.3f})  {help_[0] / ref[0]:5.1f} x python -c pass")
+    print(f"  catalog impact --help      {sub[0]:.3f} s (cpu {sub[1]:.3f})  {sub[0] / ref[0]:5.1f} x python -c pass")
+
+
+def analysis_rows(project_dir: Path, floor_sample: int | None, jobs: int | None):
+    from catalog.analyze.project import analyze_project
+    from catalog.artifacts import find_target_dir
+    from catalog.build import fingerprints
+    from catalog.extract import load_project
+    from catalog.memory import paused_gc
+
+    target = find_target_dir(project_dir)
+    e_wall, e_cpu, project = clock(lambda: load_project(project_dir))
+    n = len(project.models())
+    print(f"  extract (load_project)     {e_wall:7.2f} s (cpu {e_cpu:6.2f})")
+    with paused_gc():
+        h_wall, h_cpu, _ = clock(lambda: fingerprints(project))
+    print(f"  compare (fingerprints)     {h_wall:7.2f} s (cpu {h_cpu:6.2f})  what a rebuild does before analyzing")
+    sample = floor_sample if floor_sample and floor_sample < n else None
+    f_wall, f_cpu, (count, _) = clock(lambda: floor(target, project.dialect, sample))
+    scale = n / count
+    label = f"sampled on {count} models, x{scale:.1f}" if sample else f"{count} models"
+    print(f"  floor: parse + qualify     {f_wall * scale:7.2f} s (cpu {f_cpu * scale:6.2f}; {label})")
+    a_wall, a_cpu, lineages = clock(lambda: analyze_project(project, jobs=jobs))
+    print(f"  analyze_project            {a_wall:7.2f} s (cpu {a_cpu:6.2f})  {a_wall / (f_wall * scale):5.2f} x floor")
+    return project, lineages
+
+
+def lineage_row(project_dir: Path) -> None:
+    wall, cpu, mb = run_measured([str(CATALOG), "lineage", str(project_dir), "--json"])
+    print(f"  catalog lineage --json     {wall:7.2f} s (cpu {cpu:6.2f})  peak {mb} MB (largest process)")
+
+
+def store_rows(project_dir: Path, label: str, runs: int) -> None:
+    import shutil
+    import tempfile
+
+    from catalog.build import Builder
+    from catalog.errors import NotFound
+    from catalog.history import forget_project
+    from catalog.query import Catalog
+    from catalog.settings import Neo4jSettings
+    from catalog.store.connection import open_driver
+    from catalog.store.graph import Graph
+
+    def stages(t: dict[str, float]) -> str:
+        return " ".join(f"{k} {v:.2f}" for k, v in t.items() if k != "total" and v >= 0.005)
+
+    settings = Neo4jSettings.from_env()
+    name = f"bench_scale_{label}"
+    work = Path(tempfile.mkdtemp(prefix="scale_")) / "target"
+    shutil.copytree(project_dir / "target", work)
+    with open_driver(settings) as driver:
+        graph = Graph(driver, settings.database)
+        with contextlib.suppress(NotFound):  # left by an earlier run
+            forget_project(graph, name)
+        full = Builder(graph, work, project_name=name, full=True).run()
+        rels = full.relationships_written
+        store = full.timings.get("store", 0.0)
+        print(f"  build --full (in process)  {full.timings['total']:7.2f} s  [{stages(full.timings)}]")
+        print(f"    store: {rels:,} relationships written, {rels / store if store else 0:,.0f} per second")
+        again = Builder(graph, work, project_name=name).run()
+        print(f"  no-change rebuild          {again.timings['total']:7.2f} s  [{stages(again.timings)}]")
+        change_one_model(work)
+        one = Builder(graph, work, project_name=name).run()
+        print(f"  one-model-change rebuild   {one.timings['total']:7.2f} s  [{stages(one.timings)}]")
+
+        catalog = Catalog(graph, name)
+        candidates = graph.read("read/find_top_fanout_columns", project=name, build_id=None, limit=5)
+        reach = {f"{r['unique_id']}.{r['name']}": len(catalog.impact([f"{r['unique_id']}.{r['name']}"]).columns) for r in candidates}
+        hub = max(sorted(reach), key=reach.get)
+        times = []
+        for _ in range(runs):
+            t = time.perf_counter()
+            catalog.impact([hub])
+            times.append(time.perf_counter() - t)
+        print(f"  impact of a hub, in process p95 {pct(times, 95) * 1000:6.0f} ms ({reach[hub]} columns reached; {hub})")
+    wall, cpu, _ = run_measured([str(CATALOG), "impact", hub, "--project", name, "--json"])
+    print(f"  catalog impact (process)   {wall:7.2f} s (cpu {cpu:6.2f})")
+    wall, cpu, mb = run_measured([str(CATALOG), "report", "--project", name, "-f", "json", "-o", os.devnull])
+    print(f"  catalog report -f json     {wall:7.2f} s (cpu {cpu:6.2f})  peak {mb} MB")
+    shutil.rmtree(work.parent, ignore_errors=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", nargs="+", default=["1300:7", "5000:11", "20000:13"], help="MODELS:SEED of each synthetic project")
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/catalog-scale"), help="where generated projects are kept")
+    ap.add_argument("--floor-sample", type=int, default=2000, help="time the floor on this many models at most, scaled up")
+    ap.add_argument("--jobs", type=int, default=None, help="analysis processes (default: one per CPU)")
+    ap.add_argument("--no-store", action="store_true", help="skip the rows that need Neo4j")
+    ap.add_argument("--runs", type=int, default=5, help="runs of short measurements (start, impact)")
+    args = ap.parse_args()
+    args.cache.mkdir(parents=True, exist_ok=True)
+
+    print(f"{os.cpu_count()} CPUs, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    cli_start(args.runs)
+    for spec in args.sizes:
+        models, _, seed = spec.partition(":")
+        project_dir = synth(int(models), int(seed or 1), args.cache)
+        print(f"\n== synth {models} (seed {seed or 1}): {project_dir}")
+        analysis_rows(project_dir, args.floor_sample, args.jobs)
+        lineage_row(project_dir)
+        if not args.no_store:
+            store_rows(project_dir, f"{models}_{seed or 1}", args.runs)
+    print(f"\nload average at the end {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
