@@ -6,6 +6,11 @@ CREATE CONSTRAINT catalog_project_name IF NOT EXISTS FOR (p:Project) REQUIRE p.n
 CREATE CONSTRAINT catalog_build_id IF NOT EXISTS FOR (b:Build) REQUIRE b.id IS UNIQUE;
 CREATE CONSTRAINT catalog_model_key IF NOT EXISTS FOR (m:Model) REQUIRE m.key IS UNIQUE;
 CREATE CONSTRAINT catalog_column_key IF NOT EXISTS FOR (c:Column) REQUIRE c.key IS UNIQUE;
+CREATE CONSTRAINT catalog_semantic_model_key IF NOT EXISTS FOR (s:SemanticModel) REQUIRE s.key IS UNIQUE;
+CREATE CONSTRAINT catalog_metric_key IF NOT EXISTS FOR (m:Metric) REQUIRE m.key IS UNIQUE;
+CREATE CONSTRAINT catalog_exposure_key IF NOT EXISTS FOR (e:Exposure) REQUIRE e.key IS UNIQUE;
+CREATE CONSTRAINT catalog_saved_query_key IF NOT EXISTS FOR (q:SavedQuery) REQUIRE q.key IS UNIQUE;
+CREATE INDEX catalog_semantic_model_project IF NOT EXISTS FOR (s:SemanticModel) ON (s.project);
 CREATE INDEX catalog_model_project IF NOT EXISTS FOR (m:Model) ON (m.project);
 CREATE INDEX catalog_column_project IF NOT EXISTS FOR (c:Column) ON (c.project);
 CREATE INDEX catalog_column_project_name IF NOT EXISTS FOR (c:Column) ON (c.project, c.name);
