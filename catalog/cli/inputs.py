@@ -40,7 +40,7 @@ def read_input(
     consumers: bool = False,
 ) -> ExportInput:
     """The project's nodes and lineage, from PATH's artifacts or from a stored build; with
-    ``consumers``, PATH's semantic models, metrics, exposures and saved queries too."""
+    ``consumers``, its semantic models, metrics, exposures and saved queries too."""
     from catalog.analyze.project import analyze_project
     from catalog.export.openlineage import export_input
     from catalog.export.stored import stored_export_input
@@ -55,4 +55,4 @@ def read_input(
     if dialect is not None:
         fail("--dialect applies to PATH: a stored build keeps the dialect it was built with", EXIT_USAGE)
     with graph_from(uri, user, password, database) as graph:
-        return stored_export_input(Catalog(graph, project, build))
+        return stored_export_input(Catalog(graph, project, build), consumers=consumers)
