@@ -2,7 +2,9 @@
 headless Chromium: search as a user types, the lineage drawn is exactly the column's, conditions
 and depth change it, clicks re-centre, the selection lives in the URL, and names that hold HTML
 stay text. The example has no `orders.order_total`: its order total is `orders.items_amount`
-(the sum of quantity x price over the ephemeral `int_order_items_priced`)."""
+(the sum of quantity x price over the ephemeral `int_order_items_priced`). Its consumers: the
+semantic model `orders`, the metric `revenue` (sum of its measure `amount_paid`) and the exposure
+`sales_dashboard` (every column of `orders`, and `revenue`)."""
 
 from __future__ import annotations
 
@@ -24,13 +26,15 @@ from catalog.report.explorer import explorer_data, explorer_html
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "coffee_shop"
 FOCUS = "model.coffee_shop.orders.items_amount"
+METRIC = "metric.coffee_shop.revenue"
+EXPOSURE = "exposure.coffee_shop.sales_dashboard"
 runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
 def example_input() -> ExportInput:
     project = load_project(EXAMPLE)
-    return export_input(project, analyze_project(project, jobs=1))
+    return export_input(project, analyze_project(project, jobs=1), consumers=True)
 
 
 @pytest.fixture(scope="module")
@@ -40,10 +44,12 @@ def browser(tmp_path_factory):
 
 
 # ---------------------------------------------------------------------------- the expected lineage, from the records
+def _analyzed(data: ExportInput) -> dict:
+    return {**data.lineages, **data.semantic}
+
+
 def _sources(data: ExportInput) -> dict[str, list[str]]:
-    return {
-        f"{uid}.{c.name}": [s.key for s in c.sources] for uid, lin in data.lineages.items() for c in lin.columns
-    }
+    return {f"{uid}.{c.name}": [s.key for s in c.sources] for uid, lin in _analyzed(data).items() for c in lin.columns}
 
 
 def expected_lineage(data: ExportInput, focus: str, depth: int = 0) -> tuple[set[str], set[tuple[str, str, str]]]:
@@ -54,7 +60,7 @@ def expected_lineage(data: ExportInput, focus: str, depth: int = 0) -> tuple[set
     for down, srcs in ups.items():
         for s in srcs:
             downs.setdefault(s, []).append(down)
-    kinds = {f"{uid}.{c.name}": c.kind.value for uid, lin in data.lineages.items() for c in lin.columns}
+    kinds = {f"{uid}.{c.name}": c.kind.value for uid, lin in _analyzed(data).items() for c in lin.columns}
     columns, edges = {focus}, set()
     for nxt, flip in ((ups, False), (downs, True)):
         frontier, seen, hop = [focus], {focus}, 0
@@ -73,10 +79,29 @@ def expected_lineage(data: ExportInput, focus: str, depth: int = 0) -> tuple[set
     return columns, edges
 
 
+def expected_uses(data: ExportInput, columns: set[str]) -> set[tuple[str, str, str]]:
+    """(from, consumer, type) edges downstream of ``columns``: into consumers, then between them."""
+    reached, found, grew = set(columns), set(), True
+    while grew:
+        grew = False
+        for up, down, kind, _ in data.consumer_edges:
+            if up in reached and (up, down, kind) not in found:
+                found.add((up, down, kind))
+                reached.add(down)
+                grew = True
+    return found
+
+
+def _drawn_uses(b: Browser) -> set[tuple[str, str, str]]:
+    uses = b.eval("[...document.querySelectorAll('#lineage path.use')].map(p => [p.dataset.from, p.dataset.to, p.dataset.type])")
+    assert len(uses) == len({tuple(u) for u in uses}), "drawn twice"
+    return {tuple(u) for u in uses}
+
+
 def _drawn(b: Browser) -> tuple[set[str], set[tuple[str, str, str]]]:
     columns = b.eval("[...document.querySelectorAll('#lineage g.col')].map(g => g.dataset.key)")
     edges = b.eval(
-        "[...document.querySelectorAll('#lineage path.edge:not(.cond)')].map(p => [p.dataset.from, p.dataset.to, p.dataset.type])"
+        "[...document.querySelectorAll('#lineage path.edge:not(.cond):not(.use)')].map(p => [p.dataset.from, p.dataset.to, p.dataset.type])"
     )
     assert len(columns) == len(set(columns)) and len(edges) == len({tuple(e) for e in edges}), "drawn twice"
     return set(columns), {tuple(e) for e in edges}
@@ -111,7 +136,7 @@ def test_data_holds_every_node_column_and_edge(example_input):
     assert set(example_input.relations) <= set(uids)
     keys = [f"{d['nodes'][n][2]}.{name}" for n, name in zip(d["cols"]["node"], d["cols"]["name"])]
     assert len(keys) == len(set(keys))
-    kinds = {f"{uid}.{c.name}": c.kind.value for uid, lin in example_input.lineages.items() for c in lin.columns}
+    kinds = {f"{uid}.{c.name}": c.kind.value for uid, lin in _analyzed(example_input).items() for c in lin.columns}
     assert {k: d["types"][t] for k, t in zip(keys, d["cols"]["type"]) if t >= 0} == kinds
     feeds = {(keys[d["feeds"][i]], keys[d["feeds"][i + 1]]) for i in range(0, len(d["feeds"]), 2)}
     assert feeds == {(s, down) for down, srcs in _sources(example_input).items() for s in srcs}
@@ -135,6 +160,7 @@ def test_search_and_open_draw_exactly_the_lineage(browser, example_input, tmp_pa
     columns, edges = _drawn(browser)
     want_columns, want_edges = expected_lineage(example_input, FOCUS)
     assert (columns, edges) == (want_columns, want_edges)
+    assert _drawn_uses(browser) == expected_uses(example_input, want_columns) == {(FOCUS, EXPOSURE, "exposure")}
     assert want_edges == {
         ("model.coffee_shop.int_order_items_priced.line_total", FOCUS, "derived"),
         ("model.coffee_shop.stg_order_items.quantity", "model.coffee_shop.int_order_items_priced.line_total", "derived"),
@@ -142,7 +168,7 @@ def test_search_and_open_draw_exactly_the_lineage(browser, example_input, tmp_pa
         ("source.coffee_shop.shop.order_items.quantity", "model.coffee_shop.stg_order_items.quantity", "passthrough"),
         ("source.coffee_shop.shop.products.price_cents", "model.coffee_shop.stg_products.price", "derived"),
     }
-    assert browser.eval("document.querySelectorAll('#lineage g.node').length") == 6
+    assert browser.eval("document.querySelectorAll('#lineage g.node').length") == 7  # 6 models and sources, the exposure
     details = browser.eval("document.getElementById('details').innerText")
     assert "SUM(line_total)" in details and "derived" in details
     shot = browser.screenshot(tmp_path / "items_amount.png")
@@ -162,6 +188,7 @@ def test_downstream_conditions_depth_and_recentre(browser, example_input, tmp_pa
     browser.open(f"{page.as_uri()}#col={focus}")
     _wait_drawn(browser, focus)
     assert _drawn(browser) == expected_lineage(example_input, focus)
+    assert _drawn_uses(browser) == expected_uses(example_input, expected_lineage(example_input, focus)[0])
 
     browser.eval("document.getElementById('depth').value = '1'; document.getElementById('depth').dispatchEvent(new Event('change'))")
     browser.wait_for("location.hash.includes('depth=1')")
@@ -236,3 +263,44 @@ def test_names_stay_text_and_problems_are_marked(browser, example_input, tmp_pat
     assert payload in browser.eval("document.getElementById('details').innerText")
     assert browser.eval("window.pwned") is None
     browser.screenshot(tmp_path / "failed.png")
+
+
+def test_metrics_and_exposures_are_searched_and_drawn_downstream(browser, example_input, tmp_path):
+    d = explorer_data(example_input)
+    kinds = {n[2]: n[0] for n in d["nodes"]}
+    assert kinds[METRIC] == "metric" and kinds[EXPOSURE] == "exposure" and kinds["semantic_model.coffee_shop.orders"] == "semantic_model"
+    page = tmp_path / "explore.html"
+    page.write_text(explorer_html(example_input), encoding="utf-8")
+    browser.open(page.as_uri())
+    for query, uid, kind in (("revenue", METRIC, "metric"), ("sales_dashboard", EXPOSURE, "exposure")):
+        browser.eval("document.getElementById('search').value = ''")
+        browser.type_text("#search", query)
+        first = browser.wait_for(f"(document.querySelector('#results li') || {{dataset: {{}}}}).dataset.node === {json.dumps(uid)}")
+        assert first is True
+        assert browser.eval("document.querySelector('#results li .kind').textContent") == kind
+    browser.key("Enter", 13)
+    _wait_drawn(browser, EXPOSURE)
+    assert browser.eval("location.hash") == f"#model={EXPOSURE}"
+    assert browser.eval(f"document.querySelector('#lineage g.node[data-id={json.dumps(EXPOSURE)}]').classList.contains('exposure')")
+    drawn = set(browser.eval("[...document.querySelectorAll('#lineage g.node')].map(g => g.dataset.id)"))
+    assert drawn == {EXPOSURE, METRIC, "model.coffee_shop.orders"}  # what it reads
+    assert "sales_dashboard" in browser.eval("document.getElementById('details').innerText")
+
+    # a column that feeds the metric: its lineage runs through the semantic model to the metric and on to the exposure
+    col = "model.coffee_shop.orders.amount_paid"
+    browser.open(f"{page.as_uri()}#col={col}")
+    _wait_drawn(browser, col)
+    columns, edges = _drawn(browser)
+    assert (columns, edges) == expected_lineage(example_input, col)
+    assert "semantic_model.coffee_shop.orders.amount_paid" in columns
+    uses = _drawn_uses(browser)
+    assert uses == expected_uses(example_input, columns) == {
+        ("semantic_model.coffee_shop.orders.amount_paid", METRIC, "measure"),
+        (METRIC, EXPOSURE, "metric"),
+        (col, EXPOSURE, "exposure"),
+    }
+    assert browser.eval(f"document.querySelector('#lineage g.node[data-id={json.dumps(METRIC)}]').classList.contains('metric')")
+    assert "2 metrics, exposures and other consumers" in browser.eval("document.getElementById('details').innerText")
+    used_by = "[...document.querySelectorAll('#details dt')].find(t => t.textContent === 'used by').nextSibling.textContent"
+    assert browser.eval(used_by) == "sales_dashboard exposure"
+    browser.screenshot(tmp_path / "metric.png")

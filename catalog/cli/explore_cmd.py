@@ -48,7 +48,7 @@ def explore(
 
     data = read_input(
         path, dialect=dialect, jobs=jobs, project=project, build=build,
-        uri=uri, user=user, password=password, database=database,
+        uri=uri, user=user, password=password, database=database, consumers=True,
     )  # fmt: skip
     size = write_explorer(output, data)
     if as_json:

@@ -37,8 +37,10 @@ def read_input(
     user: str | None,
     password: str | None,
     database: str | None,
+    consumers: bool = False,
 ) -> ExportInput:
-    """The project's nodes and lineage, from PATH's artifacts or from a stored build."""
+    """The project's nodes and lineage, from PATH's artifacts or from a stored build; with
+    ``consumers``, its semantic models, metrics, exposures and saved queries too."""
     from catalog.analyze.project import analyze_project
     from catalog.export.openlineage import export_input
     from catalog.export.stored import stored_export_input
@@ -49,8 +51,8 @@ def read_input(
         if project is not None or build is not None:
             fail("--project and --build read a build stored in Neo4j: give them without PATH", EXIT_USAGE)
         loaded = load_project(path, dialect=dialect)
-        return export_input(loaded, analyze_project(loaded, jobs=jobs))
+        return export_input(loaded, analyze_project(loaded, jobs=jobs), consumers=consumers)
     if dialect is not None:
         fail("--dialect applies to PATH: a stored build keeps the dialect it was built with", EXIT_USAGE)
     with graph_from(uri, user, password, database) as graph:
-        return stored_export_input(Catalog(graph, project, build))
+        return stored_export_input(Catalog(graph, project, build), consumers=consumers)

@@ -37,7 +37,7 @@ from sqlglot import exp
 
 from catalog import __version__
 from catalog.analyze.records import ColumnKind, ColumnLineage, ConditionClause, ModelLineage, ModelStatus
-from catalog.extract import DbtColumn, DbtNode, DbtProject
+from catalog.extract import DbtColumn, DbtNode, DbtProject, measure_owners
 
 SPEC_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
 FACETS_URL = "https://openlineage.io/spec/facets"
@@ -70,10 +70,36 @@ class ExportInput(BaseModel):
     build_id: int | None = None  # the stored build read, when read from Neo4j
     relations: dict[str, DbtNode]
     lineages: dict[str, ModelLineage]
+    # the consumers (read by the explorer, not exported): semantic models, metrics, exposures
+    # and saved queries; a semantic model's lineage; (upstream, consumer, type, expr) edges
+    consumers: dict[str, ConsumerNode] = {}
+    semantic: dict[str, ModelLineage] = {}
+    consumer_edges: tuple[tuple[str, str, str, str], ...] = ()
 
 
-def export_input(project: DbtProject, lineages: dict[str, ModelLineage]) -> ExportInput:
-    """The export's input from artifacts read by ``load_project`` and analyzed by ``analyze_project``."""
+class ConsumerNode(BaseModel):
+    """A semantic model, metric, exposure or saved query, as the explorer shows it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    unique_id: str
+    kind: str  # semantic_model, metric, exposure, saved_query
+    name: str
+    label: str | None = None
+    description: str = ""
+    detail: str = ""  # a metric's type, an exposure's type, the name of the model a semantic model reads
+    depends_on: tuple[str, ...] = ()  # the nodes and consumers it reads
+
+
+def export_input(project: DbtProject, lineages: dict[str, ModelLineage], *, consumers: bool = False) -> ExportInput:
+    """The export's input from artifacts read by ``load_project`` and analyzed by ``analyze_project``;
+    with ``consumers``, also the project's semantic models, metrics, exposures and saved queries."""
+    extra: dict[str, Any] = {}
+    if consumers:
+        from catalog.analyze.semantic import semantic_lineage
+
+        semantic, edges = semantic_lineage(project, lineages)
+        extra = {"consumers": consumer_nodes(project), "semantic": semantic, "consumer_edges": tuple(edges)}
     return ExportInput(
         project=project.name,
         adapter_type=project.adapter_type,
@@ -81,7 +107,27 @@ def export_input(project: DbtProject, lineages: dict[str, ModelLineage]) -> Expo
         generated_at=project.generated_at,
         relations=project.nodes,
         lineages=lineages,
+        **extra,
     )
+
+
+def consumer_nodes(project: DbtProject) -> dict[str, ConsumerNode]:
+    """Every consumer of ``project`` with what it reads, keyed by unique id."""
+    owners = measure_owners(project)
+    out: dict[str, ConsumerNode] = {}
+    for uid, sm in project.semantic_models.items():
+        out[uid] = ConsumerNode(unique_id=uid, kind="semantic_model", name=sm.name, description=sm.description,
+                                detail=(sm.model or "").rsplit(".", 1)[-1], depends_on=(sm.model,) if sm.model else ())  # fmt: skip
+    for uid, m in project.metrics.items():
+        reads = [owners[n] for n in m.measures if n in owners] + list(m.metrics)
+        out[uid] = ConsumerNode(unique_id=uid, kind="metric", name=m.name, label=m.label, description=m.description,
+                                detail=m.type or "", depends_on=tuple(dict.fromkeys(reads)))  # fmt: skip
+    for uid, e in project.exposures.items():
+        out[uid] = ConsumerNode(unique_id=uid, kind="exposure", name=e.name, label=e.label, description=e.description,
+                                detail=e.type or "", depends_on=e.depends_on)  # fmt: skip
+    for uid, q in project.saved_queries.items():
+        out[uid] = ConsumerNode(unique_id=uid, kind="saved_query", name=q.name, description=q.description, depends_on=q.depends_on)
+    return out
 
 
 # --------------------------------------------------------------------------- naming

@@ -6,6 +6,10 @@ Everything comes from the build's own relationships: a node's properties from it
 a column's from its ``HAS`` (including the analysis's kind, expression, resolved flag and
 reason), edges from ``FEEDS``, ``CONDITIONS`` and ``DEPENDS_ON`` of that build.
 
+With ``consumers``, the build's semantic models, metrics, exposures and saved queries are read
+from the records their ``DEFINES`` keep, and the semantic models' expressions analyzed over the
+build's model columns, as the build did.
+
 What the graph does not keep: columns declared in YAML that a model's SQL does not produce
 (a model's columns are the analysis's), and the file a model's compiled SQL was read from.
 """
@@ -25,15 +29,24 @@ from catalog.analyze.records import (
     ModelLineage,
     ModelStatus,
 )
-from catalog.export.openlineage import ExportInput
-from catalog.extract import DbtColumn, DbtNode
+from catalog.export.openlineage import ExportInput, consumer_nodes
+from catalog.extract import DbtColumn, DbtExposure, DbtMetric, DbtNode, DbtProject, DbtSavedQuery, DbtSemanticModel
 from catalog.query import Catalog
 
 ANALYZED = ("model", "snapshot")
 
 
-def stored_export_input(catalog: Catalog) -> ExportInput:
-    """The export's input from the build ``catalog`` reads (its project and build)."""
+CONSUMER_RECORDS = {
+    "semantic_model": ("semantic_models", DbtSemanticModel),
+    "metric": ("metrics", DbtMetric),
+    "exposure": ("exposures", DbtExposure),
+    "saved_query": ("saved_queries", DbtSavedQuery),
+}
+
+
+def stored_export_input(catalog: Catalog, *, consumers: bool = False) -> ExportInput:
+    """The export's input from the build ``catalog`` reads (its project and build); with
+    ``consumers``, its semantic models, metrics, exposures and saved queries too."""
     graph, project, build_id = catalog.graph, catalog.project, catalog.build_id
     build = graph.read("read/find_build", project=project, build_id=build_id)[0]["build"]
     models = graph.read("read/list_model_properties", project=project, build_id=build_id)
@@ -71,7 +84,7 @@ def stored_export_input(catalog: Catalog) -> ExportInput:
                     sorted(conditions.get(uid, []), key=lambda x: (x.column.unique_id, x.column.column, x.clause.value))
                 ),
             )
-    return ExportInput(
+    data = ExportInput(
         project=project,
         adapter_type=build.get("adapter_type") or build.get("dialect") or "",
         dialect=build.get("dialect") or "",
@@ -80,6 +93,25 @@ def stored_export_input(catalog: Catalog) -> ExportInput:
         relations=relations,
         lineages=lineages,
     )
+    return _with_consumers(catalog, data) if consumers else data
+
+
+def _with_consumers(catalog: Catalog, data: ExportInput) -> ExportInput:
+    from catalog.analyze.semantic import semantic_lineage
+
+    tables: dict[str, dict[str, Any]] = {table: {} for table, _ in CONSUMER_RECORDS.values()}
+    for r in catalog.graph.read("read/list_build_consumers", project=catalog.project, build_id=catalog.build_id):
+        table, record = CONSUMER_RECORDS.get(r["resource_type"], (None, None))
+        if table is not None and r["record"]:
+            tables[table][r["unique_id"]] = record.model_validate_json(r["record"])
+    if not any(tables.values()):
+        return data
+    project = DbtProject(
+        name=data.project, target_dir="", adapter_type=data.adapter_type, dialect=data.dialect, dbt_version=None,
+        generated_at=data.generated_at, manifest_sha256="", catalog_sha256=None, nodes=data.relations, **tables,
+    )  # fmt: skip
+    semantic, edges = semantic_lineage(project, data.lineages)
+    return data.model_copy(update={"consumers": consumer_nodes(project), "semantic": semantic, "consumer_edges": tuple(edges)})
 
 
 def _node(m: dict[str, Any], columns: list[dict[str, Any]], depends_on: list[str]) -> DbtNode:

@@ -33,11 +33,21 @@
     }
     var d = D.deps;
     for (i = 0; i < d.length; i += 2) { depUp[d[i]].push(d[i + 1]); depDown[d[i + 1]].push(d[i]); }
+    // the consumers: a column into a consumer node, a consumer node into another
+    var usesOf = [], nodeUsesDown = [], useType = new Map(), u = D.uses || [], nu = D.node_uses || [];
+    for (i = 0; i < u.length; i += 3) {
+      (usesOf[u[i]] || (usesOf[u[i]] = [])).push(COUNT + u[i + 1]);
+      useType.set(u[i] + ' ' + (COUNT + u[i + 1]), D.use_types[u[i + 2]]);
+    }
+    for (i = 0; i < nu.length; i += 3) {
+      (nodeUsesDown[nu[i]] || (nodeUsesDown[nu[i]] = [])).push(COUNT + nu[i + 1]);
+      useType.set((COUNT + nu[i]) + ' ' + (COUNT + nu[i + 1]), D.use_types[nu[i + 2]]);
+    }
     var byKey = Object.create(null), byNode = Object.create(null);
     for (i = 0; i < COUNT; i++) byKey[colKey(i)] = i;
     for (i = 0; i < N.length; i++) byNode[N[i][2]] = i;
     idx = { up: up, down: down, nodeCols: nodeCols, condsOf: condsOf, condsOn: condsOn, depUp: depUp,
-            depDown: depDown, byKey: byKey, byNode: byNode };
+            depDown: depDown, byKey: byKey, byNode: byNode, usesOf: usesOf, nodeUsesDown: nodeUsesDown, useType: useType };
     return idx;
   }
   function colKey(i) { return N[CN[i]][2] + '.' + CM[i]; }
@@ -191,10 +201,17 @@
   function columnLineage(focus, depth, withConditions) {
     var ix = index();
     var ups = bfs(focus, function (c) { return ix.up[c]; }, depth);
-    var downs = bfs(focus, function (c) { return ix.down[c]; }, depth);
-    var cols = new Set([...ups.seen.keys(), ...downs.seen.keys()]);
-    var edges = ups.edges.map(function (e) { return [e[1], e[0]]; }).concat(downs.edges);
+    // downstream walks columns, then the consumers they feed: an item >= COUNT is node item - COUNT
+    var downs = bfs(focus, function (c) {
+      if (c >= COUNT) return ix.nodeUsesDown[c - COUNT];
+      var into = ix.usesOf[c];
+      return into ? (ix.down[c] || []).concat(into) : ix.down[c];
+    }, depth);
+    var cols = new Set([...ups.seen.keys(), ...downs.seen.keys()].filter(function (c) { return c < COUNT; }));
+    var edges = ups.edges.map(function (e) { return [e[1], e[0]]; }).concat(downs.edges.filter(function (e) { return e[1] < COUNT; }));
+    var uses = downs.edges.filter(function (e) { return e[1] >= COUNT; });
     var conds = [], extraNodes = new Set();
+    uses.forEach(function (e) { extraNodes.add(e[1] - COUNT); });
     if (withConditions) {
       var nodesWithCols = new Set([...cols].map(function (c) { return CN[c]; }));
       var seenCond = new Set();
@@ -208,7 +225,7 @@
       cols.forEach(function (c) { (ix.condsOf[c] || []).forEach(function (p) { add(c, p[0], p[1]); }); });
       conds.forEach(function (x) { cols.add(x[0]); if (!nodesWithCols.has(x[1])) extraNodes.add(x[1]); });
     }
-    return { cols: cols, edges: edges, conds: conds, extraNodes: extraNodes };
+    return { cols: cols, edges: edges, conds: conds, extraNodes: extraNodes, uses: uses };
   }
 
   // ------------------------------------------------------------------ drawing
@@ -275,7 +292,7 @@
     g.setDefaultEdgeLabel(function () { return {}; });
     byNode.forEach(function (cols, n) {
       cols.sort(function (a, b) { return a - b; });
-      var width = N[n][1].length + 6;
+      var width = Math.max(N[n][1].length + 6, Math.ceil((N[n][0].length + N[n][5].length + 3) * 0.9));
       cols.forEach(function (c) { width = Math.max(width, CM[c].length + (colType(c) ? colType(c).length + 3 : 0) + 3); });
       var more = ix.nodeCols[n].length - cols.length;
       g.setNode(String(n), { width: Math.min(520, width * CHAR + 2 * PAD), height: HEAD + cols.length * ROW + (more > 0 ? ROW : 0) + 6,
@@ -284,6 +301,8 @@
     lin.edges.forEach(function (e) { if (CN[e[0]] !== CN[e[1]]) g.setEdge(String(CN[e[0]]), String(CN[e[1]])); });
     lin.conds.forEach(function (x) { if (CN[x[0]] !== x[1]) g.setEdge(String(CN[x[0]]), String(x[1])); });
     (lin.deps || []).forEach(function (e) { g.setEdge(String(e[0]), String(e[1])); });
+    function owner(item) { return item < COUNT ? CN[item] : item - COUNT; }
+    (lin.uses || []).forEach(function (e) { g.setEdge(String(owner(e[0])), String(owner(e[1]))); });
     dagre.layout(g);
     var gg = g.graph();
     var svg = el('svg', { width: Math.max(gg.width, 200), height: Math.max(gg.height, 100), id: 'lineage' });
@@ -343,6 +362,14 @@
       var p = el('path', { d: curve(a.x + a.w, a.y + HEAD / 2, b.x, b.y + HEAD / 2), 'class': 'edge dep' }, edgeLayer);
       p.dataset.from = N[e[0]][2]; p.dataset.to = N[e[1]][2];
     });
+    (lin.uses || []).forEach(function (e) {
+      var a = box.get(owner(e[0])), b = box.get(owner(e[1])), type = ix.useType.get(e[0] + ' ' + e[1]) || '';
+      var y1 = e[0] < COUNT ? rowY.get(e[0]) : a.y + HEAD / 2;
+      var p = el('path', { d: curve(a.x + a.w, y1, b.x, b.y + HEAD / 2), 'class': 'edge use' }, edgeLayer);
+      var from = e[0] < COUNT ? colKey(e[0]) : N[e[0] - COUNT][2], fromLabel = e[0] < COUNT ? colLabel(e[0]) : N[e[0] - COUNT][1];
+      p.dataset.from = from; p.dataset.to = N[e[1] - COUNT][2]; p.dataset.type = type;
+      title(p, fromLabel + ' \u2192 ' + N[e[1] - COUNT][1] + ' (' + N[e[1] - COUNT][0] + ', ' + type + ')');
+    });
     graphEl.appendChild(svg);
     // re-centre on the selection
     var fb = focusCol !== null ? box.get(CN[focusCol]) : box.get(focusNode);
@@ -401,8 +428,10 @@
     if (N[n][3] && N[n][3] !== 'resolved') field(dl, 'model ' + N[n][3], N[n][4]);
     links(dl, 'upstream', (ix.up[c] || []).map(function (u) { return [colLabel(u), { col: colKey(u) }]; }));
     links(dl, 'downstream', (ix.down[c] || []).map(function (d) { return [colLabel(d), { col: colKey(d) }, colType(d)]; }));
+    links(dl, 'used by', (ix.usesOf[c] || []).map(function (d) { return [N[d - COUNT][1], { model: N[d - COUNT][2] }, N[d - COUNT][0]]; }));
     links(dl, 'used in conditions of', (ix.condsOf[c] || []).map(function (p) { return [N[p[0]][1], { model: N[p[0]][2] }, CLAUSES[p[1]]]; }));
-    field(dl, 'drawn', lin.cols.size + ' columns, ' + lin.edges.length + ' edges' + (lin.conds.length ? ', ' + lin.conds.length + ' conditions' : ''));
+    field(dl, 'drawn', lin.cols.size + ' columns, ' + lin.edges.length + ' edges' + (lin.conds.length ? ', ' + lin.conds.length + ' conditions' : '') +
+          (lin.uses.length ? ', ' + new Set(lin.uses.map(function (e) { return e[1]; })).size + ' metrics, exposures and other consumers' : ''));
   }
   function showNode(n) {
     var ix = index();
@@ -436,6 +465,13 @@
     span.appendChild(document.createTextNode(' ' + t));
     legend.appendChild(span);
   });
+  if ((D.uses || []).length) {
+    var span = document.createElement('span'), s = el('svg', { width: 28, height: 8 });
+    el('path', { d: 'M0,4 L28,4', 'class': 'edge use' }, s);
+    span.appendChild(s);
+    span.appendChild(document.createTextNode(' into a metric or exposure'));
+    legend.appendChild(span);
+  }
   window.catalogExplorer = { search: search, go: go, data: D };
   if (location.hash) render();
 })();

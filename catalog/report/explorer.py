@@ -15,6 +15,12 @@ flat arrays so that 5,000 models stay a few megabytes:
 - ``feeds``: ``[up, down, ...]`` column index pairs (the edge's type and expression are the
   downstream column's); ``conds``: ``[column, node, clause, ...]`` (``clause`` indexes
   ``clauses``); ``deps``: ``[child, parent, ...]`` node index pairs.
+- The consumers (when the input has them): semantic models are nodes with columns (their
+  entities, dimensions and measures, fed by their model's columns through ``feeds``); metrics,
+  exposures and saved queries are nodes without columns. ``uses``: ``[column, node, type, ...]``
+  a column into a consumer (a measure into its metric, a model column into an exposure);
+  ``node_uses``: ``[up, down, type, ...]`` a metric into a metric, exposure or saved query;
+  ``type`` indexes ``use_types``. A consumer's ``deps`` are what it reads.
 """
 
 from __future__ import annotations
@@ -60,7 +66,12 @@ def _explorer_data(data: ExportInput) -> dict[str, Any]:
             rel = data.relations.get(uid)
             lin = data.lineages.get(uid)
             node_index[uid] = len(nodes)
-            if rel is None:
+            con = data.consumers.get(uid)
+            if con is not None:
+                lin = data.semantic.get(uid)
+                nodes.append([con.kind, con.name, uid, lin.status.value if lin else "", (lin.reason or "") if lin else "",
+                              con.detail, con.description or con.label or ""])  # fmt: skip
+            elif rel is None:
                 nodes.append(["relation", uid, uid, "", "", "", ""])
             else:
                 nodes.append([
@@ -95,10 +106,19 @@ def _explorer_data(data: ExportInput) -> dict[str, Any]:
         else:
             for c in rel.columns:
                 column(uid, c.name, -1, c.data_type)
+    for uid in sorted(data.consumers):
+        node(uid)
+        lin = data.semantic.get(uid)
+        for c in lin.columns if lin is not None else ():
+            i = column(uid, c.name, kind_index[c.kind])
+            if c.expr != c.name:
+                exprs[i] = c.expr
+            if not c.resolved:
+                unresolved[i] = c.reason or ""
     feeds: list[int] = []
     conds: list[int] = []
     deps: list[int] = []
-    for uid, lin in sorted(data.lineages.items()):
+    for uid, lin in sorted({**data.lineages, **data.semantic}.items()):
         for c in lin.columns:
             down = column(uid, c.name)
             for src in c.sources:
@@ -109,6 +129,23 @@ def _explorer_data(data: ExportInput) -> dict[str, Any]:
         for dep in sorted(set(rel.depends_on)):
             if dep != uid and dep in data.relations:
                 deps += [node(uid), node(dep)]
+    for uid, con in sorted(data.consumers.items()):
+        for dep in dict.fromkeys(con.depends_on):
+            if dep != uid and (dep in data.relations or dep in data.consumers):
+                deps += [node(uid), node(dep)]
+    uses: list[int] = []
+    node_uses: list[int] = []
+    use_types: dict[str, int] = {}
+    for up, down, kind, _expr in data.consumer_edges:
+        if down not in data.consumers:
+            continue
+        t = use_types.setdefault(kind, len(use_types))
+        if up in data.consumers:
+            node_uses += [node(up), node(down), t]
+        elif "." in up:
+            uid, name = up.rsplit(".", 1)
+            if (uid, name.lower()) in col_index:
+                uses += [column(uid, name), node(down), t]
     return {
         "project": data.project,
         "build": data.build_id,
@@ -124,6 +161,9 @@ def _explorer_data(data: ExportInput) -> dict[str, Any]:
         "feeds": feeds,
         "conds": conds,
         "deps": deps,
+        "uses": uses,
+        "node_uses": node_uses,
+        "use_types": list(use_types),
     }
 
 
@@ -192,6 +232,9 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaV
 svg text { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; font-size: 12px; }
 g.node rect.box { fill: #fff; stroke: #718096; stroke-width: 1.2; }
 g.node rect.head { fill: #e2e8f0; cursor: pointer; }
+g.node.semantic_model rect.head { fill: #bee3f8; } g.node.metric rect.head { fill: #feebc8; }
+g.node.exposure rect.head { fill: #fed7e2; } g.node.saved_query rect.head { fill: #e6fffa; }
+g.node.metric rect.box, g.node.exposure rect.box, g.node.saved_query rect.box { stroke-dasharray: 4 2; }
 g.node.source rect.head { fill: #c6f6d5; } g.node.seed rect.head { fill: #fefcbf; } g.node.snapshot rect.head { fill: #e9d8fd; }
 g.node.failed rect.box { stroke: #c53030; stroke-width: 2.4; } g.node.failed rect.head { fill: #fed7d7; }
 g.node.partial rect.box, g.node.unresolved rect.box { stroke: #d69e2e; stroke-width: 2; }
@@ -210,6 +253,7 @@ path.t-unknown { stroke: #c53030; stroke-dasharray: 1 4; }
 path.unresolved { stroke: #c53030; }
 path.cond { stroke: #805ad5; stroke-dasharray: 5 4; stroke-width: 1.3; }
 path.dep { stroke: #a0aec0; stroke-width: 1.4; }
+path.use { stroke: #d53f8c; stroke-width: 1.8; stroke-dasharray: 6 2 1 2; }
 """
 
 PAGE = """<!DOCTYPE html>
@@ -223,13 +267,13 @@ PAGE = """<!DOCTYPE html>
 <body>
 <header>
   <h1>{title}</h1>
-  <div id="search-box"><input id="search" type="search" placeholder="Search a model or column (fuzzy)…" autocomplete="off" spellcheck="false" aria-label="search">
+  <div id="search-box"><input id="search" type="search" placeholder="Search a model, column, metric or exposure (fuzzy)…" autocomplete="off" spellcheck="false" aria-label="search">
   <ul id="results" role="listbox"></ul></div>
   <label>depth <select id="depth"><option>1</option><option>2</option><option>3</option><option>5</option><option>10</option><option value="0" selected>all</option></select></label>
   <label><input id="conditions" type="checkbox"> conditions (where, join, group by…)</label>
   <span class="legend" id="legend"></span>
 </header>
-<main id="graph"><p class="hint">Type a model or column name above. Selecting a column draws where it comes from (left) and what it feeds (right); click a column to re-centre on it, a model's header to see all its columns, an edge to see its expression. The address keeps the selection: copy it to share.</p></main>
+<main id="graph"><p class="hint">Type a model, column, metric or exposure name above. Selecting a column draws where it comes from (left) and what it feeds (right), down to metrics and exposures; click a column to re-centre on it, a model's header to see all its columns, an edge to see its expression. The address keeps the selection: copy it to share.</p></main>
 <aside id="details"></aside>
 <script type="application/json" id="catalog-data">{data}</script>
 <script>{dagre}</script>

@@ -42,8 +42,10 @@ def test_stored_build_gives_the_page_of_its_artifacts(build, project_name, examp
     assert (stored["project"], stored["build"]) == (project_name, build_id)
 
     project = load_project(example)
-    from_artifacts = json.loads(json.dumps(explorer_data(export_input(project, analyze_project(project, jobs=1)))))
+    from_artifacts = json.loads(json.dumps(explorer_data(export_input(project, analyze_project(project, jobs=1), consumers=True))))
     assert _without_identity(stored) == _without_identity(from_artifacts)
+    kinds = {n[0] for n in stored["nodes"]}
+    assert {"semantic_model", "metric", "exposure"} <= kinds and stored["uses"] and stored["node_uses"]
 
 
 def test_report_links_every_column_to_the_explorer(build, project_name, example, neo4j_env, tmp_path):
