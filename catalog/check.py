@@ -257,7 +257,7 @@ class _Checker:
                 continue
             kinds = self._doc_changes(before, node, name)
             if kinds:
-                a, b = _column(before, name), _column(node, name)
+                b = _column(node, name)
                 detail = "PII tag " + ("added" if b and is_pii(b.tags, b.meta) else "removed") if "pii_tag" in kinds else ""
                 out.append(self._finding(node, name, kinds, detail, None))
         return out
