@@ -43,6 +43,7 @@ from catalog.extract import (
     load_project,
     read_compiled_file,
 )
+from catalog.idents import typed
 from catalog.memory import paused_gc
 from catalog.store import cypher
 from catalog.store.consumers import write_consumers
@@ -119,9 +120,10 @@ def fingerprints(project: DbtProject) -> dict[str, Fingerprint]:
     catalog_cols: dict[str, str | None] = {}
     all_cols: dict[str, str] = {}
     for uid, n in project.nodes.items():
-        real = [(c.name.lower(), c.data_type) for c in n.columns if c.in_catalog]
+        names = [c.key_name(project.dialect) for c in n.columns]
+        real = [(name, c.data_type) for name, c in zip(names, n.columns) if c.in_catalog]
         catalog_cols[uid] = _sha(real) if real else None
-        all_cols[uid] = _sha([c.name.lower() for c in n.columns])
+        all_cols[uid] = _sha(names)
     base = (ANALYZER_VERSION, sqlglot.__version__, project.dialect)
     for node in project.nodes.values():
         if node.resource_type in ("source", "seed"):
@@ -194,14 +196,16 @@ def _column_identity(project: str, unique_id: str, model_name: str, column: str)
         "project": project,
         "unique_id": unique_id,
         "model_name": model_name,
-        "name": column.lower(),
+        "name": typed(column),
     }
 
 
-def _column_props(col: DbtColumn, position: int) -> dict[str, Any]:
-    """A column's properties in one build (on its HAS relationship); empty values are left out."""
+def _column_props(col: DbtColumn, name: str, position: int) -> dict[str, Any]:
+    """A column's properties in one build (on its HAS relationship); empty values are left out.
+    ``name``: the column's name (:mod:`catalog.idents`); the warehouse's spelling is kept
+    as ``display_name`` when it differs (``ORDER_ID``, or ``ID`` named ``"ID"``)."""
     return _present({
-        "display_name": col.name if col.name != col.name.lower() else None,
+        "display_name": col.name if col.name != name else None,
         "position": position,
         "data_type": col.data_type or None,
         "description": col.description or None,
@@ -894,15 +898,18 @@ class _Writer:
     ) -> None:
         """The model's HAS relationships, with each column's properties of this build; a
         column's position is its place in ``names`` (the model's columns in order) and
-        ``lineage`` gives, per lower-case name, the analysis's kind, expr, resolved and reason."""
+        ``lineage`` gives, per name, the analysis's kind, expr, resolved and reason (names as
+        :mod:`catalog.idents` writes them)."""
         node = self.project.nodes[uid]
         mkey = self._mkey(uid)
-        documented = {c.name.lower(): c for c in node.columns}
+        dialect = self.project.dialect
+        documented = {c.key_name(dialect): c for c in node.columns}
         for i, col in enumerate(names):
-            c = documented.get(col.lower())
-            props = _column_props(c, i) if c is not None else {"position": i}
-            if lineage and col.lower() in lineage:
-                props.update(lineage[col.lower()])
+            col = typed(col)
+            c = documented.get(col)
+            props = _column_props(c, col, i) if c is not None else {"position": i}
+            if lineage and col in lineage:
+                props.update(lineage[col])
             identity = self._column_identity(uid, col)
             desired[("has", mkey, identity["key"])] = {
                 "row": {"model": mkey, "key": identity["key"], "node": identity, "props": props},
@@ -913,11 +920,12 @@ class _Writer:
         node = self.project.nodes[uid]
         mkey = self._mkey(uid)
         if node.resource_type in ("source", "seed"):
-            self._desired_columns(uid, [c.name for c in node.columns], desired)
+            self._desired_columns(uid, [c.key_name(self.project.dialect) for c in node.columns], desired)
             return
         lin = self.lineages[uid]
         analyzed = {c.name: _column_lineage_props(c) for c in lin.columns}
-        self._desired_columns(uid, [c.name for c in lin.columns] or [c.name for c in node.columns], desired, analyzed)
+        names = [c.name for c in lin.columns] or [c.key_name(self.project.dialect) for c in node.columns]
+        self._desired_columns(uid, names, desired, analyzed)
         for c in lin.columns:
             down = self._ckey(uid, c.name)
             kind = _VALUE[c.kind]

@@ -236,7 +236,7 @@ class _Checker:
         return out
 
     def _doc_changes(self, before: DbtNode, node: DbtNode, name: str) -> tuple[str, ...]:
-        a, b = _column(before, name), _column(node, name)
+        a, b = before.column(name, self.old.dialect), node.column(name, self.new.dialect)
         if a is None or b is None:
             return ()
         kinds = []
@@ -252,12 +252,12 @@ class _Checker:
             return []
         out = []
         for c in node.columns:
-            name = c.name.lower()
+            name = c.key_name(self.new.dialect)
             if name in skip:
                 continue
             kinds = self._doc_changes(before, node, name)
             if kinds:
-                b = _column(node, name)
+                b = node.column(name, self.new.dialect)
                 detail = "PII tag " + ("added" if b and is_pii(b.tags, b.meta) else "removed") if "pii_tag" in kinds else ""
                 out.append(self._finding(node, name, kinds, detail, None))
         return out
@@ -325,7 +325,9 @@ class _Checker:
     def _policy_findings(self) -> list[Finding]:
         before = _pii_reach(self.old, self.old_graph)
         after = _pii_reach(self.new, self.new_graph)
-        was_pii = {column_key(n.unique_id, c.name) for n in self.old.nodes.values() for c in n.columns if is_pii(c.tags, c.meta)}
+        was_pii = {
+            column_key(n.unique_id, c.key_name(self.old.dialect)) for n in self.old.nodes.values() for c in n.columns if is_pii(c.tags, c.meta)
+        }
         out = []
         for key in sorted(after):
             if key not in was_pii:  # newly tagged: a documentation change, not a new flow
@@ -373,10 +375,6 @@ def _found(
 _PII_TAGS = ("pii", "sensitive", "personal")
 
 
-def _column(node: DbtNode, name: str) -> DbtColumn | None:
-    return next((c for c in node.columns if c.name.lower() == name.lower()), None)
-
-
 def _meta(c: DbtColumn) -> dict[str, Any]:
     return {k: v for k, v in c.meta.items() if str(k).lower() not in ("contains_pii", "pii", "is_pii")}
 
@@ -418,7 +416,7 @@ def _pii_reach(project: DbtProject, graph: LineageGraph) -> dict[str, dict[str, 
         for c in node.columns:
             if not is_pii(c.tags, c.meta):
                 continue
-            key = column_key(node.unique_id, c.name)
+            key = column_key(node.unique_id, c.key_name(project.dialect))
             targets = {}
             for down, path in graph.walk(key, False).items():
                 owner = graph.column_model.get(down, down)
@@ -426,7 +424,7 @@ def _pii_reach(project: DbtProject, graph: LineageGraph) -> dict[str, dict[str, 
                 if owner.startswith("exposure."):
                     targets[down] = path
                 elif target is not None:
-                    col = _column(target, graph.column_name[down])
+                    col = target.column(graph.column_name[down], project.dialect)
                     tagged = col is not None and is_pii(col.tags, col.meta)
                     if not tagged or target.access == "public" or target.contract_enforced:
                         targets[down] = path

@@ -28,6 +28,7 @@ from typing import Any, Iterable, Mapping
 
 from catalog.analyze.records import ColumnKind, ConditionClause, ModelLineage
 from catalog.errors import CatalogError
+from catalog.idents import typed, typed_key
 
 
 @dataclass(frozen=True)
@@ -58,9 +59,9 @@ def _model_facts(raw: Mapping[str, Any]) -> ModelFacts:
         ups = col.get("sources")
         if ups is None:
             ups = col.get("upstream") or []
-        columns[name.lower()] = ColumnFacts(_type(col), frozenset(u.lower() for u in ups))
+        columns[typed(name)] = ColumnFacts(_type(col), frozenset(typed_key(u) for u in ups))
     conditions = frozenset(
-        (str(c["column"]).lower(), str(c["clause"]).lower()) for c in raw.get("conditions") or []
+        (typed_key(str(c["column"])), str(c["clause"]).lower()) for c in raw.get("conditions") or []
     )
     return ModelFacts(columns, conditions)
 
@@ -136,9 +137,9 @@ def from_lineages(lineages: Mapping[str, ModelLineage]) -> Lineage:
     facts: Lineage = {}
     for uid, m in lineages.items():
         columns = {
-            c.name.lower(): ColumnFacts(c.kind.value, frozenset(s.key.lower() for s in c.sources)) for c in m.columns
+            typed(c.name): ColumnFacts(c.kind.value, frozenset(typed_key(s.key) for s in c.sources)) for c in m.columns
         }
-        conditions = frozenset((c.column.key.lower(), c.clause.value) for c in m.conditions)
+        conditions = frozenset((typed_key(c.column.key), c.clause.value) for c in m.conditions)
         facts[uid] = ModelFacts(columns, conditions)
     return facts
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from catalog.artifacts import Catalog, ManifestNode, find_target_dir, load_catalog, load_manifest
 from catalog.errors import ArtifactError
+from catalog.idents import column_name, typed
 from catalog.memory import paused_gc
 
 LINEAGE_TYPES = ("model", "seed", "snapshot", "source")
@@ -92,6 +93,12 @@ class DbtColumn:
     meta: dict[str, Any] = field(default_factory=dict)
     in_catalog: bool = False  # False: only declared in YAML
     declared: bool = False  # True: declared in YAML
+    quoted: bool = False  # declared with ``quote: true``
+
+    def key_name(self, dialect: str | None) -> str:
+        """The column's one name (:mod:`catalog.idents`): catalog.json's as the database stores
+        it, a YAML name as SQL reads it (unquoted, unless ``quote: true``)."""
+        return column_name(self.name, dialect, quoted=self.in_catalog or self.quoted)
 
 
 class DbtNode(BaseModel):
@@ -121,6 +128,15 @@ class DbtNode(BaseModel):
     access: str | None = None
     contract_enforced: bool = False  # config.contract.enforced
     path: str | None = None
+
+    def column(self, name: str, dialect: str | None) -> DbtColumn | None:
+        """Its column of that name (as :mod:`catalog.idents` writes names)."""
+        wanted = typed(name)
+        return next((c for c in self.columns if c.key_name(dialect) == wanted), None)
+
+    def catalog_types(self, dialect: str | None) -> dict[str, str]:
+        """catalog.json's data type of each of its columns, by name, lower case."""
+        return {c.key_name(dialect): (c.data_type or "").lower() for c in self.columns if c.in_catalog}
 
     @property
     def is_ephemeral(self) -> bool:
@@ -251,7 +267,7 @@ def _load_project(path: Path, dialect: str | None, manifest_bytes: bytes | None,
         if raw.resource_type not in LINEAGE_TYPES:
             continue
         table = catalog.sources.get(raw.unique_id) if raw.resource_type == "source" else catalog.nodes.get(raw.unique_id)
-        nodes[raw.unique_id] = _node(raw, table, target)
+        nodes[raw.unique_id] = _node(raw, table, target, dialect)
     metadata = manifest.metadata
     consumers = _consumers(manifest)
     del manifest, catalog  # freed before the project's records are made: a lower peak
@@ -355,18 +371,20 @@ def measure_owners(project: DbtProject) -> dict[str, str]:
     return out
 
 
-def _node(raw: ManifestNode, table, target: Path) -> dict[str, Any]:
-    """The fields of a :class:`DbtNode`."""
-    declared = {name.lower(): col for name, col in raw.columns.items()}
+def _node(raw: ManifestNode, table, target: Path, dialect: str) -> dict[str, Any]:
+    """The fields of a :class:`DbtNode`. A YAML column documents the catalog.json column of
+    its name (names compared as the dialect compares them, see :mod:`catalog.idents`)."""
+    declared = {column_name(col.name, dialect, bool(col.quote)): col for col in raw.columns.values()}
     columns: list[dict[str, Any]] = []
     seen: set[str] = set()
     if table is not None:
         for col in sorted(table.columns.values(), key=lambda c: c.index):
-            doc = declared.get(col.name.lower())
+            key = column_name(col.name, dialect, quoted=True)
+            doc = declared.get(key)
             columns.append(_column(col.name, col.type, doc, in_catalog=True))
-            seen.add(col.name.lower())
-    for low, doc in declared.items():
-        if low not in seen:
+            seen.add(key)
+    for key, doc in declared.items():
+        if key not in seen:
             columns.append(_column(doc.name, doc.data_type, doc, in_catalog=False))
     sql, origin, compiled_path = _sql(raw, target)
     config_tags = raw.config.tags if isinstance(raw.config.tags, list) else [raw.config.tags]
@@ -406,6 +424,7 @@ def _column(name: str, data_type: str | None, doc, in_catalog: bool) -> dict[str
         meta=doc.meta if doc else {},
         in_catalog=in_catalog,
         declared=doc is not None,
+        quoted=bool(doc.quote) if doc is not None else False,
     )
 
 

@@ -37,6 +37,7 @@ from catalog.analyze.project import analyze_project
 from catalog.analyze.records import ModelLineage, ModelStatus, column_key
 from catalog.errors import NotFound
 from catalog.extract import DbtNode, DbtProject
+from catalog.idents import typed
 from catalog.memory import paused_gc
 from catalog.query import Catalog, column_splits, suggest
 from catalog.store.keys import quote_column, short_label, unscoped_key
@@ -253,13 +254,13 @@ class LineageGraph:
         key = column_key(uid, name)
         if key not in self.column_model:
             self.column_model[key] = uid
-            self.column_name[key] = name.lower()
+            self.column_name[key] = typed(name)
         return key
 
     # ------------------------------------------------------------------ names
     def resolve(self, text: str) -> str:
         """A user's column name (as for ``catalog impact``) -> column id."""
-        splits = column_splits(text)
+        splits = column_splits(text, self.project.dialect)
         if not splits:
             raise NotFound(f"{text!r}: name a column as MODEL.COLUMN (for example orders.amount)")
         forms: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -274,7 +275,7 @@ class LineageGraph:
             names = ", ".join(sorted(f"{self.column_model[k]}.{quote_column(self.column_name[k])}" for k in hits))
             raise NotFound(f"{text!r} is ambiguous; name one of: {names}")
         labels = {f"{model}.{quote_column(name)}": (model, name) for model, name in forms}
-        raise NotFound(f"no column {text!r} in project {self.project.name!r}{suggest(text, labels)}")
+        raise NotFound(f"no column {text!r} in project {self.project.name!r}{suggest(text, labels, self.project.dialect)}")
 
     # ------------------------------------------------------------------ closure
     def prune(self, start_keys: Iterable[str]) -> list[PrunedModel]:
@@ -422,7 +423,7 @@ def diff_state(
                 if not names:
                     opaque.append(uid)
                 continue
-            found, rows = _model_changes(before, old_lineages.get(uid), node, lin)
+            found, rows = _model_changes(before, old_lineages.get(uid), node, lin, new.dialect)
             if rows:
                 start.update(column_key(uid, n) for n in names)
             else:
@@ -434,10 +435,10 @@ def diff_state(
             elif _sql_text(before.sql) != _sql_text(node.sql):
                 unaffected.append(uid)
         elif node.resource_type in ("seed", "source") and before is not None:
-            found = _relation_changes(before, node)
+            found = _relation_changes(before, node, new.dialect)
             if uid in new_seeds and uid in old_seeds and new_seeds[uid] != old_seeds[uid]:
                 found.append(ColumnChange(column="*", change="rows", detail="seed file changed"))
-                start.update(column_key(uid, c.name) for c in node.columns)
+                start.update(column_key(uid, c.key_name(new.dialect)) for c in node.columns)
             if found:
                 changes[uid] = found
                 start.update(column_key(uid, c.column) for c in found if c.change in ("added", "modified"))
@@ -552,6 +553,7 @@ def _model_changes(
     old_lin: ModelLineage | None,
     node: DbtNode,
     new_lin: ModelLineage | None,
+    dialect: str,
 ) -> tuple[list[ColumnChange], bool]:
     """The changes of one model, and whether its rows changed (then all columns change)."""
     old_cols = {c.name: c for c in old_lin.columns} if old_lin else {}
@@ -574,8 +576,7 @@ def _model_changes(
         why = problem or "the analysis failed"
         return found + [ColumnChange(column="*", change="rows", detail=f"SQL changed and could not be compared: {why}")], True
 
-    old_types = {c.name.lower(): (c.data_type or "").lower() for c in before.columns if c.in_catalog}
-    new_types = {c.name.lower(): (c.data_type or "").lower() for c in node.columns if c.in_catalog}
+    old_types, new_types = before.catalog_types(dialect), node.catalog_types(dialect)
     for name in sorted(set(old_cols) & set(new_cols)):
         a, b = old_cols[name], new_cols[name]
         what = []
@@ -618,10 +619,9 @@ def _model_changes(
     return found, bool(rows_why)
 
 
-def _relation_changes(before: DbtNode, node: DbtNode) -> list[ColumnChange]:
+def _relation_changes(before: DbtNode, node: DbtNode, dialect: str) -> list[ColumnChange]:
     """Seeds and sources: columns added, removed or retyped, when both catalogs know them."""
-    old_types = {c.name.lower(): (c.data_type or "").lower() for c in before.columns if c.in_catalog}
-    new_types = {c.name.lower(): (c.data_type or "").lower() for c in node.columns if c.in_catalog}
+    old_types, new_types = before.catalog_types(dialect), node.catalog_types(dialect)
     if not old_types or not new_types:
         return []
     found = [ColumnChange(column=n, change="added") for n in sorted(set(new_types) - set(old_types))]

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from catalog.errors import NotFound
+from catalog.idents import column_name
 from catalog.store.graph import Graph
 from catalog.store.keys import quote_column, split_quoted_column
 
@@ -108,6 +109,7 @@ class Catalog:
         self.project = project or self._only_project()
         build = self._build(build_id)
         self.build_id: int = build["id"]
+        self.dialect: str | None = build.get("dialect")  # how the build's column names compare
         self._columns: list[ColumnId] | None = None
         self._by_form: dict[str, list[ColumnId]] | None = None
 
@@ -142,7 +144,7 @@ class Catalog:
     def resolve(self, text: str) -> ColumnId:
         """``orders.amount``, ``shop.orders.amount`` (a source), ``model.pkg.orders.amount``, or
         with the column in double quotes, taken exactly: ``orders."a.b"``, ``orders."ID"``."""
-        splits = column_splits(text)
+        splits = column_splits(text, self.dialect)
         if not splits:
             raise NotFound(f"{text!r}: name a column as MODEL.COLUMN (for example orders.amount)")
         # the fast path asks the graph for columns of that name (indexed); the full list of
@@ -164,7 +166,7 @@ class Catalog:
             names = ", ".join(sorted(f"{c.unique_id}.{quote_column(c.name)}" for c in unique.values()))
             raise NotFound(f"{text!r} is ambiguous; name one of: {names}")
         labels = {f"{model}.{quote_column(name)}": (model, name) for model, name in self._name_index()}
-        raise NotFound(f"no column {text!r} in project {self.project!r} (build {self.build_id}){suggest(text, labels)}")
+        raise NotFound(f"no column {text!r} in project {self.project!r} (build {self.build_id}){suggest(text, labels, self.dialect)}")
 
     def _name_index(self) -> dict[tuple[str, str], list[ColumnId]]:
         if self._by_form is None:
@@ -294,26 +296,26 @@ class Catalog:
         return [ConditionUse(**r) for r in rows]
 
 
-def column_splits(text: str) -> list[tuple[str, str]]:
+def column_splits(text: str, dialect: str | None = None) -> list[tuple[str, str]]:
     """The (model, column) a user's column name may mean, most likely first. The model part
-    is compared lower-case; a column in double quotes is taken exactly, else lower-case
-    (unquoted identifiers fold to lower case). Without quotes a column may hold dots
+    is compared lower-case; the column is named as SQL of the project's dialect names it
+    (:mod:`catalog.idents`): in double quotes it keeps its case where the dialect says so
+    (``orders."ID"`` in Postgres), unquoted it folds. Without quotes a column may hold dots
     (``orders.a.b``): the longest model part that names a model wins."""
     text = text.strip()
     quoted = split_quoted_column(text)
     if quoted is not None:
-        return [(quoted[0].lower(), quoted[1])] if quoted[0] else []
-    low = text.lower()
+        return [(quoted[0].lower(), column_name(quoted[1], dialect, quoted=True))] if quoted[0] else []
     splits: list[tuple[str, str]] = []
-    end = len(low)
-    while (dot := low.rfind(".", 0, end)) > 0:
-        if dot + 1 < len(low):
-            splits.append((low[:dot], low[dot + 1 :]))
+    end = len(text)
+    while (dot := text.rfind(".", 0, end)) > 0:
+        if dot + 1 < len(text):
+            splits.append((text[:dot].lower(), column_name(text[dot + 1 :], dialect)))
         end = dot
     return splits
 
 
-def suggest(text: str, labels: dict[str, tuple[str, str]]) -> str:
+def suggest(text: str, labels: dict[str, tuple[str, str]], dialect: str | None = None) -> str:
     """``; did you mean ...?`` with the closest of ``labels`` (names as users type them,
     mapped to their (model, column)), written so that they work when pasted back."""
     by_lower: dict[str, str] = {}
@@ -322,7 +324,7 @@ def suggest(text: str, labels: dict[str, tuple[str, str]]) -> str:
     close = difflib.get_close_matches(text.strip().lower(), list(by_lower), n=5, cutoff=0.6)
     if close:
         return f"; did you mean {', '.join(by_lower[c] for c in close)}?"
-    splits = column_splits(text)
+    splits = column_splits(text, dialect)
     model = splits[0][0] if splits else ""
     cols = sorted({quote_column(name) for m, name in labels.values() if m == model})
     return f"; {model} has: {', '.join(cols[:20])}" if cols else ""

@@ -65,8 +65,8 @@ class ConditionCollection:
             # ORDER BY <name> means the output column of that name before an input column
             for item in node.expressions:
                 col = item.this if isinstance(item, exp.Ordered) else item
-                if isinstance(col, exp.Column) and not col.table and col.name.lower() in out.cols:
-                    self.a._add_conditions(out.cols[col.name.lower()], clause)
+                if isinstance(col, exp.Column) and not col.table and self.a.col(col) in out.cols:
+                    self.a._add_conditions(out.cols[self.a.col(col)], clause)
                     by_output.add(id(col))
         for sub, _ in walk_value(node, self.windows):
             if isinstance(sub, exp.Column) and not isinstance(sub.this, exp.Star):

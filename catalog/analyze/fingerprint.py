@@ -17,9 +17,11 @@ from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 from sqlglot.optimizer.scope import Scope, build_scope
 
+from catalog.analyze.kinds import column_namer
 from catalog.analyze.records import Definitions
 from catalog.analyze.relations import RelationIndex
 from catalog.analyze.setops import left_chain
+from catalog.idents import typed
 
 TableColumns = Callable[[str], "set[str] | None"]  # a relation's known column names, or None
 
@@ -46,6 +48,7 @@ class _ModelFingerprint:
 
     def __init__(self, dialect: str, relations: RelationIndex, table_columns: TableColumns):
         self.dialect = dialect
+        self.col = column_namer(dialect)  # names as the analysis gives them (catalog.idents)
         self.relations = relations
         self.table_columns = table_columns
         self._d: dict[tuple[int, str], str] = {}
@@ -59,7 +62,7 @@ class _ModelFingerprint:
         root = build_scope(query)
         if root is None:
             raise ValueError("no query scope")
-        return Definitions(rows=self.rows(root), columns={n: self.value(n.lower(), root) for n in names})
+        return Definitions(rows=self.rows(root), columns={n: self.value(typed(n), root) for n in names})
 
     # ------------------------------------------------------------------ outputs of a scope
     @staticmethod
@@ -85,7 +88,7 @@ class _ModelFingerprint:
             if _is_star(p):
                 star = True
             else:
-                names.append(p.alias_or_name.lower())
+                names.append(self._own_name(p))
         self._n[id(scope)] = (names, star)
         return names, star
 
@@ -126,9 +129,9 @@ class _ModelFingerprint:
         the same whichever way it is written; anything else is its canonical expression."""
         projections = self._projections(scope)
         for p in projections:
-            if not _is_star(p) and p.alias_or_name.lower() == name:
+            if not _is_star(p) and self._own_name(p) == name:
                 inner = _unalias(p)
-                if isinstance(inner, exp.Column) and inner.name.lower() == name:
+                if isinstance(inner, exp.Column) and self.col(inner) == name:
                     return _h("pass", self._column_token(inner, scope, own=name))
                 return _h("col", self.canon(inner, scope, own=name), self._windows(scope))
         tokens: set[str] = set()
@@ -138,13 +141,13 @@ class _ModelFingerprint:
                 continue
             star = p.this if isinstance(p, exp.Column) else p
             args = {k: v for k, v in star.args.items() if v}
-            replaced = {r.alias_or_name.lower(): r for r in args.pop("replace", [])}
-            renamed = {r.alias_or_name.lower(): _unalias(r) for r in args.pop("rename", [])}
-            excluded = {c.name.lower() for c in args.pop("except_", []) if isinstance(c, exp.Column)}
+            replaced = {self._own_name(r): r for r in args.pop("replace", [])}
+            renamed = {self._own_name(r): _unalias(r) for r in args.pop("rename", [])}
+            excluded = {self.col(c) for c in args.pop("except_", []) if isinstance(c, exp.Column)}
             if name in replaced:  # * REPLACE (expr AS name)
                 return _h("col", self.canon(_unalias(replaced[name]), scope, own=name), self._windows(scope))
-            source_name = renamed[name].name.lower() if name in renamed and isinstance(renamed[name], exp.Column) else name
-            if source_name in excluded or (name not in renamed and name in {r.name.lower() for r in renamed.values() if isinstance(r, exp.Column)}):
+            source_name = self.col(renamed[name]) if name in renamed and isinstance(renamed[name], exp.Column) else name
+            if source_name in excluded or (name not in renamed and name in {self.col(r) for r in renamed.values() if isinstance(r, exp.Column)}):
                 continue  # * EXCLUDE (name), or renamed away by * RENAME
             table = p.table if isinstance(p, exp.Column) else ""
             sources = {table: scope.sources.get(table)} if table else {a: s for a, (_, s) in scope.selected_sources.items()}
@@ -180,7 +183,7 @@ class _ModelFingerprint:
         if index >= len(projections) or any(_is_star(p) for p in projections[: index + 1]):
             return _h("all", self.whole(scope))
         p = projections[index]
-        return _h("col", self.canon(_unalias(p), scope, own=p.alias_or_name.lower()), self._windows(scope))
+        return _h("col", self.canon(_unalias(p), scope, own=self._own_name(p)), self._windows(scope))
 
     def _windows(self, scope: Scope) -> str:
         windows = scope.expression.args.get("windows") if isinstance(scope.expression, exp.Select) else None
@@ -240,18 +243,18 @@ class _ModelFingerprint:
         """GROUP BY keys; ``GROUP BY 1`` and ``GROUP BY col`` naming a bare projection read the
         same, and ``GROUP BY ALL`` groups by every projection without an aggregate."""
         projections = self._projections(scope)
-        by_name = {p.alias_or_name.lower(): p for p in projections if not _is_star(p)}
+        by_name = {self._own_name(p): p for p in projections if not _is_star(p)}
         keys = []
         for g in group.expressions:
             p = None
             if isinstance(g, exp.Literal) and g.is_int and 0 < int(g.this) <= len(projections):
                 p = projections[int(g.this) - 1]
-            elif isinstance(g, exp.Column) and not g.table and g.name.lower() in by_name:
-                cand = by_name[g.name.lower()]
-                if isinstance(_unalias(cand), exp.Column) and _unalias(cand).name.lower() == g.name.lower():
+            elif isinstance(g, exp.Column) and not g.table and self.col(g) in by_name:
+                cand = by_name[self.col(g)]
+                if isinstance(_unalias(cand), exp.Column) and self.col(_unalias(cand)) == self.col(g):
                     p = cand
             if p is not None and not _is_star(p):
-                keys.append(self.canon(_unalias(p), scope, own=p.alias_or_name.lower()))
+                keys.append(self.canon(_unalias(p), scope, own=self._own_name(p)))
             else:
                 keys.append(self.canon(g, scope))
         for arg, value in sorted(group.args.items()):
@@ -320,8 +323,12 @@ class _ModelFingerprint:
             for orig, var in reversed(swapped):
                 var.replace(orig)
 
+    def _own_name(self, p: exp.Expression) -> str:
+        """A projection's output name: its alias, its column's, else sqlglot's."""
+        return self.col(p if isinstance(p, (exp.Alias, exp.Column)) else p.alias_or_name)
+
     def _column_token(self, col: exp.Column, scope: Scope, own: str | None) -> str:
-        name = col.name.lower()
+        name = self.col(col)
         table = col.table
         if table:
             src = scope.sources.get(table)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 from sqlglot import exp
 
 from catalog.analyze.records import ColumnKind
+from catalog.idents import namer
 
 if TYPE_CHECKING:
     from catalog.analyze.names import Source
@@ -19,10 +20,13 @@ DERIVED = ColumnKind.DERIVED
 SOURCE = ColumnKind.SOURCE
 UNKNOWN = ColumnKind.UNKNOWN
 
-# Columns known for a relation: ordered lower-case names, or None when unknown.
+# Columns known for a relation: ordered names (see catalog.idents), or None when unknown.
 ColumnsOf = Callable[[str], "list[str] | None"]
 
-Ref = tuple[str, str]  # (unique_id, lower-case column)
+Ref = tuple[str, str]  # (unique_id, column name as catalog.idents writes it)
+
+# The column name an identifier (or a column, an alias, a bare string) means in the dialect.
+ColumnNamer = Callable[["exp.Expression | str | None"], str]
 
 
 class Lin:
@@ -73,7 +77,46 @@ class Output:
 
 
 def lower(name: str) -> str:
+    """A relation, alias, CTE or window name, compared lower case (column names are not:
+    see :func:`column_namer`)."""
     return name.lower()
+
+
+def column_namer(dialect: str | None) -> ColumnNamer:
+    """How the analyzer names columns in ``dialect``: quoted identifiers keep their case where
+    the dialect says so, unquoted ones fold (:mod:`catalog.idents`)."""
+    name = namer(dialect)
+
+    def of(node: exp.Expression | str | None) -> str:
+        if node is None:
+            return ""
+        if isinstance(node, str):
+            return name(node, False)
+        if isinstance(node, exp.Column):
+            node = node.this
+        elif isinstance(node, exp.Alias):
+            node = node.args.get("alias")
+            if node is None:
+                return ""
+        if isinstance(node, exp.Identifier):
+            return name(node.this, bool(node.quoted))
+        return name(node.name, False)
+
+    return of
+
+
+def output_identifier(proj: exp.Expression) -> exp.Expression | str:
+    """What names a projection's output column: its alias, its column's identifier, a struct
+    field's, else sqlglot's output name."""
+    while isinstance(proj, exp.Cast):  # x::int is named x
+        proj = proj.this
+    if isinstance(proj, exp.Alias):
+        return proj.args.get("alias") or ""
+    if isinstance(proj, exp.Column):
+        return proj.this
+    if isinstance(proj, exp.Dot) and isinstance(proj.expression, exp.Identifier):
+        return proj.expression
+    return proj.output_name
 
 
 def inherit(kind: ColumnKind, same_name: bool) -> ColumnKind:

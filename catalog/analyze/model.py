@@ -40,9 +40,11 @@ from catalog.analyze.kinds import (
     Lin,
     Output,
     Ref,
+    column_namer,
     lower,
     merge,
     merge_window_refs,
+    output_identifier,
 )
 from catalog.analyze.names import Derived, NameResolution, Relation, Source, Unknown
 from catalog.analyze.packed import Packed, PackedColumn, unpack
@@ -114,6 +116,7 @@ class ModelAnalyzer(SetOperations):
         self.unique_id = unique_id
         self.sql = sql
         self.dialect = dialect
+        self.col = column_namer(dialect)  # the column name an identifier means here
         self.relations = relations
         self.columns_of = columns_of
         self.output_names = output_names  # the model's real columns (catalog.json), to name unnamed expressions
@@ -286,7 +289,7 @@ class ModelAnalyzer(SetOperations):
                 out = Output([], {}, opaque_reason=f"unsupported scope {type(scope.expression).__name__}")
         finally:
             self._in_progress.pop(key, None)
-        out = apply_alias_columns(scope, out)
+        out = apply_alias_columns(scope, out, self.col)
         self._memo[key] = out
         return out
 
@@ -366,7 +369,7 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
             if inner is None:
                 source: Source = Unknown("lateral subquery could not be analyzed")
             else:
-                source = Derived(rename_by_alias(self.a.scope_output(inner, self), node.args.get("alias")))
+                source = Derived(rename_by_alias(self.a.scope_output(inner, self), node.args.get("alias"), self.a.col))
         elif isinstance(node, exp.Table) and self.a.reads_external_source(node):
             source = self._aliased_columns(self.a.relation_source(node), node)
             alias = alias if not isinstance(node.this, exp.Func) else (lower(node.alias) or f"__file_{len(self.sources)}")
@@ -385,7 +388,7 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
             source = self._pivot_source(source, pivot)
             pivot_alias = pivot.args.get("alias")
             if isinstance(source, Derived) and isinstance(pivot_alias, exp.TableAlias) and pivot_alias.columns:
-                source = Derived(rename_by_alias(source.output, pivot_alias))  # PIVOT (...) AS p (c1, c2, ...)
+                source = Derived(rename_by_alias(source.output, pivot_alias, self.a.col))  # PIVOT (...) AS p (c1, c2, ...)
             alias = lower(pivot.alias) or alias
         self.sources[alias] = source
         kind = (join.args.get("kind") or "").upper() if join is not None else ""
@@ -406,12 +409,13 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
         # generate_series(1, 3), unnest([1, 2]): no upstream column, like a literal
         lin = Lin(sources, DERIVED if sources else (SOURCE if resolved else UNKNOWN), resolved, reason)
         alias = node.args.get("alias")
-        names = [lower(c.name) for c in alias.columns] if isinstance(alias, exp.TableAlias) and alias.columns else None
+        col = self.a.col
+        names = [col(c) for c in alias.columns] if isinstance(alias, exp.TableAlias) and alias.columns else None
         if names is None and isinstance(node, exp.Unnest) and isinstance(alias, exp.TableAlias) and alias.name:
-            names = [lower(alias.name)]  # BigQuery: UNNEST(arr) AS x names the element column
+            names = [col(alias.this)]  # BigQuery: UNNEST(arr) AS x names the element column
         offset = node.args.get("offset") if isinstance(node, exp.Unnest) else None
         if isinstance(offset, exp.Expression) and offset.name and names is not None:
-            names = [*names, lower(offset.name)]  # WITH OFFSET AS pos
+            names = [*names, col(offset)]  # WITH OFFSET AS pos
         source = Derived(Output(names or [], {n: lin for n in (names or [])}), any_name=lin)
         source.names = names  # None: unknown, and any column read from it is the function's value
         return source
@@ -437,7 +441,7 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
                     reason = self._expand_star(proj, exp.Star(), names, cols, exprs, unexpanded, keep)
                     opaque = opaque or reason
                 continue
-            name = lower(proj.alias if isinstance(proj, exp.Alias) else proj.output_name) or f"_col_{i}"
+            name = self.a.col(output_identifier(proj)) or f"_col_{i}"
             lin = self.classify(proj, name)
             if name not in cols:
                 names.append(name)
@@ -474,7 +478,7 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
                 if isinstance(inner.this, exp.Parameter):
                     inner_name = self._positional_name(inner.this, inner.table.lower())
                 else:
-                    inner_name = inner.name.lower()
+                    inner_name = self.a.col(inner.this)
             if not lin.resolved and not lin.sources:
                 return Lin(frozenset(), UNKNOWN, False, lin.reason)
             kind = lin.kind

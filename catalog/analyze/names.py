@@ -95,7 +95,7 @@ class NameResolution:
         using = join.args.get("using")
         keys: list[str] = []
         if using:
-            keys = [lower(u.name) for u in using]
+            keys = [self.a.col(u) for u in using]
         elif (join.args.get("method") or "").upper() == "NATURAL" or join.args.get("natural"):
             right = self.sources[alias]
             right_names = set(right.names or [])
@@ -127,19 +127,20 @@ class NameResolution:
     def resolve(self, col: exp.Column, allow_alias: bool = True) -> Lin:
         if isinstance(col.this, exp.Parameter):  # t.$1
             return self._positional(col.this, col.table.lower())
-        name = col.name.lower()
+        name = self.a.col(col.this)
         table = col.table.lower()
         if table:
             # qualifiers, outermost first: [catalog,] [db,] table
-            chain = [lower(p.name) for p in (col.args.get("catalog"), col.args.get("db")) if p] + [table]
+            quals = [p for p in (col.args.get("catalog"), col.args.get("db"), col.args.get("table")) if p]
+            chain = [lower(p.name) for p in quals]
             if table in self.sources and (len(chain) == 1 or chain[0] not in self.sources):
                 return self._from_source(self.sources[table], name, col)
             head = chain[0]
             if head in self.sources:  # alias.struct_col.field
-                return field_access(self._from_source(self.sources[head], chain[1], col))
+                return field_access(self._from_source(self.sources[head], self.a.col(quals[1]), col))
             if self.parent is not None and self.parent.sees_alias(table):
                 return self.parent.resolve(col, allow_alias=False)
-            found = self._find_unqualified(head)
+            found = self._find_unqualified(self.a.col(quals[0]))
             if found is not None:  # struct_col.field
                 return field_access(found)
             if self.parent is not None:

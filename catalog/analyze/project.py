@@ -44,17 +44,20 @@ class ProjectColumns:
     def __init__(self, project: DbtProject):
         self._catalog: dict[str, list[str]] = {}
         self._declared: dict[str, list[str]] = {}
+        dialect = project.dialect
+        self._all: dict[str, set[str]] = {}
         for node in project.nodes.values():
-            in_catalog = [c.name.lower() for c in node.columns if c.in_catalog]
+            if not node.columns:
+                continue
+            names = [c.key_name(dialect) for c in node.columns]
+            in_catalog = [n for n, c in zip(names, node.columns) if c.in_catalog]
             if in_catalog:
                 self._catalog[node.unique_id] = in_catalog
-            declared = [c.name.lower() for c in node.columns if c.declared]
+            declared = [n for n, c in zip(names, node.columns) if c.declared]
             if declared:
                 self._declared[node.unique_id] = declared
+            self._all[node.unique_id] = set(names)
         self._analyzed: dict[str, list[str]] = {}
-        self._all = {
-            node.unique_id: {c.name.lower() for c in node.columns} for node in project.nodes.values() if node.columns
-        }
 
     def add_analyzed(self, lineage: ModelLineage) -> None:
         if lineage.status in (ModelStatus.RESOLVED, ModelStatus.PARTIAL) and lineage.columns:

@@ -1,7 +1,8 @@
 """What the analyzer produces: per model, per output column, its upstream columns and how.
 
 These records are the contract between ``analyze`` and everything after it (store, the
-``catalog lineage`` JSON, tests). Column names are kept lower-case in every key.
+``catalog lineage`` JSON, tests). Column names are written as :mod:`catalog.idents` says:
+lower case, or in double quotes when their case matters (``"ID"`` in Postgres).
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 from enum import Enum
 
 from pydantic import BaseModel, ConfigDict
+
+from catalog.idents import typed
 
 
 class ColumnKind(str, Enum):
@@ -53,13 +56,13 @@ class ColumnRef(BaseModel, frozen=True):
 
 def column_key(unique_id: str, column: str) -> str:
     """The one way a column is named in keys, JSON and the graph."""
-    return f"{unique_id}.{column.lower()}"
+    return f"{unique_id}.{typed(column)}"
 
 
 class ColumnLineage(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    name: str  # lower-case
+    name: str  # lower case, or "ID" in double quotes when its case matters (catalog.idents)
     kind: ColumnKind
     resolved: bool
     expr: str  # the SQL expression that produces the column, as written (normalized)
@@ -95,5 +98,5 @@ class ModelLineage(BaseModel):
     definitions_problem: str | None = None  # why they could not be made
 
     def column(self, name: str) -> ColumnLineage | None:
-        low = name.lower()
-        return next((c for c in self.columns if c.name == low), None)
+        wanted = typed(name)
+        return next((c for c in self.columns if c.name == wanted), None)

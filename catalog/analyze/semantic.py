@@ -101,7 +101,7 @@ def consumer_edges(project: DbtProject, lineages: dict[str, ModelLineage]) -> li
             if node is None:
                 continue
             lin = lineages.get(up)
-            names = [c.name for c in lin.columns] if lin is not None and lin.columns else [c.name for c in node.columns]
+            names = [c.name for c in lin.columns] if lin is not None and lin.columns else [c.key_name(project.dialect) for c in node.columns]
             edges += [(column_key(up, n), uid, "exposure", "") for n in names]
     return edges
 

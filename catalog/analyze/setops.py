@@ -14,9 +14,9 @@ from catalog.analyze.kinds import (
     RENAMED,
     SOURCE,
     UNKNOWN,
+    ColumnNamer,
     Lin,
     Output,
-    lower,
     merge,
     merge_window_refs,
     same_lineage,
@@ -37,6 +37,7 @@ class SetOperations:
     _recursive_base: dict[int, Output]
     _recursive_hits: int
     _memo: dict[int, Output]
+    col: ColumnNamer
 
     def _recursive_reference(self, scope: Scope) -> Output | None:
         """sqlglot gives a recursive CTE's reference to itself a scope of the anchor alone."""
@@ -60,13 +61,13 @@ class SetOperations:
         left = self.scope_output(branches[0], parent)
         key = id(scope.expression)
         if scope.is_cte:  # a recursive CTE's own reference sees its base case first
-            self._recursive_base[key] = apply_alias_columns(scope, left)
+            self._recursive_base[key] = apply_alias_columns(scope, left, self.col)
         hits = self._recursive_hits
         out = self._combine(scope, left, [self.scope_output(b, parent) for b in branches[1:]])
         if scope.is_cte and self._recursive_hits > hits:
             # it reads itself: iterate until its columns' lineage stops growing
             for _ in range(RECURSION_LIMIT):
-                self._recursive_base[key] = apply_alias_columns(scope, out)
+                self._recursive_base[key] = apply_alias_columns(scope, out, self.col)
                 for branch in branches[1:]:
                     for inner in branch.traverse():
                         self._memo.pop(id(inner), None)
@@ -81,7 +82,7 @@ class SetOperations:
         order = scope.expression.args.get("order")
         if order:
             for col in order.find_all(exp.Column):
-                lin = out.cols.get(lower(col.name))
+                lin = out.cols.get(self.col(col))
                 if lin:
                     self._add_conditions(lin, ConditionClause.ORDER_BY)
         return out
@@ -126,7 +127,7 @@ class SetOperations:
     def _values(self, scope: Scope) -> Output:
         values: exp.Values = scope.expression
         alias = values.args.get("alias")
-        names = [lower(c.name) for c in alias.columns] if alias and alias.columns else []
+        names = [self.col(c) for c in alias.columns] if alias and alias.columns else []
         if not names and values.expressions:
             first = values.expressions[0]
             width = len(first.expressions) if isinstance(first, exp.Tuple) else 1
@@ -164,7 +165,7 @@ class Pivots:
             return Unknown(f"{what} over values known only from the data (ANY or a subquery)")
 
         def lin_of(node: exp.Expression) -> Lin:
-            refs = [base.get(lower(c.name)) for c in node.find_all(exp.Column)]
+            refs = [base.get(self.a.col(c)) for c in node.find_all(exp.Column)]
             sources, resolved, reason = merge(r for r in refs if r is not None)
             return Lin(sources, DERIVED, resolved, reason, merge_window_refs(r for r in refs if r is not None))
 
@@ -178,10 +179,10 @@ class Pivots:
 
         if not pivot.args.get("unpivot"):
             aggs = [a.this if isinstance(a, exp.Alias) else a for a in pivot.expressions]
-            out_cols = [lower(c.name) for c in pivot.args.get("columns") or []]
+            out_cols = [self.a.col(c) for c in pivot.args.get("columns") or []]
             if not aggs or len(out_cols) != len(values) * len(aggs):
                 return Unknown("PIVOT output columns could not be named")
-            used = {lower(c.name) for a in aggs for c in a.find_all(exp.Column)} | {lower(field.this.name)}
+            used = {self.a.col(c) for a in aggs for c in a.find_all(exp.Column)} | {self.a.col(field.this)}
             for n in base.names:
                 if n not in used:  # the implicit GROUP BY
                     lin = base.get(n)
@@ -197,24 +198,24 @@ class Pivots:
             return Derived(Output(names, cols))
 
         value_names = [
-            lower(v.name) for e in pivot.expressions for v in (e.expressions if isinstance(e, exp.Tuple) else [e])
+            self.a.col(v) for e in pivot.expressions for v in (e.expressions if isinstance(e, exp.Tuple) else [e])
         ]
         if isinstance(field.this, exp.Tuple):
             return Unknown("UNPIVOT with several name columns is not resolved")
         groups = [list(v.expressions) if isinstance(v, exp.Tuple) else [v] for v in values]
         if not value_names or any(len(g) != len(value_names) for g in groups):
             return Unknown("UNPIVOT value and name columns do not line up")
-        unpivoted = {lower(c.name) for g in groups for c in g for c in c.find_all(exp.Column)}
+        unpivoted = {self.a.col(c) for g in groups for c in g for c in c.find_all(exp.Column)}
         for n in base.names:
             if n not in unpivoted:
                 lin = base.get(n)
                 if lin is not None:
                     add(n, lin)
-        add(lower(field.this.name), Lin(frozenset(), SOURCE))  # the unpivoted columns' names
+        add(self.a.col(field.this), Lin(frozenset(), SOURCE))  # the unpivoted columns' names
         for i, name in enumerate(value_names):
             sources, resolved, reason = merge(lin_of(g[i]) for g in groups)
             # like a UNION ALL of one bare column per branch: renamed if all are bare
-            bare = [base.get(lower(g[i].name)) if isinstance(g[i], exp.Column) else None for g in groups]
+            bare = [base.get(self.a.col(g[i])) if isinstance(g[i], exp.Column) else None for g in groups]
             kind = RENAMED if all(b is not None and b.kind in (PASS, RENAMED) for b in bare) else DERIVED
             add(name, Lin(sources, kind, resolved, reason))
         return Derived(Output(names, cols))

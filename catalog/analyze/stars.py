@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
-from catalog.analyze.kinds import UNKNOWN, Lin, Output, inherit, lower
+from catalog.analyze.kinds import UNKNOWN, ColumnNamer, Lin, Output, inherit, lower, output_identifier
 from catalog.analyze.names import Derived, Source, Unknown
 
 if TYPE_CHECKING:
@@ -54,9 +54,10 @@ class StarExpansion:
             unexpanded.append((Unknown(problem), frozenset()))
             return problem
         aliases = [table] if table else list(self.star_sources)
-        excluded = {lower(c.name) for c in star.args.get("except_") or []}
-        replaced = {lower(r.alias_or_name): r for r in star.args.get("replace") or []}
-        renamed = {lower(r.this.name): lower(r.alias) for r in star.args.get("rename") or [] if isinstance(r, exp.Alias)}
+        col = self.a.col
+        excluded = {col(c) for c in star.args.get("except_") or []}
+        replaced = {col(output_identifier(r)): r for r in star.args.get("replace") or []}
+        renamed = {col(r.this): col(r) for r in star.args.get("rename") or [] if isinstance(r, exp.Alias)}
         seen_using: set[str] = set()
         for alias in aliases:
             source = self.sources[alias]
@@ -104,8 +105,7 @@ class StarExpansion:
                 exprs.setdefault(out_name, f"{alias}.{n}" if table else n)
         return problem
 
-    @staticmethod
-    def _aliased_columns(source: Source, table: exp.Table) -> Source:
+    def _aliased_columns(self, source: Source, table: exp.Table) -> Source:
         """``FROM t AS x (a, b)``: the alias list renames the relation's columns by position."""
         alias = table.args.get("alias")
         if not isinstance(alias, exp.TableAlias) or not alias.columns:
@@ -113,21 +113,21 @@ class StarExpansion:
         if source.names is None:
             return Unknown(f"column alias list over {table.name!r}, whose columns are unknown")
         cols = {n: lin for n in source.names if (lin := source.get(n)) is not None}
-        return Derived(rename_by_alias(Output(list(cols), cols), alias))
+        return Derived(rename_by_alias(Output(list(cols), cols), alias, self.a.col))
 
 
-def apply_alias_columns(scope: Scope, out: Output) -> Output:
+def apply_alias_columns(scope: Scope, out: Output, col: ColumnNamer) -> Output:
     """``cte (a, b) AS (...)`` and ``(...) AS t (a, b)`` rename the outputs by position."""
     holder = scope.expression.parent
     alias = holder.args.get("alias") if isinstance(holder, (exp.CTE, exp.Subquery)) else None
-    return rename_by_alias(out, alias)
+    return rename_by_alias(out, alias, col)
 
 
-def rename_by_alias(out: Output, alias: exp.Expression | None) -> Output:
+def rename_by_alias(out: Output, alias: exp.Expression | None, col: ColumnNamer) -> Output:
     """Rename the first outputs to a table alias's column list; the rest keep their names."""
     if not isinstance(alias, exp.TableAlias) or not alias.columns:
         return out
-    new_names = [lower(c.name) for c in alias.columns]
+    new_names = [col(c) for c in alias.columns]
     new_names += out.names[len(new_names) :]
     names: list[str] = []
     cols: dict[str, Lin] = {}

@@ -38,6 +38,7 @@ from sqlglot import exp
 from catalog import __version__
 from catalog.analyze.records import ColumnKind, ColumnLineage, ConditionClause, ModelLineage, ModelStatus
 from catalog.extract import DbtColumn, DbtNode, DbtProject, measure_owners
+from catalog.idents import typed
 
 SPEC_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
 FACETS_URL = "https://openlineage.io/spec/facets"
@@ -250,7 +251,7 @@ class _Lineage:
         own = direct_subtype(column, self.data.dialect)
         found: dict[Field, Direct] = {}
         for src in column.sources:
-            key = (src.unique_id, src.column.lower())
+            key = (src.unique_id, typed(src.column))
             upstream = self.through(key) if self.is_ephemeral(src.unique_id) else {key: Direct.IDENTITY}
             for field, sub in upstream.items():
                 found[field] = max(found.get(field, Direct.IDENTITY), own, sub)
@@ -271,7 +272,7 @@ class _Lineage:
         for model in [uid, *self.ephemeral_upstream(uid)]:
             lineage = self.data.lineages.get(model)
             for cond in lineage.conditions if lineage else ():
-                key = (cond.column.unique_id, cond.column.column.lower())
+                key = (cond.column.unique_id, typed(cond.column.column))
                 fields = self.through(key) if self.is_ephemeral(key[0]) else {key: Direct.IDENTITY}
                 for field in fields:
                     found.setdefault(field, set()).add(cond.clause.value)
@@ -306,15 +307,15 @@ def _facet(name: str, version: str, **body: Any) -> dict[str, Any]:
 
 
 class _Names:
-    """Column names as the warehouse spells them, from a column's lower-case name."""
+    """Column names as the warehouse spells them, from a column's name (:mod:`catalog.idents`)."""
 
     def __init__(self, data: ExportInput) -> None:
         self._by_relation = {
-            uid: {c.name.lower(): c.name for c in rel.columns} for uid, rel in data.relations.items()
+            uid: {c.key_name(data.dialect): c.name for c in rel.columns} for uid, rel in data.relations.items()
         }
 
     def __call__(self, uid: str, column: str) -> str:
-        return self._by_relation.get(uid, {}).get(column.lower(), column)
+        return self._by_relation.get(uid, {}).get(typed(column), column)
 
 
 def openlineage_events(

@@ -31,6 +31,7 @@ from catalog.analyze.records import (
 )
 from catalog.export.openlineage import ExportInput, consumer_nodes
 from catalog.extract import DbtColumn, DbtExposure, DbtMetric, DbtNode, DbtProject, DbtSavedQuery, DbtSemanticModel
+from catalog.idents import is_exact
 from catalog.query import Catalog
 
 ANALYZED = ("model", "snapshot")
@@ -142,6 +143,7 @@ def _node(m: dict[str, Any], columns: list[dict[str, Any]], depends_on: list[str
                 meta=_json(c["meta"]),
                 in_catalog=c["in_catalog"],
                 declared=c["declared"],
+                quoted=is_exact(c["name"]),  # a YAML name whose case matters
             )
             for c in documented
         ),

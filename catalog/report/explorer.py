@@ -34,6 +34,7 @@ from typing import Any
 from catalog import __version__
 from catalog.analyze.records import ColumnKind, ConditionClause
 from catalog.errors import CatalogError
+from catalog.idents import typed
 from catalog.memory import paused_gc
 from catalog.export.openlineage import ExportInput
 
@@ -81,7 +82,7 @@ def _explorer_data(data: ExportInput) -> dict[str, Any]:
         return node_index[uid]
 
     def column(uid: str, name: str, kind: int = -1, dtype: str | None = None) -> int:
-        key = (uid, name.lower())
+        key = (uid, typed(name))
         i = col_index.get(key)
         if i is None:
             i = col_index[key] = len(col_name)
@@ -94,7 +95,7 @@ def _explorer_data(data: ExportInput) -> dict[str, Any]:
     for uid in sorted(data.relations):
         rel = data.relations[uid]
         node(uid)
-        types = {c.name.lower(): c.data_type for c in rel.columns}
+        types = {c.key_name(data.dialect): c.data_type for c in rel.columns}
         lin = data.lineages.get(uid)
         if lin is not None and lin.columns:
             for c in lin.columns:
@@ -105,7 +106,7 @@ def _explorer_data(data: ExportInput) -> dict[str, Any]:
                     unresolved[i] = c.reason or ""
         else:
             for c in rel.columns:
-                column(uid, c.name, -1, c.data_type)
+                column(uid, c.key_name(data.dialect), -1, c.data_type)
     for uid in sorted(data.consumers):
         node(uid)
         lin = data.semantic.get(uid)
@@ -144,7 +145,7 @@ def _explorer_data(data: ExportInput) -> dict[str, Any]:
             node_uses += [node(up), node(down), t]
         elif "." in up:
             uid, name = up.rsplit(".", 1)
-            if (uid, name.lower()) in col_index:
+            if (uid, typed(name)) in col_index:
                 uses += [column(uid, name), node(down), t]
     return {
         "project": data.project,

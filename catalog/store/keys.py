@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import re
 
+from catalog.idents import is_exact, split_quoted_column, typed
+
+__all__ = ["split_quoted_column"]
+
 _PLAIN_COLUMN = re.compile(r"[a-z_][a-z0-9_$]*")
 
 
@@ -12,7 +16,7 @@ def model_node_key(project: str, unique_id: str) -> str:
 
 
 def column_node_key(project: str, unique_id: str, column: str) -> str:
-    return f"{project}/{unique_id}.{column.lower()}"
+    return f"{project}/{unique_id}.{typed(column)}"
 
 
 def unscoped_key(key: str, project: str) -> str:
@@ -33,25 +37,8 @@ def short_label(key: str, project: str | None = None) -> str:
 
 def quote_column(name: str) -> str:
     """A column name as users type it after ``MODEL.``: bare when it is a plain lower-case
-    name, else in double quotes (``"a.b"``, ``"ID"``), with ``"`` doubled inside."""
-    if _PLAIN_COLUMN.fullmatch(name):
+    name, else in double quotes (``"a.b"``), with ``"`` doubled inside. A name whose case
+    matters is already written so (``"ID"``, see :mod:`catalog.idents`)."""
+    if _PLAIN_COLUMN.fullmatch(name) or is_exact(name):
         return name
     return '"' + name.replace('"', '""') + '"'
-
-
-def split_quoted_column(text: str) -> tuple[str, str] | None:
-    """``MODEL."col"`` -> (``MODEL``, ``col``): a last part in double quotes, taken exactly.
-    None when the text does not end in a quoted part."""
-    if len(text) < 3 or not text.endswith('"'):
-        return None
-    i = len(text) - 2
-    while i >= 0:  # back to the opening quote, stepping over doubled ones
-        if text[i] == '"':
-            if i > 0 and text[i - 1] == '"':
-                i -= 2
-                continue
-            break
-        i -= 1
-    if i < 1 or text[i - 1] != ".":
-        return None
-    return text[: i - 1], text[i + 1 : -1].replace('""', '"')

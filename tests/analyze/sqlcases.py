@@ -33,7 +33,7 @@ Header lines (all optional but ``schema``):
 - ``reason``: a substring the model's reason must contain.
 
 Expected column lines: ``<name> <type> [unresolved] [<relation>.<column> ...]``, in output
-order; ``-`` stands for no upstream. Condition lines: ``<clause> <relation>.<column>``.
+order, names as the analysis writes them (lower case, or ``"ID"`` when their case matters); ``-`` stands for no upstream. Condition lines: ``<clause> <relation>.<column>``.
 Nothing is implied: a case lists every column, every edge and every condition.
 """
 
@@ -48,6 +48,7 @@ from catalog.analyze.project import ProjectColumns
 from catalog.analyze.records import ModelLineage
 from catalog.analyze.relations import RelationIndex
 from catalog.extract import DbtColumn, DbtNode, DbtProject
+from catalog.idents import typed, typed_key
 
 CASES_DIR = Path(__file__).parent / "cases"
 KINDS = ("passthrough", "renamed", "derived", "source", "unknown")
@@ -126,7 +127,7 @@ def parse_cases(path: Path) -> list[Case]:
                 raise ValueError(f"{where}: expected '<name> <type> [unresolved] [sources]', got {stripped!r}")
             resolved = "unresolved" not in tokens[2:]
             sources = [t.rstrip(",") for t in tokens[2:] if t not in ("unresolved", "-")]
-            case.columns.append(ExpectedColumn(tokens[0].lower(), tokens[1], resolved, sources))
+            case.columns.append(ExpectedColumn(typed(tokens[0]), tokens[1], resolved, sources))
         elif section == "conditions":
             tokens = stripped.split()
             if len(tokens) != 2:
@@ -230,14 +231,14 @@ def compare(case: Case, lineage: ModelLineage) -> list[str]:
             problems.append(f"{want.name}: type {got.kind.value}, expected {want.kind}")
         if got.resolved != want.resolved:
             problems.append(f"{want.name}: resolved {got.resolved} ({got.reason}), expected {want.resolved}")
-        got_src = {s.key.lower() for s in got.sources}
-        want_src = {s.lower() for s in want.sources}
+        got_src = {typed_key(s.key) for s in got.sources}
+        want_src = {typed_key(s) for s in want.sources}
         for s in sorted(want_src - got_src):
             problems.append(f"{want.name}: missing edge <- {s}")
         for s in sorted(got_src - want_src):
             problems.append(f"{want.name}: extra edge <- {s}")
-    got_cond = {(c.clause.value, c.column.key.lower()) for c in lineage.conditions}
-    want_cond = {(cl, col.lower()) for cl, col in case.conditions}
+    got_cond = {(c.clause.value, typed_key(c.column.key)) for c in lineage.conditions}
+    want_cond = {(cl, typed_key(col)) for cl, col in case.conditions}
     for cl, col in sorted(want_cond - got_cond):
         problems.append(f"missing condition {cl} {col}")
     for cl, col in sorted(got_cond - want_cond):

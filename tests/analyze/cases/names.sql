@@ -199,8 +199,8 @@ m  derived      ext.x
 conditions:
 where  ext.k
 
-=== "ID" and "id" in one output: one column here, so its lineage is not guessed
-dialect: postgres
+=== DuckDB: "ID" and "id" in one output are one column (DuckDB compares even quoted names without case), so its lineage is not guessed
+dialect: duckdb
 schema: {"a": ["id", "key"]}
 status: partial
 reason: two output columns are named 'id' ("ID", "id")
@@ -221,3 +221,84 @@ id  unknown  unresolved
 conditions:
 join  a.id
 join  b.id
+
+=== Postgres: quoted "ID" and "id" are two columns, each with its own lineage
+dialect: postgres
+schema: {"a": ["id", "key"]}
+sql:
+select a.key as "ID", a.id as "id", a.id as other from a
+expect:
+"ID"   renamed      a.key
+id     passthrough  a.id
+other  renamed      a.id
+
+=== Postgres: a relation with columns "ID" and id (catalog.json spells them ID and id)
+dialect: postgres
+schema: {"a": ["ID", "id", "Mixed"]}
+sql:
+select "ID", id, "ID" as x, ID as y, "id" as z, "Mixed" as m from a where "ID" > 0
+expect:
+"ID"  passthrough  a."ID"
+id    passthrough  a.id
+x     renamed      a."ID"
+y     renamed      a.id
+z     renamed      a.id
+m     renamed      a."Mixed"
+conditions:
+where  a."ID"
+
+=== Postgres: select * keeps "ID" and id apart, through a CTE
+dialect: postgres
+schema: {"a": ["ID", "id"]}
+sql:
+with t as (select * from a) select t.*, t."ID" + 1 as next_upper, t.id + 1 as next_lower from t
+expect:
+"ID"        passthrough  a."ID"
+id          passthrough  a.id
+next_upper  derived      a."ID"
+next_lower  derived      a.id
+
+=== Postgres: a downstream model reads "ID" and id of an upstream model
+dialect: postgres
+schema: {"up": ["ID", "id", "amount"]}
+sql:
+select u."ID" as upper_id, u.id as lower_id, u."id" as quoted_lower, sum(u.amount) as total
+from up as u group by u."ID", u.id
+expect:
+upper_id      renamed  up."ID"
+lower_id      renamed  up.id
+quoted_lower  renamed  up.id
+total         derived  up.amount
+conditions:
+group_by  up."ID"
+group_by  up.id
+
+=== DuckDB: a quoted "ID" reads the column id
+dialect: duckdb
+schema: {"a": ["id"]}
+sql:
+select "ID", "Id" as x from a
+expect:
+id  passthrough  a.id
+x   renamed      a.id
+
+=== Snowflake: "ID" and id are one column, "id" is another
+dialect: snowflake
+schema: {"A": ["ID", "KEY", "id"]}
+sql:
+select "ID", id as c2, "id" as c3, "id", key from A
+expect:
+id    passthrough  A.id
+c2    renamed      A.id
+c3    renamed      A."id"
+"id"  passthrough  A."id"
+key   passthrough  A.key
+
+=== Snowflake: "ID" and "id" in one output are two columns
+dialect: snowflake
+schema: {"A": ["ID", "KEY"]}
+sql:
+select key as "id", id as "ID" from A
+expect:
+"id"  renamed      A.key
+id    passthrough  A.id
