@@ -433,7 +433,7 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
                 opaque = opaque or reason
                 continue
             if isinstance(proj, PATTERN_STARS) or (self.a.may_use_columns and proj.find(exp.Columns)):
-                keep = column_filter(proj)  # DuckDB: COLUMNS('regex'), * LIKE 'pattern'
+                keep = column_filter(proj, self.a.col)  # DuckDB: COLUMNS('regex'), * LIKE 'pattern'
                 if keep is None:
                     opaque = opaque or f"{proj.sql(dialect=self.a.dialect)[:80]}: column list not expanded"
                     unexpanded.append((Unknown("COLUMNS(...) not expanded"), frozenset()))

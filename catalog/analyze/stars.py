@@ -167,7 +167,7 @@ def named_by_own_columns(out: Output, own: list[str]) -> Output:
 PATTERN_STARS = (exp.Columns, exp.Like, exp.ILike, exp.Glob, exp.SimilarTo)
 
 
-def column_filter(proj: exp.Expression) -> Callable[[str], bool] | None:
+def column_filter(proj: exp.Expression, col: ColumnNamer) -> Callable[[str], bool] | None:
     """Which columns DuckDB's ``COLUMNS(...)`` or ``* LIKE/ILIKE/GLOB/SIMILAR TO`` selects,
     when that can be told from the SQL and the projection is the bare selection."""
     if isinstance(proj, exp.Columns) and not proj.args.get("unpack"):
@@ -181,7 +181,7 @@ def column_filter(proj: exp.Expression) -> Callable[[str], bool] | None:
                 return None
             return lambda name: pattern.search(name) is not None
         if isinstance(arg, exp.Array) and all(isinstance(e, exp.Literal) for e in arg.expressions):
-            wanted = {e.name.lower() for e in arg.expressions}
+            wanted = {col(e.name) for e in arg.expressions}
             return lambda name: name in wanted
         return None
     if isinstance(proj, (exp.Like, exp.ILike, exp.Glob, exp.SimilarTo)) and isinstance(proj.this, exp.Star):
