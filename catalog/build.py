@@ -51,7 +51,7 @@ from catalog.store.graph import SCHEMA_VERSION, Graph
 from catalog.store.records import write_records
 from catalog.store.keys import column_node_key, model_node_key
 
-ANALYZER_VERSION = "3"  # bump when the analyzer's output changes for the same input
+ANALYZER_VERSION = "4"  # bump when the analyzer's output changes for the same input
 # bump when what a build stores, or where, changes: a build over an active build of another
 # layout reuses nothing and rewrites every node and relationship it keeps
 STORE_VERSION = 3
