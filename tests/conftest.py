@@ -91,7 +91,7 @@ def neo4j_source() -> Iterator[Neo4jSource]:
     if problem:
         _unavailable(f"no NEO4J_URI, no Docker engine, and the local Neo4j did not start: {problem}")
     if not server.auth:
-        _unavailable(f"the local Neo4j in {server.home} runs without authentication; stop it so the tests start it with")
+        _unavailable(f"the local Neo4j in {server.home} runs without authentication (--no-auth); stop it so the tests start it with authentication")
     password = local_neo4j.read_password() or ""
     try:
         yield Neo4jSource(Neo4jSettings(uri=server.bolt_uri, password=SecretStr(password)), "local")

@@ -86,6 +86,8 @@ def start(
     current = local_neo4j.start(timeout=timeout, progress=say, auth=not no_auth)
     if was_running:
         say("Already running.")
+        if current.auth == no_auth:
+            say(f"It runs {'with' if current.auth else 'without'} authentication: stop it and start it again to change that.")
     _report(current, as_json)
 
 
