@@ -25,7 +25,8 @@ demo: install
 	$(BIN)/catalog impact stg_orders.order_id --with-conditions --project coffee_shop
 	$(BIN)/catalog trace customers.lifetime_value --project coffee_shop
 	@echo
-	@echo "Explore the graph in Neo4j Browser (no authentication), at the Browser address below."
+	@echo "Explore the graph in Neo4j Browser at the Browser address below: log in as the User shown,"
+	@echo "with the password in the file it names (cat it; it is readable only by you)."
 	$(BIN)/catalog neo4j status
 	@echo "Stop the server with: $(BIN)/catalog neo4j stop"
 

@@ -2,14 +2,22 @@
 
 ``install()`` asks Maven to copy the ``neo4j-community-standalone`` assembly (plus the Neo4j
 Browser) into a jar cache. ``start()`` writes a small config and runs one JVM in the
-background, bound to 127.0.0.1 with authentication off, and waits until Bolt and HTTP answer.
+background, bound to 127.0.0.1 with authentication on, and waits until Bolt and HTTP answer.
 ``stop()`` ends exactly that process, found through its pid file.
+
+Authentication: the first start generates a random password for the user ``neo4j`` and keeps
+it in ``server/password`` (mode 0600, readable only by its owner). Once the server answers,
+the password is set over Bolt from the initial ``neo4j``/``neo4j`` that every new system
+database has, which a data directory created with authentication off still has too. Every
+catalog command that connects to the local server reads that file (see
+:mod:`catalog.settings`). ``start(auth=False)`` runs without authentication.
 
 Layout (every path can be moved with an environment variable)::
 
     $CATALOG_NEO4J_HOME                 default ~/.cache/catalog/neo4j
       <version>/lib/                    jars; $CATALOG_NEO4J_LIB overrides this directory
       server/conf/neo4j.conf            rewritten by every start
+      server/password                   the password of user neo4j (mode 0600)
       server/data/ logs/ run/ ...       databases, neo4j.log + console.log, pid file
 
 Ports: ``CATALOG_NEO4J_BOLT_PORT`` (default 7687) and ``CATALOG_NEO4J_HTTP_PORT`` (default 7474).
@@ -22,6 +30,7 @@ import fcntl
 import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import socket
@@ -52,6 +61,9 @@ ENV_HTTP_PORT = "CATALOG_NEO4J_HTTP_PORT"
 
 MARKER_NAME = ".catalog-installed"
 PID_NAME = "catalog-neo4j.pid"
+PASSWORD_NAME = "password"
+USER = "neo4j"
+INITIAL_PASSWORD = "neo4j"  # what a new system database gives USER, to be changed before any other use
 
 ENV_HEAP = "CATALOG_NEO4J_HEAP"
 ENV_PAGECACHE = "CATALOG_NEO4J_PAGECACHE"
@@ -129,6 +141,10 @@ class Layout(BaseModel):
     def marker(self) -> Path:
         return self.lib_dir / MARKER_NAME
 
+    @property
+    def password_file(self) -> Path:
+        return self.server_home / PASSWORD_NAME
+
 
 class ServerStatus(BaseModel):
     """What ``catalog neo4j status`` reports."""
@@ -147,6 +163,12 @@ class ServerStatus(BaseModel):
     home: Path
     lib_dir: Path
     log_file: Path
+    auth: bool
+    """Authentication on (as last started, or as the next start does when never started)."""
+    user: str | None
+    """Who to log in as when ``auth`` is on (Neo4j Browser, ``--user``)."""
+    password_file: Path | None
+    """Where that user's password is kept, when ``auth`` is on."""
 
 
 def layout() -> Layout:
@@ -309,6 +331,7 @@ def status() -> ServerStatus:
         state = "starting"
     else:
         state = "stopped" if installed else "not installed"
+    auth = _conf_values(where).get("dbms.security.auth_enabled", "true") == "true"
     return ServerStatus(
         version=NEO4J_VERSION,
         state=state,
@@ -321,17 +344,24 @@ def status() -> ServerStatus:
         home=where.server_home,
         lib_dir=where.lib_dir,
         log_file=where.log_file,
+        auth=auth,
+        user=USER if auth else None,
+        password_file=where.password_file if auth else None,
     )
 
 
-def start(timeout: float = 120, progress: Progress | None = None) -> ServerStatus:
+def start(timeout: float = 120, progress: Progress | None = None, auth: bool = True) -> ServerStatus:
     """Start the server in the background (installing it first if needed); wait until it answers.
 
-    Ready means a Bolt ``verify_connectivity()`` without auth succeeds and the HTTP port
-    serves (the Browser comes up after Bolt). Returns at once when our server already
-    runs; concurrent callers share one server. Raises ``ServerError`` when a port is taken
-    by another process, when the JVM exits during start-up (with the last log lines), or
-    when the server is not ready within ``timeout`` seconds (it is then stopped).
+    Ready means Bolt answers a ``verify_connectivity()`` without credentials (with
+    authentication on, by refusing them), the HTTP port serves (the Browser comes up after
+    Bolt) and, with ``auth``, user ``neo4j`` logs in with the password of the password file
+    (generated before the first start, set on the server at its first start). Returns at
+    once when our server already runs; concurrent callers share one server. Raises
+    ``ServerError`` when a port is taken by another process, when the JVM exits during
+    start-up (with the last log lines), when the server is not ready within ``timeout``
+    seconds, or when its user ``neo4j`` has a password that is neither the file's nor the
+    initial one (the server is then stopped).
     """
     say = progress or (lambda _msg: None)
     where = layout()
@@ -352,7 +382,8 @@ def start(timeout: float = 120, progress: Progress | None = None) -> ServerStatu
         java = java_executable()
         for name, port in (("Bolt", where.bolt_port), ("HTTP", where.http_port)):
             _check_port_free(name, port)
-        _write_conf(where)
+        _write_conf(where, auth)
+        password = _ensure_password_file(where) if auth else None
 
         cmd = [
             java, *_heap_options(), *JVM_OPTIONS, "-cp", str(where.lib_dir / "*"), ENTRY_POINT,
@@ -373,13 +404,13 @@ def start(timeout: float = 120, progress: Progress | None = None) -> ServerStatu
         except ServerError:
             where.pid_file.unlink(missing_ok=True)
             raise
-        if not ready:
+        problem = "" if ready else f"Neo4j was not ready on bolt://{HOST}:{where.bolt_port} within {timeout:.0f} s"
+        if ready and password is not None:
+            problem = _set_password(where, password)
+        if problem:
             _terminate(proc.pid, 30, where)
             where.pid_file.unlink(missing_ok=True)
-            raise ServerError(
-                f"Neo4j was not ready on bolt://{HOST}:{where.bolt_port} within {timeout:.0f} s and was stopped"
-                + _log_tails(where)
-            )
+            raise ServerError(f"{problem}; it was stopped" + ("" if ready else _log_tails(where)))
         say(f"Neo4j is up (pid {proc.pid}) after {time.monotonic() - began:.1f} s")
     return status()
 
@@ -460,7 +491,7 @@ def _bolt_answers(port: int) -> bool:
     if not _speaks_bolt(port):  # quick and bounded, also for a listener that never replies
         return False
     from neo4j import GraphDatabase
-    from neo4j.exceptions import DriverError, Neo4jError
+    from neo4j.exceptions import AuthError, DriverError, Neo4jError
 
     try:
         with GraphDatabase.driver(
@@ -468,6 +499,8 @@ def _bolt_answers(port: int) -> bool:
         ) as driver:
             driver.verify_connectivity()
         return True
+    except AuthError:
+        return True  # a server with authentication: it answered, refusing to go on without a password
     except (DriverError, Neo4jError, OSError):
         return False
 
@@ -533,7 +566,7 @@ def _size_mb(size: str) -> float:
     return value * {"k": 1 / 1024, "m": 1, "g": 1024, "": 1 / (1024 * 1024)}[unit]
 
 
-def _write_conf(where: Layout) -> None:
+def _write_conf(where: Layout, auth: bool) -> None:
     home = where.server_home
     for sub in ("conf", "data", "logs", "import", "run", "plugins"):
         (home / sub).mkdir(parents=True, exist_ok=True)
@@ -545,7 +578,7 @@ def _write_conf(where: Layout) -> None:
         "server.http.enabled": "true",
         "server.http.listen_address": f"{HOST}:{where.http_port}",
         "server.https.enabled": "false",
-        "dbms.security.auth_enabled": "false",
+        "dbms.security.auth_enabled": "true" if auth else "false",
         "server.memory.pagecache.size": os.environ.get(ENV_PAGECACHE, DEFAULT_PAGECACHE),
         # keep only a little transaction log: the catalog's history lives in the graph itself
         "db.tx_log.rotation.retention_policy": "2 files",
@@ -563,18 +596,102 @@ def _write_conf(where: Layout) -> None:
     where.conf_file.write_text(text)
 
 
-def _running_ports(where: Layout) -> tuple[int, int]:
-    """The ports the running server was started with (from its config), else the env's."""
-    bolt, http = where.bolt_port, where.http_port
+def _conf_values(where: Layout) -> dict[str, str]:
+    """The settings of the last start (its config file); empty before the first."""
+    values = {}
     with contextlib.suppress(OSError):
         for line in where.conf_file.read_text().splitlines():
-            key, _, value = line.partition("=")
-            port = value.rpartition(":")[2].strip()
-            if key.strip() == "server.bolt.listen_address" and port.isdigit():
-                bolt = int(port)
-            elif key.strip() == "server.http.listen_address" and port.isdigit():
-                http = int(port)
-    return bolt, http
+            key, sep, value = line.partition("=")
+            if sep and not key.lstrip().startswith("#"):
+                values[key.strip()] = value.strip()
+    return values
+
+
+def _running_ports(where: Layout) -> tuple[int, int]:
+    """The ports the running server was started with (from its config), else the env's."""
+    conf = _conf_values(where)
+    bolt = conf.get("server.bolt.listen_address", "").rpartition(":")[2]
+    http = conf.get("server.http.listen_address", "").rpartition(":")[2]
+    return (int(bolt) if bolt.isdigit() else where.bolt_port, int(http) if http.isdigit() else where.http_port)
+
+
+# --------------------------------------------------------------------------- authentication
+
+
+def read_password(where: Layout | None = None) -> str | None:
+    """The local server's password from its password file; None when there is no file."""
+    path = (where or layout()).password_file
+    try:
+        return path.read_text(encoding="utf-8").strip() or None
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ServerError(f"cannot read the local Neo4j's password file {path}: {exc.strerror}") from None
+
+
+def _ensure_password_file(where: Layout) -> str:
+    """The password of the file, generated into it first when there is none.
+
+    The file is created with mode 0600 before anything is written into it, under another
+    name, and renamed into place once complete: no reader ever sees a partial password.
+    A file that others could read is made private again.
+    """
+    path = where.password_file
+    existing = read_password(where)
+    if existing is not None:
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+        return existing
+    password = secrets.token_urlsafe(24)  # 32 characters, 192 random bits
+    tmp = path.with_name(f".{PASSWORD_NAME}.tmp")
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # whatever the umask
+        os.write(fd, f"{password}\n".encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    return password
+
+
+def _set_password(where: Layout, password: str) -> str:
+    """Make ``password`` user neo4j's on the running server; "" once it is, else why not.
+
+    Nothing to do when it already is. Otherwise the user still has the initial password
+    (a new data directory, or one created with authentication off), which is changed over
+    Bolt on the system database. Never puts a password into the message.
+    """
+    from neo4j import GraphDatabase
+    from neo4j.exceptions import AuthError, DriverError, Neo4jError
+
+    from catalog.store.cypher import load
+
+    uri = f"bolt://{HOST}:{where.bolt_port}"
+    try:
+        with GraphDatabase.driver(uri, auth=(USER, password), connection_timeout=10) as driver:
+            driver.verify_connectivity()
+        return ""
+    except AuthError:
+        pass
+    except (DriverError, Neo4jError, OSError) as exc:
+        return f"Neo4j on {uri} did not accept a login as {USER!r}: {type(exc).__name__}"
+    try:
+        with GraphDatabase.driver(uri, auth=(USER, INITIAL_PASSWORD), connection_timeout=10) as driver:
+            driver.execute_query(
+                load("system/change_own_password"), old=INITIAL_PASSWORD, new=password, database_="system"
+            )
+        return ""
+    except AuthError:
+        return (
+            f"Neo4j on {uri} refused user {USER!r} with the password in {where.password_file}: the data in "
+            f"{where.server_home / 'data'} has another password for it; write that password into "
+            f"{where.password_file}, or start without authentication (catalog neo4j start --no-auth)"
+        )
+    except (DriverError, Neo4jError, OSError) as exc:
+        code = getattr(exc, "code", None) or type(exc).__name__
+        return f"could not set the password of user {USER!r} on Neo4j {uri}: {code}"
 
 
 # --------------------------------------------------------------------------- pid file and process checks

@@ -51,11 +51,47 @@ def local_uri() -> str:
     return f"bolt://127.0.0.1:{port}" if port.isdigit() else DEFAULT_URI
 
 
+def is_local_server(uri: str) -> bool:
+    """``uri`` reaches the local server's Bolt port on this machine (bolt:// or neo4j://)."""
+    mine, other = urlsplit(local_uri()), urlsplit(uri)
+    try:
+        port = other.port or 7687
+    except ValueError:
+        return False
+    return (
+        other.scheme.lower() in ("bolt", "neo4j")
+        and (other.hostname or "") in ("127.0.0.1", "localhost")
+        and port == mine.port
+    )
+
+
+def _password(given: str | None, uri: str) -> tuple[str, str]:
+    """The password and where it came from: --password, else $NEO4J_PASSWORD, else the local
+    server's password file when ``uri`` is the local server's. Empty means not given."""
+    if given:
+        return given, "--password"
+    if os.environ.get("NEO4J_PASSWORD"):
+        return os.environ["NEO4J_PASSWORD"], "NEO4J_PASSWORD"
+    if is_local_server(uri):
+        from catalog import local_neo4j
+        from catalog.errors import ServerError
+
+        try:
+            where = local_neo4j.layout()
+            stored = local_neo4j.read_password(where)
+        except ServerError as e:
+            raise StoreError(str(e)) from None
+        if stored:
+            return stored, f"the local server's password file {where.password_file}"
+    return "", ""
+
+
 class Neo4jSettings(BaseModel):
     """Where the catalog's graph lives.
 
     Works with ``bolt://``, ``neo4j://`` and ``neo4j+s://`` URIs. An empty password means
-    no authentication (the local server started by ``catalog neo4j start`` has auth off).
+    no authentication. ``password_from`` says where the password came from (for messages;
+    the password itself is never printed).
     ``timeout`` bounds, in seconds, connecting (TCP and the Bolt handshake), each transaction
     (the server ends a longer one) and the retries of a transaction that met a lock conflict.
     """
@@ -65,6 +101,7 @@ class Neo4jSettings(BaseModel):
     uri: str = DEFAULT_URI
     user: str = "neo4j"
     password: SecretStr = SecretStr("")
+    password_from: str = ""
     database: str = "neo4j"
     timeout: float = DEFAULT_TIMEOUT
 
@@ -78,7 +115,8 @@ class Neo4jSettings(BaseModel):
         timeout: float | None = None,
     ) -> "Neo4jSettings":
         """Options win over ``NEO4J_URI``, ``NEO4J_USER``, ``NEO4J_PASSWORD``, ``NEO4J_DATABASE``,
-        ``NEO4J_TIMEOUT``."""
+        ``NEO4J_TIMEOUT``. Without a password from either, the local server's URI gets the
+        password of its password file (``catalog neo4j start``)."""
         env = os.environ
         if timeout is not None:
             seconds = check_timeout(timeout, "--timeout")
@@ -86,10 +124,13 @@ class Neo4jSettings(BaseModel):
             seconds = check_timeout(env["NEO4J_TIMEOUT"].strip(), "NEO4J_TIMEOUT")
         else:
             seconds = DEFAULT_TIMEOUT
+        checked = check_uri(uri or env.get("NEO4J_URI") or local_uri())
+        secret, source = _password(password, checked)
         return cls(
-            uri=check_uri(uri or env.get("NEO4J_URI") or local_uri()),
+            uri=checked,
             user=user or env.get("NEO4J_USER") or "neo4j",
-            password=SecretStr(password if password is not None else env.get("NEO4J_PASSWORD", "")),
+            password=SecretStr(secret),
+            password_from=source,
             database=database or env.get("NEO4J_DATABASE") or "neo4j",
             timeout=seconds,
         )
@@ -97,7 +138,7 @@ class Neo4jSettings(BaseModel):
     @property
     def is_default_local(self) -> bool:
         """True when nothing was configured and the local server is meant."""
-        return self.uri == local_uri()
+        return is_local_server(self.uri)
 
     def auth(self) -> tuple[str, str] | None:
         secret = self.password.get_secret_value()

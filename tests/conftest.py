@@ -11,6 +11,7 @@ from typing import NoReturn
 
 import pytest
 from neo4j import Driver, GraphDatabase
+from pydantic import SecretStr
 
 from catalog.settings import Neo4jSettings
 
@@ -19,7 +20,8 @@ from catalog.settings import Neo4jSettings
 # Tests marked ``neo4j`` get a server from, in this order:
 #   1. NEO4J_URI (with NEO4J_USER / NEO4J_PASSWORD / NEO4J_DATABASE), used as is;
 #   2. a Docker engine: a throwaway ``neo4j:5.26-community`` container (testcontainers);
-#   3. the local server of ``catalog.local_neo4j`` (jars from Maven Central, run with java).
+#   3. the local server of ``catalog.local_neo4j`` (jars from Maven Central, run with java),
+#      with authentication on: the password of its password file, as every command finds it.
 #      Left running if it already ran; stopped at session end if this session started it.
 # When none can be had the tests skip, except under CI=true where they fail.
 
@@ -88,8 +90,11 @@ def neo4j_source() -> Iterator[Neo4jSource]:
         problem = str(exc)  # reported outside the except block: no chained traceback
     if problem:
         _unavailable(f"no NEO4J_URI, no Docker engine, and the local Neo4j did not start: {problem}")
+    if not server.auth:
+        _unavailable(f"the local Neo4j in {server.home} runs without authentication (--no-auth); stop it so the tests start it with authentication")
+    password = local_neo4j.read_password() or ""
     try:
-        yield Neo4jSource(Neo4jSettings(uri=server.bolt_uri), "local")
+        yield Neo4jSource(Neo4jSettings(uri=server.bolt_uri, password=SecretStr(password)), "local")
     finally:
         if not already_running:
             local_neo4j.stop()

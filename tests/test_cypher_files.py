@@ -78,7 +78,8 @@ def test_neo4j_plans_every_statement(name, neo4j_driver, neo4j_settings):
     """EXPLAIN plans without running: a syntax or semantic error fails here, not in use."""
     statements = cypher.statements(name) if name.startswith("schema/") else [cypher.load(name)]
     params = {p: None for p in cypher.describe(name).parameters}
-    with neo4j_driver.session(database=neo4j_settings.database) as session:
+    database = "system" if name.startswith("system/") else neo4j_settings.database  # administration
+    with neo4j_driver.session(database=database) as session:
         for statement in statements:
             summary = session.run("EXPLAIN " + statement, params).consume()
             unprovided = [s.status_description for s in summary.gql_status_objects if s.gql_status == PARAMETER_NOT_PROVIDED]

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import os
 import socket
+import stat
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from neo4j import GraphDatabase
+from neo4j.exceptions import AuthError
 from typer.testing import CliRunner
 
 from catalog import local_neo4j
@@ -77,15 +79,18 @@ def test_second_install_is_instant_and_runs_nothing(monkeypatch: pytest.MonkeyPa
 
 
 def test_start_stop_on_a_separate_home(other_home: Path) -> None:
+    """Started first without authentication (as before authentication existed), then with it:
+    the data directory of the first comes up with the generated password and its data."""
     assert local_neo4j.status().state == "stopped"
 
-    started = local_neo4j.start(timeout=180)
-    assert started.running and started.pid
+    started = local_neo4j.start(timeout=180, auth=False)
+    assert started.running and started.pid and not started.auth and started.password_file is None
     assert started.home == other_home / "server"
     assert started.bolt_uri == f"bolt://127.0.0.1:{os.environ[local_neo4j.ENV_BOLT_PORT]}"
     with GraphDatabase.driver(started.bolt_uri, auth=None) as driver:
-        records, _, _ = driver.execute_query("RETURN 41 + 1 AS answer")
+        records, _, _ = driver.execute_query("CREATE (n:Kept {answer: 41 + 1}) RETURN n.answer AS answer")
     assert records[0]["answer"] == 42
+    assert not (other_home / "server" / "password").exists()
 
     assert local_neo4j.start().pid == started.pid  # already running: the same server, not a new one
 
@@ -99,6 +104,18 @@ def test_start_stop_on_a_separate_home(other_home: Path) -> None:
     assert not Path(f"/proc/{started.pid}").exists()  # exited and reaped
     assert not (other_home / "server" / "run" / local_neo4j.PID_NAME).exists()
     assert local_neo4j.stop() is False
+
+    again = local_neo4j.start(timeout=180)  # authentication on, the data directory of the first start
+    assert again.auth and again.user == "neo4j" and again.password_file == other_home / "server" / "password"
+    assert stat.S_IMODE(again.password_file.stat().st_mode) == 0o600
+    password = local_neo4j.read_password()
+    assert password and len(password) >= 32
+    with GraphDatabase.driver(again.bolt_uri, auth=None) as driver, pytest.raises(AuthError):
+        driver.verify_connectivity()
+    with GraphDatabase.driver(again.bolt_uri, auth=("neo4j", password)) as driver:
+        records, _, _ = driver.execute_query("MATCH (n:Kept) RETURN n.answer AS answer")
+    assert [r["answer"] for r in records] == [42]
+    assert local_neo4j.stop() is True
 
 
 def test_stale_pid_file_of_another_process_is_never_signalled(other_home: Path) -> None:

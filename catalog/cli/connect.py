@@ -20,7 +20,12 @@ UriOpt = Annotated[
 ]
 UserOpt = Annotated[str | None, typer.Option("--user", help="Default: $NEO4J_USER, else neo4j.", rich_help_panel=_PANEL)]
 PasswordOpt = Annotated[
-    str | None, typer.Option("--password", help="Default: $NEO4J_PASSWORD (empty: no auth).", rich_help_panel=_PANEL)
+    str | None, typer.Option(
+        "--password",
+        help="Default: $NEO4J_PASSWORD, else, for the local server's URI, its password file "
+        "($CATALOG_NEO4J_HOME/server/password, see `catalog neo4j status`). Never printed.",
+        rich_help_panel=_PANEL,
+    ),
 ]
 DatabaseOpt = Annotated[
     str | None, typer.Option("--database", help="Default: $NEO4J_DATABASE, else neo4j.", rich_help_panel=_PANEL)

@@ -18,8 +18,12 @@ app = typer.Typer(
         "Run a local Neo4j Community server for the catalog, without Docker.\n\n"
         f"The first start downloads Neo4j {NEO4J_VERSION} (about 140 MB of jars) from "
         "Maven Central with 'mvn', then runs it with 'java' (17 or 21) in the background. "
-        "The server listens on 127.0.0.1 only, with authentication off; its Bolt URI "
-        "(bolt://127.0.0.1:7687 by default) is the catalog's default NEO4J_URI.\n\n"
+        "The server listens on 127.0.0.1 only; its Bolt URI (bolt://127.0.0.1:7687 by default) "
+        "is the catalog's default NEO4J_URI.\n\n"
+        "Authentication is on: the first start generates a password for the user neo4j and "
+        "keeps it in $CATALOG_NEO4J_HOME/server/password, readable only by you. Every catalog "
+        "command that connects to this server reads it from there ('catalog neo4j status' "
+        "shows where it is, to log into Neo4j Browser).\n\n"
         "Files live under $CATALOG_NEO4J_HOME (default ~/.cache/catalog/neo4j). Ports: "
         "$CATALOG_NEO4J_BOLT_PORT (7687) and $CATALOG_NEO4J_HTTP_PORT (7474)."
     ),
@@ -41,6 +45,10 @@ def _report(status: ServerStatus, as_json: bool) -> None:
     if status.running:
         say(f"  Bolt     {status.bolt_uri}")
         say(f"  Browser  {status.browser_url}")
+    if status.auth:
+        say(f"  User     {status.user}, password in {status.password_file}")
+    else:
+        say("  Auth     off (started with --no-auth): any user and password log in")
     say(f"  Home     {status.home}")
     say(f"  Log      {status.log_file}")
 
@@ -52,19 +60,34 @@ def start(
     timeout: Annotated[
         float, typer.Option("--timeout", min=1, help="Seconds to wait for Bolt to answer before giving up.")
     ] = 120,
+    no_auth: Annotated[
+        bool,
+        typer.Option(
+            "--no-auth",
+            help="Run without authentication: any user and password log in (anyone on this machine can "
+            "then read and change the graph). The password file is kept for the next start with authentication.",
+        ),
+    ] = False,
 ) -> None:
     """Start the local server in the background and wait until Bolt answers.
 
     Downloads the jars on first use. Does nothing when the server already runs.
+
+    Authentication is on unless --no-auth: the first start generates a random password for the
+    user neo4j into $CATALOG_NEO4J_HOME/server/password (mode 0600) and sets it on the server;
+    a data directory used before without authentication gets it too. Catalog commands read it
+    from there; give it to Neo4j Browser to log in.
 
     Exits with 1 when a port is taken by another process or the server dies while starting.
     """
     from catalog import local_neo4j
 
     was_running = local_neo4j.status().running
-    current = local_neo4j.start(timeout=timeout, progress=say)
+    current = local_neo4j.start(timeout=timeout, progress=say, auth=not no_auth)
     if was_running:
         say("Already running.")
+        if current.auth == no_auth:
+            say(f"It runs {'with' if current.auth else 'without'} authentication: stop it and start it again to change that.")
     _report(current, as_json)
 
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from rich.table import Table
     from rich.text import Text
 
-REFUSED_PREFIXES = ("write/", "schema/")  # these change the graph
+REFUSED_PREFIXES = ("write/", "schema/", "system/")  # these change the graph or the server
 
 
 class QueryRefused(CatalogError):

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Iterator
 
 from neo4j import Driver, GraphDatabase
-from neo4j.exceptions import AuthError, ConfigurationError, DriverError
+from neo4j.exceptions import AuthError, ConfigurationError, DriverError, Neo4jError
 
 from catalog.errors import StoreError
 from catalog.settings import Neo4jSettings
@@ -36,6 +36,26 @@ def why_unreachable(error: BaseException, timeout: float) -> str:
     if "resolve" in text or "name or service" in text:
         return "unknown host"
     return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+
+
+def why_refused(settings: Neo4jSettings, error: Neo4jError) -> str:
+    """One line: authentication failed at the URI, with which password (never the password
+    itself) and what to do."""
+    from catalog.settings import is_local_server
+
+    where = f"authentication failed at Neo4j {settings.uri} for user {settings.user!r}"
+    if getattr(error, "code", "") == "Neo.ClientError.Security.AuthenticationRateLimit":
+        why = "too many wrong passwords in a row; the server refuses logins for a few seconds"
+    elif settings.password_from:
+        why = f"it refused the password from {settings.password_from}"
+    else:
+        why = "it requires a password and none was given"
+    todo = "give the password with --password or NEO4J_PASSWORD"
+    if is_local_server(settings.uri) and not settings.password_from.startswith("the local server's"):
+        from catalog import local_neo4j
+
+        todo += f" (the local server keeps its own in {local_neo4j.layout().password_file}, see `catalog neo4j status`)"
+    return f"{where}: {why}; {todo}"
 
 
 @contextlib.contextmanager
@@ -60,7 +80,11 @@ def open_driver(settings: Neo4jSettings) -> Iterator[Driver]:
         try:
             driver.verify_connectivity()
         except AuthError as e:
-            raise StoreError(f"Neo4j at {settings.uri} refused the credentials of user {settings.user!r} ({hint})") from e
+            raise StoreError(why_refused(settings, e)) from None
+        except Neo4jError as e:
+            if not str(getattr(e, "code", "")).startswith("Neo.ClientError.Security."):
+                raise
+            raise StoreError(why_refused(settings, e)) from None
         except (DriverError, OSError) as e:
             reason = why_unreachable(e, settings.timeout)
             raise StoreError(f"cannot reach Neo4j at {settings.uri}: {reason} ({hint})") from e
