@@ -31,6 +31,7 @@ from pydantic import BaseModel, computed_field
 from catalog.extract import PII_META_KEYS, PII_TAGS  # the rule that sets Column.pii
 from catalog.query import Catalog
 from catalog.report.limits import DEFAULT_TOP
+from catalog.report.reach import BuildLineage
 
 STATUSES = ("resolved", "partial", "unresolved", "failed")
 SEVERITY = ("failed", "unresolved", "partial", "resolved")  # order of the per-model table: problems first
@@ -298,17 +299,27 @@ def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[
 
     build_rows = graph.read("read/find_build", project=project, build_id=build_id)
     build = _build_info(build_id, build_rows[0]["build"] if build_rows else {})
+
+    def lineage() -> BuildLineage:
+        t0 = time.perf_counter()
+        rows = graph.read_values("read/report_build_lineage", **params)
+        walked = BuildLineage(rows)
+        say(f"report_build_lineage: {len(walked.keys)} columns in {time.perf_counter() - t0:.2f}s")
+        return walked
+
     # The queries are independent: run them side by side (the driver is thread-safe).
     with ThreadPoolExecutor(max_workers=4) as pool:
         futures = {
             "coverage": pool.submit(read, "report_model_coverage"),
             "unresolved": pool.submit(read, "report_unresolved_columns"),
-            "pii": pool.submit(read, "report_pii_propagation"),
             "unused": pool.submit(read, "report_unused_columns"),
-            "depended_on": pool.submit(read, "report_most_depended_on", limit=max(top, PICTURE_CANDIDATES)),
-            "inheritable": pool.submit(read, "report_inheritable_descriptions"),
+            "lineage": pool.submit(lineage),
         }
-        rows = {name: f.result() for name, f in futures.items()}
+        rows = {name: f.result() for name, f in futures.items() if name != "lineage"}
+        walked = futures["lineage"].result()
+    t0 = time.perf_counter()
+    rows.update(_walked_rows(walked, max(top, PICTURE_CANDIDATES), lambda keys: _details(graph, params, keys)))
+    say(f"reach, PII flow and inheritable descriptions in memory in {time.perf_counter() - t0:.2f}s")
     coverage = _coverage(rows["coverage"], rows["unresolved"])
     public = sum(1 for m in coverage.models if m.resource_type == "model" and m.access == "public")
     undocumented = _undocumented(read("report_undocumented_columns", public_only=public > 0), coverage, public)
@@ -343,6 +354,52 @@ def _build_info(build_id: int, b: dict[str, Any]) -> BuildInfo:
 
     return BuildInfo(id=build_id, status=b.get("status"), started_at=text(b.get("started_at")),
                      finished_at=text(b.get("finished_at")), dialect=b.get("dialect"))
+
+
+# ---------------------------------------------------------------------------- any-depth sections
+def _details(graph: Any, params: dict[str, Any], keys: list[str]) -> dict[str, list[Any]]:
+    """``report_column_details`` of ``keys``: key -> [key, unique_id, model, column,
+    model_unique_id, description, pii, tags, meta, conditions]."""
+    if not keys:
+        return {}
+    rows = graph.read_values("read/report_column_details", **params, column_keys=keys)
+    return {c[0]: c for c in rows[0][0]} if rows else {}
+
+
+def _walked_rows(
+    walked: BuildLineage, limit: int, details: Callable[[list[str]], dict[str, list[Any]]]
+) -> dict[str, list[dict[str, Any]]]:
+    """The rows ``report_most_depended_on``, ``report_pii_propagation`` and
+    ``report_inheritable_descriptions`` return, computed over the build's edges in memory."""
+    ranked = walked.most_reaching(limit)
+    pii_keys = walked.pii_columns()
+    pii_reach = {k: walked.downstream(k) for k in pii_keys}
+    inherit = {k: walked.nearest_documented(k) for k in walked.undocumented_columns()}
+    inherit = {k: v for k, v in inherit.items() if v}
+    wanted = {r.key for r in ranked} | set(pii_keys) | set(inherit)
+    wanted.update(d.key for reaches in pii_reach.values() for d in reaches)
+    wanted.update(n.key for near in inherit.values() for n in near)
+    info = details(sorted(wanted))
+    depended_on = [
+        {"key": r.key, "unique_id": info[r.key][4], "model": info[r.key][2], "column": info[r.key][3],
+         "description": info[r.key][5], "pii": info[r.key][6], "fanout": r.fanout, "reach": r.reach,
+         "models_reached": r.models_reached, "conditions": info[r.key][9]}
+        for r in ranked
+    ]
+    pii = [
+        {"key": k, "unique_id": info[k][4], "model": info[k][2], "column": info[k][3], "tags": info[k][7], "meta": info[k][8],
+         "reaches": [{"key": d.key, "unique_id": info[d.key][1], "model": info[d.key][2], "column": info[d.key][3],
+                      "pii": info[d.key][6], "depth": d.depth, "types": list(d.types)} for d in reaches]}
+        for k, reaches in pii_reach.items()
+    ]
+    inheritable = [
+        {"key": k, "unique_id": info[k][4], "model": info[k][2], "column": info[k][3], "from_key": n.key,
+         "from_unique_id": info[n.key][1], "from_model": info[n.key][2], "from_column": info[n.key][3],
+         "description": info[n.key][5], "distance": n.distance, "types": list(n.types)}
+        for k, near in inherit.items()
+        for n in near
+    ]
+    return {"depended_on": depended_on, "pii": pii, "inheritable": inheritable}
 
 
 # ---------------------------------------------------------------------------- coverage
