@@ -29,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel, computed_field
 
 from catalog.extract import PII_META_KEYS, PII_TAGS  # the rule that sets Column.pii
+from catalog.memory import paused_gc
 from catalog.query import Catalog
 from catalog.report.limits import DEFAULT_TOP
 from catalog.report.reach import BuildLineage
@@ -297,13 +298,20 @@ def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[
         say(f"{name}: {len(rows)} rows in {time.perf_counter() - t0:.2f}s")
         return rows
 
+    def read_values(name: str, **extra: Any) -> list[tuple[Any, ...]]:
+        t0 = time.perf_counter()
+        rows = graph.read_values(f"read/{name}", **params, **extra)
+        say(f"{name}: {len(rows)} rows in {time.perf_counter() - t0:.2f}s")
+        return rows
+
     build_rows = graph.read("read/find_build", project=project, build_id=build_id)
     build = _build_info(build_id, build_rows[0]["build"] if build_rows else {})
 
     def lineage() -> BuildLineage:
         t0 = time.perf_counter()
         rows = graph.read_values("read/report_build_lineage", **params)
-        walked = BuildLineage(rows)
+        with paused_gc():
+            walked = BuildLineage(rows)
         say(f"report_build_lineage: {len(walked.keys)} columns in {time.perf_counter() - t0:.2f}s")
         return walked
 
@@ -312,17 +320,18 @@ def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[
         futures = {
             "coverage": pool.submit(read, "report_model_coverage"),
             "unresolved": pool.submit(read, "report_unresolved_columns"),
-            "unused": pool.submit(read, "report_unused_columns"),
+            "unused": pool.submit(read_values, "report_unused_columns"),
             "lineage": pool.submit(lineage),
         }
         rows = {name: f.result() for name, f in futures.items() if name != "lineage"}
         walked = futures["lineage"].result()
     t0 = time.perf_counter()
-    rows.update(_walked_rows(walked, max(top, PICTURE_CANDIDATES), lambda keys: _details(graph, params, keys)))
+    with paused_gc():
+        rows.update(_walked_rows(walked, max(top, PICTURE_CANDIDATES), lambda keys: _details(graph, params, keys)))
     say(f"reach, PII flow and inheritable descriptions in memory in {time.perf_counter() - t0:.2f}s")
     coverage = _coverage(rows["coverage"], rows["unresolved"])
     public = sum(1 for m in coverage.models if m.resource_type == "model" and m.access == "public")
-    undocumented = _undocumented(read("report_undocumented_columns", public_only=public > 0), coverage, public)
+    undocumented = _undocumented(read_values("report_undocumented_columns", public_only=public > 0), coverage, public)
     depended_all = [_depended_on(r) for r in rows["depended_on"]]
     t0 = time.perf_counter()
     pictures = _pictures(lambda keys: graph.read("read/report_feeds_of_columns", **params, column_keys=keys), depended_all)
@@ -333,7 +342,7 @@ def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[
         coverage=coverage,
         pii=_pii(rows["pii"]),
         undocumented=undocumented,
-        unused=tuple(_unused(r) for r in rows["unused"]),
+        unused=_unused(rows["unused"]),
         depended_on=tuple(depended_all[:top]),
         inheritable=_inheritable(rows["inheritable"]),
         pictures=pictures,
@@ -345,7 +354,8 @@ def _pct(part: int, whole: int) -> float:
 
 
 def _col(model: str | None, unique_id: str, name: str) -> Col:
-    return Col(model=model or unique_id, unique_id=unique_id, name=name)
+    # thousands of rows per report: built without validation, from values the graph typed
+    return Col.model_construct(model=model or unique_id, unique_id=unique_id, name=name)
 
 
 def _build_info(build_id: int, b: dict[str, Any]) -> BuildInfo:
@@ -374,8 +384,7 @@ def _walked_rows(
     ranked = walked.most_reaching(limit)
     pii_keys = walked.pii_columns()
     pii_reach = {k: walked.downstream(k) for k in pii_keys}
-    inherit = {k: walked.nearest_documented(k) for k in walked.undocumented_columns()}
-    inherit = {k: v for k, v in inherit.items() if v}
+    inherit = walked.inheritable()
     wanted = {r.key for r in ranked} | set(pii_keys) | set(inherit)
     wanted.update(d.key for reaches in pii_reach.values() for d in reaches)
     wanted.update(n.key for near in inherit.values() for n in near)
@@ -477,7 +486,7 @@ def _pii(rows: list[dict[str, Any]]) -> Pii:
         reaches = []
         for d in r["reaches"]:
             col = _col(d["model"], d["unique_id"], d["column"])
-            reaches.append(PiiReach(column=col, depth=d["depth"], types=tuple(d["types"]), tagged=bool(d["pii"])))
+            reaches.append(PiiReach.model_construct(column=col, depth=d["depth"], types=tuple(d["types"]), tagged=bool(d["pii"])))
             reached[d["key"]] = (col, bool(d["pii"]))
         reaches.sort(key=lambda x: (x.depth, x.column.model, x.column.name, x.column.unique_id))
         columns.append(
@@ -490,7 +499,8 @@ def _pii(rows: list[dict[str, Any]]) -> Pii:
 
 
 # ---------------------------------------------------------------------------- documentation, use
-def _undocumented(rows: list[dict[str, Any]], coverage: Coverage, public: int) -> Undocumented:
+def _undocumented(rows: list[tuple[Any, ...]], coverage: Coverage, public: int) -> Undocumented:
+    """From ``report_undocumented_columns``: (unique_id, model, access, [[column, data_type, declared]])."""
     in_scope = [m for m in coverage.models if m.resource_type == "model" and (not public or m.access == "public")]
     return Undocumented(
         scope="public_models" if public else "all_models",
@@ -498,17 +508,23 @@ def _undocumented(rows: list[dict[str, Any]], coverage: Coverage, public: int) -
         models_in_scope=len(in_scope),
         columns_in_scope=sum(m.columns for m in in_scope),
         columns=tuple(
-            UndocumentedColumn(column=_col(r["model"], r["unique_id"], r["column"]), access=r["access"],
-                               data_type=r["data_type"], declared=bool(r["declared"]))
-            for r in rows
+            UndocumentedColumn.model_construct(column=_col(model, unique_id, column), access=access, data_type=data_type,
+                                               declared=bool(declared))
+            for unique_id, model, access, columns in rows
+            for column, data_type, declared in columns
         ),
     )
 
 
-def _unused(r: dict[str, Any]) -> UnusedColumn:
-    return UnusedColumn(
-        column=_col(r["model"], r["unique_id"], r["column"]), resource_type=r["resource_type"], data_type=r["data_type"],
-        dependents=r["dependents"], incomplete_dependents=tuple(sorted(r["incomplete_dependents"] or [])),
+def _unused(rows: list[tuple[Any, ...]]) -> tuple[UnusedColumn, ...]:
+    """From ``report_unused_columns``: (unique_id, model, resource_type, dependents, incomplete, [[column, data_type]])."""
+    return tuple(
+        UnusedColumn.model_construct(
+            column=_col(model, unique_id, column), resource_type=resource_type, data_type=data_type,
+            dependents=dependents, incomplete_dependents=tuple(sorted(incomplete or [])),
+        )
+        for unique_id, model, resource_type, dependents, incomplete, columns in rows
+        for column, data_type in columns
     )
 
 
@@ -531,14 +547,14 @@ def _inheritable(rows: list[dict[str, Any]]) -> tuple[Inheritable, ...]:
             (c for c in cands if c["distance"] == nearest), key=lambda c: (c["from_model"] or "", c["from_column"], c["from_key"])
         )
         candidates = tuple(
-            Candidate(column=_col(c["from_model"], c["from_unique_id"], c["from_column"]), description=c["description"].strip(),
-                      hops=tuple(c["types"]))
+            Candidate.model_construct(column=_col(c["from_model"], c["from_unique_id"], c["from_column"]),
+                                      description=c["description"].strip(), hops=tuple(c["types"]))
             for c in best
         )
         agreed = len({c.description for c in candidates}) == 1
         first = candidates[0]
         out.append(
-            Inheritable(
+            Inheritable.model_construct(
                 column=_col(cands[0]["model"], cands[0]["unique_id"], cands[0]["column"]),
                 description=first.description if agreed else None,
                 source=first.column if agreed else None,

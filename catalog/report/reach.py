@@ -61,42 +61,29 @@ class BuildLineage:
     def __init__(self, rows: Iterable[Sequence[Any]]):
         """``rows``: ``report_build_lineage``'s (unique_id, resource_type, columns), each column
         [key, documented, pii, feeds], each feed [downstream key, type]."""
-        self.index: dict[str, int] = {}
-        self.keys: list[str] = []
-        self.unique_id: list[str | None] = []
-        self.resource_type: list[str | None] = []
-        self.documented: list[bool] = []
-        self.pii: list[bool] = []
-        self.in_build: list[bool] = []
-        self.out: list[list[int]] = []
-        self.out_types: list[list[str]] = []
-        node = self._node
-        for unique_id, resource_type, columns in rows:
-            for key, documented, pii, feeds in columns:
-                i = node(key)
-                self.unique_id[i] = unique_id
-                self.resource_type[i] = resource_type
-                self.documented[i] = bool(documented)
-                self.pii[i] = bool(pii)
-                self.in_build[i] = True
-                if feeds:
-                    self.out[i] = [node(d) for d, _ in feeds]
-                    self.out_types[i] = [t for _, t in feeds]
+        columns = [(unique_id, resource_type, c) for unique_id, resource_type, cols in rows for c in cols]
+        self.keys: list[str] = [c[0] for _, _, c in columns]
+        self.index: dict[str, int] = {k: i for i, k in enumerate(self.keys)}
+        self.unique_id: list[str | None] = [u for u, _, _ in columns]
+        self.resource_type: list[str | None] = [t for _, t, _ in columns]
+        self.documented: list[bool] = [bool(c[1]) for _, _, c in columns]
+        self.pii: list[bool] = [bool(c[2]) for _, _, c in columns]
+        self.in_build: list[bool] = [True] * len(columns)
+        index = self.index
+        for _, _, c in columns:  # columns fed from the build but outside it, if any: no edge out of them is read
+            for d, _ in c[3]:
+                if d not in index:
+                    index[d] = len(self.keys)
+                    self.keys.append(d)
+                    for values, default in ((self.unique_id, None), (self.resource_type, None), (self.documented, False),
+                                            (self.pii, False), (self.in_build, False)):
+                        values.append(default)
+        empty: list[Any] = []
+        self.out: list[list[int]] = [[index[d] for d, _ in c[3]] if c[3] else empty for _, _, c in columns]
+        self.out_types: list[list[str]] = [[t for _, t in c[3]] if c[3] else empty for _, _, c in columns]
+        self.out += [empty] * (len(self.keys) - len(columns))
+        self.out_types += [empty] * (len(self.keys) - len(columns))
         self._into: list[list[tuple[int, str]]] | None = None
-
-    def _node(self, key: str) -> int:
-        i = self.index.get(key)
-        if i is None:
-            i = self.index[key] = len(self.keys)
-            self.keys.append(key)
-            self.unique_id.append(None)
-            self.resource_type.append(None)
-            self.documented.append(False)
-            self.pii.append(False)
-            self.in_build.append(False)
-            self.out.append([])
-            self.out_types.append([])
-        return i
 
     # ------------------------------------------------------------------ reach
     def reach_set(self, start: int) -> set[int]:
@@ -220,13 +207,73 @@ class BuildLineage:
                 return hits  # documented columns end the walk: none is passed through
         return []
 
-    def undocumented_columns(self) -> list[str]:
-        """Keys of the build's model and snapshot columns without a description."""
-        return [
-            self.keys[i]
-            for i in range(len(self.keys))
+    def inheritable(self) -> dict[str, list[Nearest]]:
+        """:meth:`nearest_documented` of every undocumented model and snapshot column that has
+        one, each column's answer made from those of the columns it copies (one pass over the
+        build when the copying edges between undocumented columns make no cycle)."""
+        wanted = [
+            i for i in range(len(self.keys))
             if self.in_build[i] and not self.documented[i] and self.resource_type[i] in ("model", "snapshot")
         ]
+        nearest = self._nearest_by_copies()
+        if nearest is None:  # a cycle: walk from each column
+            found = {self.keys[i]: self.nearest_documented(self.keys[i]) for i in wanted}
+            return {k: v for k, v in found.items() if v}
+        out: dict[str, list[Nearest]] = {}
+        for i in wanted:
+            distance, cands = nearest[i]
+            if cands:
+                out[self.keys[i]] = [Nearest(key=self.keys[u], distance=distance, types=types) for u, (_, types) in cands.items()]
+        return out
+
+    def _nearest_by_copies(self) -> list[tuple[int, Layer]] | None:
+        """Per undocumented column: the distance to its nearest documented columns and, per
+        such column, the least of its shortest paths (as :meth:`nearest_documented`); None when
+        the copying edges between undocumented columns make a cycle."""
+        into = self._copies_into()
+        documented = self.documented
+        nearest: list[tuple[int, Layer] | None] = [None] * len(self.keys)
+        state = bytearray(len(self.keys))  # 0 new, 1 on the stack, 2 done
+        for root in range(len(self.keys)):
+            if documented[root] or state[root]:
+                continue
+            state[root] = 1
+            stack = [(root, 0)]
+            while stack:
+                node, i = stack[-1]
+                ups = into[node]
+                while i < len(ups) and (documented[ups[i][0]] or state[ups[i][0]] == 2):
+                    i += 1
+                if i < len(ups):
+                    stack[-1] = (node, i + 1)
+                    up = ups[i][0]
+                    if state[up] == 1:
+                        return None
+                    state[up] = 1
+                    stack.append((up, 0))
+                    continue
+                stack.pop()
+                state[node] = 2
+                best, cands = 0, {}
+                for up, kind in ups:
+                    hop = hop_order(kind)
+                    if documented[up]:
+                        distance, items = 1, [(up, (hop,), (kind,))]
+                    else:
+                        d, found = nearest[up]  # type: ignore[misc]
+                        if not found:
+                            continue
+                        distance, items = d + 1, [(u, order + (hop,), types + (kind,)) for u, (order, types) in found.items()]
+                    if best and distance > best:
+                        continue
+                    if distance < best or not best:
+                        best, cands = distance, {}
+                    for u, order, types in items:
+                        old = cands.get(u)
+                        if old is None or order < old[0]:
+                            cands[u] = (order, types)
+                nearest[node] = (best, cands)
+        return [n if n is not None else (0, {}) for n in nearest]
 
     def pii_columns(self) -> list[str]:
         return [self.keys[i] for i in range(len(self.keys)) if self.in_build[i] and self.pii[i]]
