@@ -102,30 +102,13 @@ class BuildLineage:
     def _path_counts(self) -> list[int] | None:
         """Per column, the number of paths out of it (capped at the number of columns): an upper
         bound of its reach. None when the graph has a cycle."""
-        n = len(self.keys)
-        out = self.out
+        n, out = len(self.keys), self.out
+        order = post_order(n, out.__getitem__)
+        if order is None:
+            return None
         bound = [0] * n
-        state = bytearray(n)  # 0 new, 1 on the stack, 2 done
-        for root in range(n):
-            if state[root]:
-                continue
-            state[root] = 1
-            stack = [(root, 0)]
-            while stack:
-                node, i = stack[-1]
-                children = out[node]
-                if i < len(children):
-                    stack[-1] = (node, i + 1)
-                    child = children[i]
-                    if state[child] == 0:
-                        state[child] = 1
-                        stack.append((child, 0))
-                    elif state[child] == 1:
-                        return None
-                else:
-                    stack.pop()
-                    state[node] = 2
-                    bound[node] = min(n, sum(1 + bound[c] for c in children))
+        for node in order:
+            bound[node] = min(n, sum(1 + bound[c] for c in out[node]))
         return bound
 
     def most_reaching(self, limit: int) -> list[Ranked]:
@@ -232,48 +215,60 @@ class BuildLineage:
         the copying edges between undocumented columns make a cycle."""
         into = self._copies_into()
         documented = self.documented
+        order = post_order(len(self.keys), lambda x: [] if documented[x] else [u for u, _ in into[x] if not documented[u]])
+        if order is None:
+            return None
         nearest: list[tuple[int, Layer] | None] = [None] * len(self.keys)
-        state = bytearray(len(self.keys))  # 0 new, 1 on the stack, 2 done
-        for root in range(len(self.keys)):
-            if documented[root] or state[root]:
+        for node in order:
+            if documented[node]:
                 continue
-            state[root] = 1
-            stack = [(root, 0)]
-            while stack:
-                node, i = stack[-1]
-                ups = into[node]
-                while i < len(ups) and (documented[ups[i][0]] or state[ups[i][0]] == 2):
-                    i += 1
-                if i < len(ups):
-                    stack[-1] = (node, i + 1)
-                    up = ups[i][0]
-                    if state[up] == 1:
-                        return None
-                    state[up] = 1
-                    stack.append((up, 0))
-                    continue
-                stack.pop()
-                state[node] = 2
-                best, cands = 0, {}
-                for up, kind in ups:
-                    hop = hop_order(kind)
-                    if documented[up]:
-                        distance, items = 1, [(up, (hop,), (kind,))]
-                    else:
-                        d, found = nearest[up]  # type: ignore[misc]
-                        if not found:
-                            continue
-                        distance, items = d + 1, [(u, order + (hop,), types + (kind,)) for u, (order, types) in found.items()]
-                    if best and distance > best:
+            best, cands = 0, {}
+            for up, kind in into[node]:
+                hop = hop_order(kind)
+                if documented[up]:
+                    distance, items = 1, [(up, (hop,), (kind,))]
+                else:
+                    d, found = nearest[up]  # type: ignore[misc]
+                    if not found:
                         continue
-                    if distance < best or not best:
-                        best, cands = distance, {}
-                    for u, order, types in items:
-                        old = cands.get(u)
-                        if old is None or order < old[0]:
-                            cands[u] = (order, types)
-                nearest[node] = (best, cands)
+                    distance, items = d + 1, [(u, order_ + (hop,), types + (kind,)) for u, (order_, types) in found.items()]
+                if best and distance > best:
+                    continue
+                if distance < best or not best:
+                    best, cands = distance, {}
+                for u, order_, types in items:
+                    old = cands.get(u)
+                    if old is None or order_ < old[0]:
+                        cands[u] = (order_, types)
+            nearest[node] = (best, cands)
         return [n if n is not None else (0, {}) for n in nearest]
 
     def pii_columns(self) -> list[str]:
         return [self.keys[i] for i in range(len(self.keys)) if self.in_build[i] and self.pii[i]]
+
+
+def post_order(n: int, children: Callable[[int], list[int]]) -> list[int] | None:
+    """Nodes ``0..n-1`` each after all its children (depth first, no recursion); None when
+    the graph has a cycle."""
+    state = bytearray(n)  # 0 new, 1 on the stack, 2 done
+    order: list[int] = []
+    for root in range(n):
+        if state[root]:
+            continue
+        state[root] = 1
+        stack = [(root, children(root), 0)]
+        while stack:
+            node, kids, i = stack[-1]
+            if i < len(kids):
+                stack[-1] = (node, kids, i + 1)
+                child = kids[i]
+                if state[child] == 0:
+                    state[child] = 1
+                    stack.append((child, children(child), 0))
+                elif state[child] == 1:
+                    return None
+            else:
+                stack.pop()
+                state[node] = 2
+                order.append(node)
+    return order
