@@ -178,14 +178,14 @@ class Catalog:
     # ------------------------------------------------------------------ questions
     def impact(self, names: list[str], max_depth: int | None = None, with_conditions: bool = False) -> Answer:
         asked = [self.resolve(n) for n in names]
-        rows = self.graph.read(
-            "read/find_impact_downstream",
+        rows = self.graph.read_values(
+            "read/find_impact_subgraph",
             project=self.project,
             column_keys=[c.key for c in asked],
             build_id=self.build_id,
             max_depth=max_depth,
         )
-        reached = self._mark_safe(asked, _best_per_column(rows, "start"))
+        reached = _walk_downstream(asked, rows[0][0] if rows else [], max_depth)
         conditions: list[ConditionUse] = []
         if with_conditions:
             keys = [c.key for c in asked] + [r.column.key for r in reached]
@@ -267,31 +267,71 @@ class Catalog:
         return Answer(project=self.project, build_id=self.build_id, asked=tuple(asked), columns=tuple(columns))
 
     def _mark_safe(self, asked: list[ColumnId], reached: list[Reached]) -> list[Reached]:
-        """A column is safe when no path to it, from any asked column, has a calculating hop."""
+        """A column is safe when no path to it, from any asked column, has a calculating hop
+        (the edges among them read from the graph)."""
         if not reached:
             return reached
         keys = [c.key for c in asked] + [r.column.key for r in reached]
         edges = self.graph.read("read/find_edges_between", project=self.project, column_keys=keys, build_id=self.build_id)
-        out_edges: dict[str, list[tuple[str, bool]]] = defaultdict(list)
-        for e in edges:
-            out_edges[e["up"]].append((e["down"], e["type"] in SAFE_TYPES))
-        tainted: set[str] = set()
-        seen: set[tuple[str, bool]] = set()
-        stack = [(c.key, False) for c in asked]
-        while stack:
-            node, bad = stack.pop()
-            if (node, bad) in seen:
-                continue
-            seen.add((node, bad))
-            if bad:
-                tainted.add(node)
-            for down, safe in out_edges.get(node, ()):
-                stack.append((down, bad or not safe))
-        return [r.model_copy(update={"safe_on_every_path": r.column.key not in tainted}) for r in reached]
+        return _marked_safe(asked, reached, [(e["up"], e["down"], e["type"]) for e in edges])
 
     def _conditions(self, keys: list[str]) -> list[ConditionUse]:
         rows = self.graph.read("read/find_conditioned_models", project=self.project, column_keys=keys, build_id=self.build_id)
         return [ConditionUse(**r) for r in rows]
+
+
+def _walk_downstream(asked: list[ColumnId], columns: list[list[Any]], max_depth: int | None) -> list[Reached]:
+    """Impact over ``find_impact_subgraph``'s columns ([key, unique_id, model, name, feeds]):
+    every column reached from an asked one, at its shortest depth over all asked columns (ties:
+    the first asked key), with one shortest path (breadth first, columns and edges in key
+    order), and whether only pass-throughs and renames reach it on every path."""
+    names = {c[0]: c for c in columns}
+    feeds = {c[0]: sorted((f for f in c[4] if f[0] in names), key=lambda f: (f[0], f[1] or "")) for c in columns}
+    best: dict[str, Reached] = {}
+    for start in sorted(asked, key=lambda c: c.key):
+        layer: dict[str, tuple[Hop, ...]] = {start.key: ()}
+        seen: set[str] = set()  # the start too may be reached again, through a cycle
+        depth = 0
+        while layer and (max_depth is None or depth < max_depth):
+            depth += 1
+            nxt: dict[str, tuple[Hop, ...]] = {}
+            for key in sorted(layer):
+                for down, kind, expr, resolved in feeds.get(key, ()):
+                    if down not in seen and down not in nxt:
+                        nxt[down] = layer[key] + (Hop.model_construct(from_key=key, to_key=down, type=kind, expr=expr, resolved=resolved),)
+            seen.update(nxt)
+            for key, hops in nxt.items():
+                old = best.get(key)
+                if old is None or depth < old.depth:
+                    _, unique_id, model, name, _ = names[key]
+                    column = ColumnId.model_construct(key=key, unique_id=unique_id, model=model or unique_id, name=name)
+                    best[key] = Reached.model_construct(column=column, depth=depth, hops=hops, via=start.key, resource_type=None,
+                                                        safe_on_every_path=None)
+            layer = nxt
+    edges = [(up, f[0], f[1]) for up, fs in feeds.items() for f in fs]
+    reached = sorted(best.values(), key=lambda x: (x.column.model, x.column.name))
+    return _marked_safe(asked, reached, edges)
+
+
+def _marked_safe(asked: list[ColumnId], reached: list[Reached], edges: list[tuple[str, str, str]]) -> list[Reached]:
+    """``reached`` with ``safe_on_every_path``: no path over ``edges`` (up, down, type) from an
+    asked column to it has a calculating hop."""
+    out_edges: dict[str, list[tuple[str, bool]]] = defaultdict(list)
+    for up, down, kind in edges:
+        out_edges[up].append((down, kind in SAFE_TYPES))
+    tainted: set[str] = set()
+    seen: set[tuple[str, bool]] = set()
+    stack = [(c.key, False) for c in asked]
+    while stack:
+        node, bad = stack.pop()
+        if (node, bad) in seen:
+            continue
+        seen.add((node, bad))
+        if bad:
+            tainted.add(node)
+        for down, safe in out_edges.get(node, ()):
+            stack.append((down, bad or not safe))
+    return [r.model_copy(update={"safe_on_every_path": r.column.key not in tainted}) for r in reached]
 
 
 def column_splits(text: str) -> list[tuple[str, str]]:
