@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from catalog.errors import NotFound
+from catalog.memory import paused_gc
 from catalog.store.graph import Graph
 from catalog.store.keys import quote_column, split_quoted_column
 
@@ -185,7 +186,8 @@ class Catalog:
             build_id=self.build_id,
             max_depth=max_depth,
         )
-        reached = _walk_downstream(asked, rows[0][0] if rows else [], max_depth)
+        with paused_gc():  # tens of thousands of small records, no cycles
+            reached = _walk_downstream(asked, rows[0][0] if rows else [], max_depth)
         conditions: list[ConditionUse] = []
         if with_conditions:
             keys = [c.key for c in asked] + [r.column.key for r in reached]
@@ -287,35 +289,43 @@ def _walk_downstream(asked: list[ColumnId], columns: list[list[Any]], max_depth:
     order), and whether only pass-throughs and renames reach it on every path."""
     names = {c[0]: c for c in columns}
     feeds = {c[0]: sorted((f for f in c[4] if f[0] in names), key=lambda f: (f[0], f[1] or "")) for c in columns}
-    best: dict[str, Reached] = {}
+    best: dict[str, tuple[int, tuple[tuple[str, list[Any]], ...], str]] = {}  # key -> depth, hops (up, feed), asked key
     for start in sorted(asked, key=lambda c: c.key):
-        layer: dict[str, tuple[Hop, ...]] = {start.key: ()}
+        layer: dict[str, tuple[tuple[str, list[Any]], ...]] = {start.key: ()}
         seen: set[str] = set()  # the start too may be reached again, through a cycle
         depth = 0
         while layer and (max_depth is None or depth < max_depth):
             depth += 1
-            nxt: dict[str, tuple[Hop, ...]] = {}
+            nxt: dict[str, tuple[tuple[str, list[Any]], ...]] = {}
             for key in sorted(layer):
-                for down, kind, expr, resolved in feeds.get(key, ()):
-                    if down not in seen and down not in nxt:
-                        nxt[down] = layer[key] + (Hop.model_construct(from_key=key, to_key=down, type=kind, expr=expr, resolved=resolved),)
+                for feed in feeds.get(key, ()):
+                    if feed[0] not in seen and feed[0] not in nxt:
+                        nxt[feed[0]] = layer[key] + ((key, feed),)
             seen.update(nxt)
-            for key, hops in nxt.items():
-                old = best.get(key)
-                if old is None or depth < old.depth:
-                    _, unique_id, model, name, _ = names[key]
-                    column = ColumnId.model_construct(key=key, unique_id=unique_id, model=model or unique_id, name=name)
-                    best[key] = Reached.model_construct(column=column, depth=depth, hops=hops, via=start.key, resource_type=None,
-                                                        safe_on_every_path=None)
+            for key, path in nxt.items():
+                if key not in best or depth < best[key][0]:
+                    best[key] = (depth, path, start.key)
             layer = nxt
-    edges = [(up, f[0], f[1]) for up, fs in feeds.items() for f in fs]
-    reached = sorted(best.values(), key=lambda x: (x.column.model, x.column.name))
-    return _marked_safe(asked, reached, edges)
+    tainted = _tainted(asked, [(up, f[0], f[1]) for up, fs in feeds.items() for f in fs])
+    hops: dict[tuple[str, str, str], Hop] = {}
+    reached: list[Reached] = []
+    for key in sorted(best, key=lambda k: (names[k][2] or names[k][1], names[k][3])):
+        depth, path, via = best[key]
+        for up, (down, kind, expr, resolved) in path:
+            if (up, down, kind) not in hops:
+                hops[(up, down, kind)] = Hop.model_construct(from_key=up, to_key=down, type=kind, expr=expr, resolved=resolved)
+        _, unique_id, model, name, _ = names[key]
+        reached.append(Reached.model_construct(
+            column=ColumnId.model_construct(key=key, unique_id=unique_id, model=model or unique_id, name=name), depth=depth,
+            hops=tuple(hops[(up, f[0], f[1])] for up, f in path), via=via, resource_type=None,
+            safe_on_every_path=key not in tainted,
+        ))
+    return reached
 
 
-def _marked_safe(asked: list[ColumnId], reached: list[Reached], edges: list[tuple[str, str, str]]) -> list[Reached]:
-    """``reached`` with ``safe_on_every_path``: no path over ``edges`` (up, down, type) from an
-    asked column to it has a calculating hop."""
+def _tainted(asked: list[ColumnId], edges: list[tuple[str, str, str]]) -> set[str]:
+    """The columns some path over ``edges`` (up, down, type) from an asked column reaches
+    through a calculating hop."""
     out_edges: dict[str, list[tuple[str, bool]]] = defaultdict(list)
     for up, down, kind in edges:
         out_edges[up].append((down, kind in SAFE_TYPES))
@@ -331,6 +341,13 @@ def _marked_safe(asked: list[ColumnId], reached: list[Reached], edges: list[tupl
             tainted.add(node)
         for down, safe in out_edges.get(node, ()):
             stack.append((down, bad or not safe))
+    return tainted
+
+
+def _marked_safe(asked: list[ColumnId], reached: list[Reached], edges: list[tuple[str, str, str]]) -> list[Reached]:
+    """``reached`` with ``safe_on_every_path``: no path over ``edges`` (up, down, type) from an
+    asked column to it has a calculating hop."""
+    tainted = _tainted(asked, edges)
     return [r.model_copy(update={"safe_on_every_path": r.column.key not in tainted}) for r in reached]
 
 
