@@ -40,7 +40,7 @@ def compare(graph, project: str) -> None:
         graph.read(f"read/{name}", **params, **extra)
     old_wall, old_cpu = time.perf_counter() - t0, cpu_seconds() - c0
     c0, t0 = cpu_seconds(), time.perf_counter()
-    rows = graph.read_values("read/report_build_lineage", **params)
+    rows = graph.read_values("read/report_build_columns", **params)
     with paused_gc():
         walked = BuildLineage(rows)
         read_wall = time.perf_counter() - t0
@@ -48,7 +48,7 @@ def compare(graph, project: str) -> None:
     new_wall, new_cpu = time.perf_counter() - t0, cpu_seconds() - c0
     print(f"  any-depth sections, Cypher (before)     {old_wall:7.2f} s (cpu {old_cpu:6.2f})  {', '.join(OLD_QUERIES)}")
     print(f"  any-depth sections, in memory (now)     {new_wall:7.2f} s (cpu {new_cpu:6.2f})  "
-          f"{old_wall / new_wall:5.1f} x faster; of which report_build_lineage {read_wall:.2f} s, {len(walked.keys):,} columns")
+          f"{old_wall / new_wall:5.1f} x faster; of which report_build_columns {read_wall:.2f} s, {len(walked.keys):,} columns")
 
 
 def main() -> None:

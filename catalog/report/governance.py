@@ -309,10 +309,10 @@ def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[
 
     def lineage() -> BuildLineage:
         t0 = time.perf_counter()
-        rows = graph.read_values("read/report_build_lineage", **params)
+        rows = graph.read_values("read/report_build_columns", **params)
         with paused_gc():
             walked = BuildLineage(rows)
-        say(f"report_build_lineage: {len(walked.keys)} columns in {time.perf_counter() - t0:.2f}s")
+        say(f"report_build_columns: {len(walked.keys)} columns in {time.perf_counter() - t0:.2f}s")
         return walked
 
     # The queries are independent: run them side by side (the driver is thread-safe).
@@ -385,10 +385,19 @@ def _walked_rows(
     pii_keys = walked.pii_columns()
     pii_reach = {k: walked.downstream(k) for k in pii_keys}
     inherit = walked.inheritable()
-    wanted = {r.key for r in ranked} | set(pii_keys) | set(inherit)
-    wanted.update(d.key for reaches in pii_reach.values() for d in reaches)
-    wanted.update(n.key for near in inherit.values() for n in near)
+    # names and flags of the build's columns came with the edges; the few rows that show more
+    # (conditions, tags, meta), and columns fed from outside the build if any, are read here
+    wanted = {r.key for r in ranked} | set(pii_keys)
+    wanted.update(d.key for reaches in pii_reach.values() for d in reaches if walked.names[walked.index[d.key]] is None)
     info = details(sorted(wanted))
+
+    def reached(key: str) -> dict[str, Any]:
+        i = walked.index[key]
+        names = walked.names[i]
+        if names is None:
+            return {"key": key, "unique_id": info[key][1], "model": info[key][2], "column": info[key][3], "pii": info[key][6]}
+        return {"key": key, "unique_id": names[0], "model": names[1], "column": names[2], "pii": walked.pii[i]}
+
     depended_on = [
         {"key": r.key, "unique_id": info[r.key][4], "model": info[r.key][2], "column": info[r.key][3],
          "description": info[r.key][5], "pii": info[r.key][6], "fanout": r.fanout, "reach": r.reach,
@@ -397,17 +406,21 @@ def _walked_rows(
     ]
     pii = [
         {"key": k, "unique_id": info[k][4], "model": info[k][2], "column": info[k][3], "tags": info[k][7], "meta": info[k][8],
-         "reaches": [{"key": d.key, "unique_id": info[d.key][1], "model": info[d.key][2], "column": info[d.key][3],
-                      "pii": info[d.key][6], "depth": d.depth, "types": list(d.types)} for d in reaches]}
+         "reaches": [reached(d.key) | {"depth": d.depth, "types": list(d.types)} for d in reaches]}
         for k, reaches in pii_reach.items()
     ]
-    inheritable = [
-        {"key": k, "unique_id": info[k][4], "model": info[k][2], "column": info[k][3], "from_key": n.key,
-         "from_unique_id": info[n.key][1], "from_model": info[n.key][2], "from_column": info[n.key][3],
-         "description": info[n.key][5], "distance": n.distance, "types": list(n.types)}
-        for k, near in inherit.items()
-        for n in near
-    ]
+    inheritable = []
+    for k, near in inherit.items():
+        i = walked.index[k]
+        _, model, column = walked.names[i]  # type: ignore[misc]
+        for n in near:
+            u = walked.index[n.key]
+            from_unique_id, from_model, from_column = walked.names[u]  # type: ignore[misc]
+            inheritable.append(
+                {"key": k, "unique_id": walked.unique_id[i], "model": model, "column": column, "from_key": n.key,
+                 "from_unique_id": from_unique_id, "from_model": from_model, "from_column": from_column,
+                 "description": walked.description[u], "distance": n.distance, "types": list(n.types)}
+            )
     return {"depended_on": depended_on, "pii": pii, "inheritable": inheritable}
 
 

@@ -1,7 +1,7 @@
 """The report's any-depth questions, answered in memory over one read of a build's column edges.
 
-``cypher/read/report_build_lineage`` returns every column of a build with its FEEDS edges, its
-documentation and PII flags; :class:`BuildLineage` indexes them once, then answers:
+``cypher/read/report_build_columns`` returns every column of a build with its FEEDS edges, its
+names, documentation and PII flags; :class:`BuildLineage` indexes them once, then answers:
 
 - :meth:`BuildLineage.most_reaching`: the columns that reach the most distinct columns at any
   depth (ties broken by fan-out, then key), exactly, computing the reach only of the columns
@@ -59,28 +59,32 @@ class BuildLineage:
     """The column graph of one build: nodes are column keys, edges the build's FEEDS."""
 
     def __init__(self, rows: Iterable[Sequence[Any]]):
-        """``rows``: ``report_build_lineage``'s (unique_id, resource_type, columns), each column
-        [key, documented, pii, feeds], each feed [downstream key, type]."""
+        """``rows``: ``report_build_columns``'s (unique_id, resource_type, columns), each column
+        [key, unique_id, model, column, documented, description, pii, feeds], each feed
+        [downstream key, type]."""
         columns = [(unique_id, resource_type, c) for unique_id, resource_type, cols in rows for c in cols]
         self.keys: list[str] = [c[0] for _, _, c in columns]
         self.index: dict[str, int] = {k: i for i, k in enumerate(self.keys)}
         self.unique_id: list[str | None] = [u for u, _, _ in columns]
         self.resource_type: list[str | None] = [t for _, t, _ in columns]
-        self.documented: list[bool] = [bool(c[1]) for _, _, c in columns]
-        self.pii: list[bool] = [bool(c[2]) for _, _, c in columns]
+        self.names: list[tuple[str, str | None, str] | None] = [(c[1], c[2], c[3]) for _, _, c in columns]  # the column's
+        self.description: list[str | None] = [c[5] for _, _, c in columns]
+        self.documented: list[bool] = [bool(c[4]) for _, _, c in columns]
+        self.pii: list[bool] = [bool(c[6]) for _, _, c in columns]
         self.in_build: list[bool] = [True] * len(columns)
         index = self.index
         for _, _, c in columns:  # columns fed from the build but outside it, if any: no edge out of them is read
-            for d, _ in c[3]:
+            for d, _ in c[7]:
                 if d not in index:
                     index[d] = len(self.keys)
                     self.keys.append(d)
-                    for values, default in ((self.unique_id, None), (self.resource_type, None), (self.documented, False),
-                                            (self.pii, False), (self.in_build, False)):
+                    for values, default in ((self.unique_id, None), (self.resource_type, None), (self.names, None),
+                                            (self.description, None), (self.documented, False), (self.pii, False),
+                                            (self.in_build, False)):
                         values.append(default)
         empty: list[Any] = []
-        self.out: list[list[int]] = [[index[d] for d, _ in c[3]] if c[3] else empty for _, _, c in columns]
-        self.out_types: list[list[str]] = [[t for _, t in c[3]] if c[3] else empty for _, _, c in columns]
+        self.out: list[list[int]] = [[index[d] for d, _ in c[7]] if c[7] else empty for _, _, c in columns]
+        self.out_types: list[list[str]] = [[t for _, t in c[7]] if c[7] else empty for _, _, c in columns]
         self.out += [empty] * (len(self.keys) - len(columns))
         self.out_types += [empty] * (len(self.keys) - len(columns))
         self._into: list[list[tuple[int, str]]] | None = None
@@ -125,7 +129,7 @@ class BuildLineage:
                 break  # no column left can reach as many as the limit-th so far
             reached = self.reach_set(i)
             reach = len(reached)
-            models = len({self.unique_id[d] for d in reached} - {None})  # as count(DISTINCT d.unique_id)
+            models = len({names[0] for d in reached if (names := self.names[d]) is not None})  # count(DISTINCT d.unique_id)
             ranked.append((-reach, -len(self.out[i]), self.keys[i], reach, models))
             if len(best) < limit:
                 heapq.heappush(best, reach)

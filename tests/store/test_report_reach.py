@@ -51,7 +51,7 @@ def _path_types(walked: BuildLineage, start: str, end: str, depth: int, backward
 def _compare(graph, name: str) -> None:
     catalog = Catalog(graph, name)
     params = {"project": name, "build_id": catalog.build_id}
-    walked = BuildLineage(graph.read_values("read/report_build_lineage", **params))
+    walked = BuildLineage(graph.read_values("read/report_build_columns", **params))
 
     # reach, models reached and fan-out of every column with a downstream edge
     old = graph.read("read/report_most_depended_on", **params, limit=1_000_000)
