@@ -2,6 +2,11 @@
 
     .venv/bin/python benchmarks/query_latency.py                 # 5,000 models, 50 runs per query
     .venv/bin/python benchmarks/query_latency.py --models 1000 --runs 20
+    .venv/bin/python benchmarks/query_latency.py --hub              # a column reaching 12,500 columns
+
+With --hub, builds benchmarks/hub_project.py's project (bench_hub_<fans>_<width>_<chain>) and times
+`Catalog.impact` of its hub column beside the way impact read the graph before (one shortest
+path per column from find_impact_downstream, then find_edges_between), in the same run.
 
 Builds the project once into Neo4j (NEO4J_URI or the local server) under the project name
 bench_latency_<models>; a later run reuses it (a no-change build). Picks a hub column (the
@@ -45,12 +50,54 @@ def timed(fn, runs: int) -> tuple[float, float, int]:
     return pct(times, 50) * 1000, pct(times, 95) * 1000, size
 
 
+def per_path_impact(catalog: Catalog, column: str):
+    """Impact as it was read before one read of the subgraph: the reference of --hub."""
+    from catalog.query import Answer, _best_per_column
+
+    asked = [catalog.resolve(column)]
+    rows = catalog.graph.read("read/find_impact_downstream", project=catalog.project, column_keys=[asked[0].key],
+                              build_id=catalog.build_id, max_depth=None)
+    reached = catalog._mark_safe(asked, _best_per_column(rows, "start"))
+    return Answer(project=catalog.project, build_id=catalog.build_id, asked=tuple(asked), columns=tuple(reached),
+                  consumers=tuple(catalog._consumers(asked, reached)))
+
+
+def hub_latency(graph: Graph, runs: int, fans: int, width: int, chain: int) -> None:
+    from hub_project import expected_impact, write_hub_project
+
+    name = f"bench_hub_{fans}_{width}_{chain}"
+    out = Path(tempfile.gettempdir()) / f"catalog-bench-{name}"
+    write_hub_project(out, fans, width, chain)
+    t = time.perf_counter()
+    summary = Builder(graph, out / "target", project_name=name).run()
+    print(f"build {summary.build_id}: {summary.models.total} models, {summary.edges.total} edges, {time.perf_counter() - t:.1f}s")
+    catalog = Catalog(graph, name)
+    want = len(expected_impact(fans, width, chain)["hub.value"])
+    print(f"impact of hub.value ({want} columns downstream), in process, {runs} runs")
+    print(f"{'query':<34}{'p50 ms':>10}{'p95 ms':>10}{'columns':>10}")
+    for label, fn in (
+        ("one read of the subgraph (now)", lambda: catalog.impact(["hub.value"])),
+        ("one path per column (before)", lambda: per_path_impact(catalog, "hub.value")),
+    ):
+        p50, p95, size = timed(fn, runs)
+        print(f"{label:<34}{p50:>10.1f}{p95:>10.1f}{size:>10}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", type=int, default=5000)
     ap.add_argument("--runs", type=int, default=50)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--hub", action="store_true", help="time the impact of a hub column of benchmarks/hub_project.py")
+    ap.add_argument("--fans", type=int, default=50)
+    ap.add_argument("--width", type=int, default=50)
+    ap.add_argument("--chain", type=int, default=4)
     args = ap.parse_args()
+    if args.hub:
+        settings = Neo4jSettings.from_env()
+        with open_driver(settings) as driver:
+            hub_latency(Graph(driver, settings.database), args.runs, args.fans, args.width, args.chain)
+        return
     name = f"bench_latency_{args.models}_{args.seed}"
     out = Path(tempfile.gettempdir()) / f"catalog-bench-synth-{args.models}-{args.seed}"
     if not (out / "target" / "manifest.json").exists():

@@ -12,7 +12,9 @@ prints, measured in the same run:
   largest process (the command or one of its analysis workers);
 - with Neo4j (skip with --no-store): ``catalog build --full`` in process, per stage and in
   relationships per second; a no-change rebuild; the one-model-change rebuild; ``catalog impact``
-  of a hub column from process start to output and in process (p95); ``catalog report -f json``.
+  of a hub column from process start to output and in process (p95); ``catalog report -f json``;
+  and once, the hub-heavy case: impact of a column reaching 12,500 columns (benchmarks/hub_project.py),
+  in process p95, beside the per-path reads impact made before.
 
 and once: ``catalog --help`` against ``python -c pass`` (process start to exit, best of runs).
 CPU times (user + system, children included) are printed beside wall times: the machine is shared.
@@ -36,7 +38,7 @@ sys.path.insert(0, str(REPO))
 
 from build_speed import change_one_model  # noqa: E402
 from lineage_speed import SHARED, cpu_seconds, floor  # noqa: E402
-from query_latency import pct  # noqa: E402
+from query_latency import hub_latency, pct  # noqa: E402
 
 CATALOG = Path(sys.executable).parent / "catalog"
 
@@ -191,6 +193,15 @@ def main() -> None:
         lineage_row(project_dir)
         if not args.no_store:
             store_rows(project_dir, f"{models}_{seed or 1}", args.runs)
+    if not args.no_store:
+        from catalog.settings import Neo4jSettings
+        from catalog.store.connection import open_driver
+        from catalog.store.graph import Graph
+
+        print("\n== hub-heavy project (benchmarks/hub_project.py)")
+        settings = Neo4jSettings.from_env()
+        with open_driver(settings) as driver:
+            hub_latency(Graph(driver, settings.database), max(args.runs, 20), 50, 50, 4)
     print(f"\nload average at the end {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 

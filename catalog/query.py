@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from catalog.errors import NotFound
 from catalog.idents import column_name
+from catalog.memory import paused_gc
 from catalog.store.graph import Graph
 from catalog.store.keys import quote_column, split_quoted_column
 
@@ -180,14 +181,15 @@ class Catalog:
     # ------------------------------------------------------------------ questions
     def impact(self, names: list[str], max_depth: int | None = None, with_conditions: bool = False) -> Answer:
         asked = [self.resolve(n) for n in names]
-        rows = self.graph.read(
-            "read/find_impact_downstream",
+        rows = self.graph.read_values(
+            "read/find_impact_subgraph",
             project=self.project,
             column_keys=[c.key for c in asked],
             build_id=self.build_id,
             max_depth=max_depth,
         )
-        reached = self._mark_safe(asked, _best_per_column(rows, "start"))
+        with paused_gc():  # tens of thousands of small records, no cycles
+            reached = _walk_downstream(asked, rows[0][0] if rows else [], max_depth)
         conditions: list[ConditionUse] = []
         if with_conditions:
             keys = [c.key for c in asked] + [r.column.key for r in reached]
@@ -269,31 +271,86 @@ class Catalog:
         return Answer(project=self.project, build_id=self.build_id, asked=tuple(asked), columns=tuple(columns))
 
     def _mark_safe(self, asked: list[ColumnId], reached: list[Reached]) -> list[Reached]:
-        """A column is safe when no path to it, from any asked column, has a calculating hop."""
+        """A column is safe when no path to it, from any asked column, has a calculating hop
+        (the edges among them read from the graph)."""
         if not reached:
             return reached
         keys = [c.key for c in asked] + [r.column.key for r in reached]
         edges = self.graph.read("read/find_edges_between", project=self.project, column_keys=keys, build_id=self.build_id)
-        out_edges: dict[str, list[tuple[str, bool]]] = defaultdict(list)
-        for e in edges:
-            out_edges[e["up"]].append((e["down"], e["type"] in SAFE_TYPES))
-        tainted: set[str] = set()
-        seen: set[tuple[str, bool]] = set()
-        stack = [(c.key, False) for c in asked]
-        while stack:
-            node, bad = stack.pop()
-            if (node, bad) in seen:
-                continue
-            seen.add((node, bad))
-            if bad:
-                tainted.add(node)
-            for down, safe in out_edges.get(node, ()):
-                stack.append((down, bad or not safe))
-        return [r.model_copy(update={"safe_on_every_path": r.column.key not in tainted}) for r in reached]
+        return _marked_safe(asked, reached, [(e["up"], e["down"], e["type"]) for e in edges])
 
     def _conditions(self, keys: list[str]) -> list[ConditionUse]:
         rows = self.graph.read("read/find_conditioned_models", project=self.project, column_keys=keys, build_id=self.build_id)
         return [ConditionUse(**r) for r in rows]
+
+
+def _walk_downstream(asked: list[ColumnId], columns: list[list[Any]], max_depth: int | None) -> list[Reached]:
+    """Impact over ``find_impact_subgraph``'s columns ([key, unique_id, model, name, feeds]):
+    every column reached from an asked one, at its shortest depth over all asked columns (ties:
+    the first asked key), with one shortest path (breadth first, columns and edges in key
+    order), and whether only pass-throughs and renames reach it on every path."""
+    names = {c[0]: c for c in columns}
+    feeds = {c[0]: sorted((f for f in c[4] if f[0] in names), key=lambda f: (f[0], f[1] or "")) for c in columns}
+    best: dict[str, tuple[int, tuple[tuple[str, list[Any]], ...], str]] = {}  # key -> depth, hops (up, feed), asked key
+    for start in sorted(asked, key=lambda c: c.key):
+        layer: dict[str, tuple[tuple[str, list[Any]], ...]] = {start.key: ()}
+        seen: set[str] = set()  # the start too may be reached again, through a cycle
+        depth = 0
+        while layer and (max_depth is None or depth < max_depth):
+            depth += 1
+            nxt: dict[str, tuple[tuple[str, list[Any]], ...]] = {}
+            for key in sorted(layer):
+                for feed in feeds.get(key, ()):
+                    if feed[0] not in seen and feed[0] not in nxt:
+                        nxt[feed[0]] = layer[key] + ((key, feed),)
+            seen.update(nxt)
+            for key, path in nxt.items():
+                if key not in best or depth < best[key][0]:
+                    best[key] = (depth, path, start.key)
+            layer = nxt
+    tainted = _tainted(asked, [(up, f[0], f[1]) for up, fs in feeds.items() for f in fs])
+    hops: dict[tuple[str, str, str], Hop] = {}
+    reached: list[Reached] = []
+    for key in sorted(best, key=lambda k: (names[k][2] or names[k][1], names[k][3])):
+        depth, path, via = best[key]
+        for up, (down, kind, expr, resolved) in path:
+            if (up, down, kind) not in hops:
+                hops[(up, down, kind)] = Hop.model_construct(from_key=up, to_key=down, type=kind, expr=expr, resolved=resolved)
+        _, unique_id, model, name, _ = names[key]
+        reached.append(Reached.model_construct(
+            column=ColumnId.model_construct(key=key, unique_id=unique_id, model=model or unique_id, name=name), depth=depth,
+            hops=tuple(hops[(up, f[0], f[1])] for up, f in path), via=via, resource_type=None,
+            safe_on_every_path=key not in tainted,
+        ))
+    return reached
+
+
+def _tainted(asked: list[ColumnId], edges: list[tuple[str, str, str]]) -> set[str]:
+    """The columns some path over ``edges`` (up, down, type) from an asked column reaches
+    through a calculating hop."""
+    out_edges: dict[str, list[tuple[str, bool]]] = defaultdict(list)
+    for up, down, kind in edges:
+        out_edges[up].append((down, kind in SAFE_TYPES))
+    tainted: set[str] = set()
+    seen: set[tuple[str, bool]] = set()
+    stack = [(c.key, False) for c in asked]
+    while stack:
+        node, bad = stack.pop()
+        if (node, bad) in seen:
+            continue
+        seen.add((node, bad))
+        if bad:
+            tainted.add(node)
+        for down, safe in out_edges.get(node, ()):
+            stack.append((down, bad or not safe))
+    return tainted
+
+
+def _marked_safe(asked: list[ColumnId], reached: list[Reached], edges: list[tuple[str, str, str]]) -> list[Reached]:
+    """``reached`` with ``safe_on_every_path``: no path over ``edges`` (up, down, type) from an
+    asked column to it has a calculating hop."""
+    tainted = _tainted(asked, edges)
+    return [r.model_copy(update={"safe_on_every_path": r.column.key not in tainted}) for r in reached]
 
 
 def column_splits(text: str, dialect: str | None = None) -> list[tuple[str, str]]:

@@ -29,8 +29,10 @@ from typing import Any
 from pydantic import BaseModel, computed_field
 
 from catalog.extract import PII_META_KEYS, PII_TAGS  # the rule that sets Column.pii
+from catalog.memory import paused_gc
 from catalog.query import Catalog
 from catalog.report.limits import DEFAULT_TOP
+from catalog.report.reach import BuildLineage
 
 STATUSES = ("resolved", "partial", "unresolved", "failed")
 SEVERITY = ("failed", "unresolved", "partial", "resolved")  # order of the per-model table: problems first
@@ -296,22 +298,40 @@ def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[
         say(f"{name}: {len(rows)} rows in {time.perf_counter() - t0:.2f}s")
         return rows
 
+    def read_values(name: str, **extra: Any) -> list[tuple[Any, ...]]:
+        t0 = time.perf_counter()
+        rows = graph.read_values(f"read/{name}", **params, **extra)
+        say(f"{name}: {len(rows)} rows in {time.perf_counter() - t0:.2f}s")
+        return rows
+
     build_rows = graph.read("read/find_build", project=project, build_id=build_id)
     build = _build_info(build_id, build_rows[0]["build"] if build_rows else {})
+
+    def lineage() -> BuildLineage:
+        t0 = time.perf_counter()
+        rows = graph.read_values("read/report_build_columns", **params)
+        with paused_gc():
+            walked = BuildLineage(rows)
+        say(f"report_build_columns: {len(walked.keys)} columns in {time.perf_counter() - t0:.2f}s")
+        return walked
+
     # The queries are independent: run them side by side (the driver is thread-safe).
     with ThreadPoolExecutor(max_workers=4) as pool:
         futures = {
             "coverage": pool.submit(read, "report_model_coverage"),
             "unresolved": pool.submit(read, "report_unresolved_columns"),
-            "pii": pool.submit(read, "report_pii_propagation"),
-            "unused": pool.submit(read, "report_unused_columns"),
-            "depended_on": pool.submit(read, "report_most_depended_on", limit=max(top, PICTURE_CANDIDATES)),
-            "inheritable": pool.submit(read, "report_inheritable_descriptions"),
+            "unused": pool.submit(read_values, "report_unused_columns"),
+            "lineage": pool.submit(lineage),
         }
-        rows = {name: f.result() for name, f in futures.items()}
+        rows = {name: f.result() for name, f in futures.items() if name != "lineage"}
+        walked = futures["lineage"].result()
+    t0 = time.perf_counter()
+    with paused_gc():
+        rows.update(_walked_rows(walked, max(top, PICTURE_CANDIDATES), lambda keys: _details(graph, params, keys)))
+    say(f"reach, PII flow and inheritable descriptions in memory in {time.perf_counter() - t0:.2f}s")
     coverage = _coverage(rows["coverage"], rows["unresolved"])
     public = sum(1 for m in coverage.models if m.resource_type == "model" and m.access == "public")
-    undocumented = _undocumented(read("report_undocumented_columns", public_only=public > 0), coverage, public)
+    undocumented = _undocumented(read_values("report_undocumented_columns", public_only=public > 0), coverage, public)
     depended_all = [_depended_on(r) for r in rows["depended_on"]]
     t0 = time.perf_counter()
     pictures = _pictures(lambda keys: graph.read("read/report_feeds_of_columns", **params, column_keys=keys), depended_all)
@@ -322,7 +342,7 @@ def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[
         coverage=coverage,
         pii=_pii(rows["pii"]),
         undocumented=undocumented,
-        unused=tuple(_unused(r) for r in rows["unused"]),
+        unused=_unused(rows["unused"]),
         depended_on=tuple(depended_all[:top]),
         inheritable=_inheritable(rows["inheritable"]),
         pictures=pictures,
@@ -334,7 +354,8 @@ def _pct(part: int, whole: int) -> float:
 
 
 def _col(model: str | None, unique_id: str, name: str) -> Col:
-    return Col(model=model or unique_id, unique_id=unique_id, name=name)
+    # thousands of rows per report: built without validation, from values the graph typed
+    return Col.model_construct(model=model or unique_id, unique_id=unique_id, name=name)
 
 
 def _build_info(build_id: int, b: dict[str, Any]) -> BuildInfo:
@@ -343,6 +364,64 @@ def _build_info(build_id: int, b: dict[str, Any]) -> BuildInfo:
 
     return BuildInfo(id=build_id, status=b.get("status"), started_at=text(b.get("started_at")),
                      finished_at=text(b.get("finished_at")), dialect=b.get("dialect"))
+
+
+# ---------------------------------------------------------------------------- any-depth sections
+def _details(graph: Any, params: dict[str, Any], keys: list[str]) -> dict[str, list[Any]]:
+    """``report_column_details`` of ``keys``: key -> [key, unique_id, model, column,
+    model_unique_id, description, pii, tags, meta, conditions]."""
+    if not keys:
+        return {}
+    rows = graph.read_values("read/report_column_details", **params, column_keys=keys)
+    return {c[0]: c for c in rows[0][0]} if rows else {}
+
+
+def _walked_rows(
+    walked: BuildLineage, limit: int, details: Callable[[list[str]], dict[str, list[Any]]]
+) -> dict[str, list[dict[str, Any]]]:
+    """The rows ``report_most_depended_on``, ``report_pii_propagation`` and
+    ``report_inheritable_descriptions`` return, computed over the build's edges in memory."""
+    ranked = walked.most_reaching(limit)
+    pii_keys = walked.pii_columns()
+    pii_reach = {k: walked.downstream(k) for k in pii_keys}
+    inherit = walked.inheritable()
+    # names and flags of the build's columns came with the edges; the few rows that show more
+    # (conditions, tags, meta), and columns fed from outside the build if any, are read here
+    wanted = {r.key for r in ranked} | set(pii_keys)
+    wanted.update(d.key for reaches in pii_reach.values() for d in reaches if walked.names[walked.index[d.key]] is None)
+    info = details(sorted(wanted))
+
+    def reached(key: str) -> dict[str, Any]:
+        i = walked.index[key]
+        names = walked.names[i]
+        if names is None:
+            return {"key": key, "unique_id": info[key][1], "model": info[key][2], "column": info[key][3], "pii": info[key][6]}
+        return {"key": key, "unique_id": names[0], "model": names[1], "column": names[2], "pii": walked.pii[i]}
+
+    depended_on = [
+        {"key": r.key, "unique_id": info[r.key][4], "model": info[r.key][2], "column": info[r.key][3],
+         "description": info[r.key][5], "pii": info[r.key][6], "fanout": r.fanout, "reach": r.reach,
+         "models_reached": r.models_reached, "conditions": info[r.key][9]}
+        for r in ranked
+    ]
+    pii = [
+        {"key": k, "unique_id": info[k][4], "model": info[k][2], "column": info[k][3], "tags": info[k][7], "meta": info[k][8],
+         "reaches": [reached(d.key) | {"depth": d.depth, "types": list(d.types)} for d in reaches]}
+        for k, reaches in pii_reach.items()
+    ]
+    inheritable = []
+    for k, near in inherit.items():
+        i = walked.index[k]
+        _, model, column = walked.names[i]  # type: ignore[misc]
+        for n in near:
+            u = walked.index[n.key]
+            from_unique_id, from_model, from_column = walked.names[u]  # type: ignore[misc]
+            inheritable.append(
+                {"key": k, "unique_id": walked.unique_id[i], "model": model, "column": column, "from_key": n.key,
+                 "from_unique_id": from_unique_id, "from_model": from_model, "from_column": from_column,
+                 "description": walked.description[u], "distance": n.distance, "types": list(n.types)}
+            )
+    return {"depended_on": depended_on, "pii": pii, "inheritable": inheritable}
 
 
 # ---------------------------------------------------------------------------- coverage
@@ -420,7 +499,7 @@ def _pii(rows: list[dict[str, Any]]) -> Pii:
         reaches = []
         for d in r["reaches"]:
             col = _col(d["model"], d["unique_id"], d["column"])
-            reaches.append(PiiReach(column=col, depth=d["depth"], types=tuple(d["types"]), tagged=bool(d["pii"])))
+            reaches.append(PiiReach.model_construct(column=col, depth=d["depth"], types=tuple(d["types"]), tagged=bool(d["pii"])))
             reached[d["key"]] = (col, bool(d["pii"]))
         reaches.sort(key=lambda x: (x.depth, x.column.model, x.column.name, x.column.unique_id))
         columns.append(
@@ -433,7 +512,8 @@ def _pii(rows: list[dict[str, Any]]) -> Pii:
 
 
 # ---------------------------------------------------------------------------- documentation, use
-def _undocumented(rows: list[dict[str, Any]], coverage: Coverage, public: int) -> Undocumented:
+def _undocumented(rows: list[tuple[Any, ...]], coverage: Coverage, public: int) -> Undocumented:
+    """From ``report_undocumented_columns``: (unique_id, model, access, [[column, data_type, declared]])."""
     in_scope = [m for m in coverage.models if m.resource_type == "model" and (not public or m.access == "public")]
     return Undocumented(
         scope="public_models" if public else "all_models",
@@ -441,17 +521,23 @@ def _undocumented(rows: list[dict[str, Any]], coverage: Coverage, public: int) -
         models_in_scope=len(in_scope),
         columns_in_scope=sum(m.columns for m in in_scope),
         columns=tuple(
-            UndocumentedColumn(column=_col(r["model"], r["unique_id"], r["column"]), access=r["access"],
-                               data_type=r["data_type"], declared=bool(r["declared"]))
-            for r in rows
+            UndocumentedColumn.model_construct(column=_col(model, unique_id, column), access=access, data_type=data_type,
+                                               declared=bool(declared))
+            for unique_id, model, access, columns in rows
+            for column, data_type, declared in columns
         ),
     )
 
 
-def _unused(r: dict[str, Any]) -> UnusedColumn:
-    return UnusedColumn(
-        column=_col(r["model"], r["unique_id"], r["column"]), resource_type=r["resource_type"], data_type=r["data_type"],
-        dependents=r["dependents"], incomplete_dependents=tuple(sorted(r["incomplete_dependents"] or [])),
+def _unused(rows: list[tuple[Any, ...]]) -> tuple[UnusedColumn, ...]:
+    """From ``report_unused_columns``: (unique_id, model, resource_type, dependents, incomplete, [[column, data_type]])."""
+    return tuple(
+        UnusedColumn.model_construct(
+            column=_col(model, unique_id, column), resource_type=resource_type, data_type=data_type,
+            dependents=dependents, incomplete_dependents=tuple(sorted(incomplete or [])),
+        )
+        for unique_id, model, resource_type, dependents, incomplete, columns in rows
+        for column, data_type in columns
     )
 
 
@@ -474,14 +560,14 @@ def _inheritable(rows: list[dict[str, Any]]) -> tuple[Inheritable, ...]:
             (c for c in cands if c["distance"] == nearest), key=lambda c: (c["from_model"] or "", c["from_column"], c["from_key"])
         )
         candidates = tuple(
-            Candidate(column=_col(c["from_model"], c["from_unique_id"], c["from_column"]), description=c["description"].strip(),
-                      hops=tuple(c["types"]))
+            Candidate.model_construct(column=_col(c["from_model"], c["from_unique_id"], c["from_column"]),
+                                      description=c["description"].strip(), hops=tuple(c["types"]))
             for c in best
         )
         agreed = len({c.description for c in candidates}) == 1
         first = candidates[0]
         out.append(
-            Inheritable(
+            Inheritable.model_construct(
                 column=_col(cands[0]["model"], cands[0]["unique_id"], cands[0]["column"]),
                 description=first.description if agreed else None,
                 source=first.column if agreed else None,

@@ -47,6 +47,14 @@ class Graph:
     # ------------------------------------------------------------------ plumbing
     def read(self, name: str, /, *, timeout_: float | None = None, **params: Any) -> list[dict[str, Any]]:
         """Run ``cypher/<name>.cypher`` read-only; rows as dicts. ``params`` are the query's."""
+        return [r.data() for r in self._read_records(name, timeout_, params)]
+
+    def read_values(self, name: str, /, *, timeout_: float | None = None, **params: Any) -> list[tuple[Any, ...]]:
+        """Like :meth:`read`, rows as tuples of plain values in the query's column order, left
+        as the driver decoded them: for large results of lists, strings and numbers only."""
+        return [tuple(r) for r in self._read_records(name, timeout_, params)]
+
+    def _read_records(self, name: str, timeout_: float | None, params: dict[str, Any]) -> list[Any]:
         timeout = timeout_ if timeout_ is not None else self.timeout
         query = Query(cypher.load(name), timeout=timeout)
         try:
@@ -55,7 +63,7 @@ class Graph:
             )
         except (Neo4jError, DriverError, OSError) as e:
             self._failed(name, e, timeout)
-        return [r.data() for r in records]
+        return records
 
     def write(self, name: str, /, *, timeout_: float | None = None, **params: Any) -> list[dict[str, Any]]:
         """Run ``cypher/<name>.cypher`` in a write transaction. ``timeout_`` overrides the

@@ -1,0 +1,90 @@
+"""Governance report speed: the any-depth sections walked in memory beside the any-depth Cypher
+they replaced, then the whole `catalog report` (json and html), measured in the same run.
+
+    .venv/bin/python benchmarks/report_speed.py --synth 1300:7 --synth 5000:11
+    .venv/bin/python benchmarks/report_speed.py --project my_project      # a project already built
+
+--synth MODELS:SEED generates the synthetic project (synth_dbt.py, kept in --cache) and builds it
+into Neo4j (NEO4J_URI or the local server) as bench_report_<models>_<seed>; a later run reuses
+the build (a no-change build). CPU seconds are printed beside wall seconds: the machine is shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from lineage_speed import cpu_seconds  # noqa: E402
+from scale import CATALOG, run_measured, synth  # noqa: E402
+
+OLD_QUERIES = ("report_most_depended_on", "report_pii_propagation", "report_inheritable_descriptions")
+
+
+def compare(graph, project: str) -> None:
+    from catalog.memory import paused_gc
+    from catalog.query import Catalog
+    from catalog.report.governance import PICTURE_CANDIDATES, _details, _walked_rows
+    from catalog.report.reach import BuildLineage
+
+    catalog = Catalog(graph, project)
+    params = {"project": project, "build_id": catalog.build_id}
+    c0, t0 = cpu_seconds(), time.perf_counter()
+    for name in OLD_QUERIES:
+        extra = {"limit": PICTURE_CANDIDATES} if name == "report_most_depended_on" else {}
+        graph.read(f"read/{name}", **params, **extra)
+    old_wall, old_cpu = time.perf_counter() - t0, cpu_seconds() - c0
+    c0, t0 = cpu_seconds(), time.perf_counter()
+    rows = graph.read_values("read/report_build_columns", **params)
+    with paused_gc():
+        walked = BuildLineage(rows)
+        read_wall = time.perf_counter() - t0
+        _walked_rows(walked, PICTURE_CANDIDATES, lambda keys: _details(graph, params, keys))
+    new_wall, new_cpu = time.perf_counter() - t0, cpu_seconds() - c0
+    print(f"  any-depth sections, Cypher (before)     {old_wall:7.2f} s (cpu {old_cpu:6.2f})  {', '.join(OLD_QUERIES)}")
+    print(f"  any-depth sections, in memory (now)     {new_wall:7.2f} s (cpu {new_cpu:6.2f})  "
+          f"{old_wall / new_wall:5.1f} x faster; of which report_build_columns {read_wall:.2f} s, {len(walked.keys):,} columns")
+
+
+def main() -> None:
+    from catalog.build import Builder
+    from catalog.settings import Neo4jSettings
+    from catalog.store.connection import open_driver
+    from catalog.store.graph import Graph
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--synth", action="append", default=[], help="MODELS:SEED of a synthetic project to build and report on")
+    ap.add_argument("--project", action="append", default=[], help="a project already built")
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/catalog-scale"), help="where generated projects are kept")
+    args = ap.parse_args()
+    print(f"{os.cpu_count()} CPUs, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    settings = Neo4jSettings.from_env()
+    projects = list(args.project)
+    with open_driver(settings) as driver:
+        graph = Graph(driver, settings.database)
+        for spec in args.synth or ([] if projects else ["1300:7"]):
+            models, _, seed = spec.partition(":")
+            args.cache.mkdir(parents=True, exist_ok=True)
+            target = synth(int(models), int(seed or 1), args.cache) / "target"
+            name = f"bench_report_{models}_{seed or 1}"
+            t = time.perf_counter()
+            Builder(graph, target, project_name=name).run()
+            print(f"built {name} in {time.perf_counter() - t:.1f}s")
+            projects.append(name)
+        for project in projects:
+            print(f"\n== {project}")
+            compare(graph, project)
+    for project in projects:
+        for fmt in ("json", "html"):
+            wall, cpu, mb = run_measured([str(CATALOG), "report", "--project", project, "-f", fmt, "-o", os.devnull])
+            print(f"  {project}: catalog report -f {fmt:<5} {wall:7.2f} s (cpu {cpu:6.2f})  peak {mb} MB")
+    print(f"\nload average at the end {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()

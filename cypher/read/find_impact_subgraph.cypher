@@ -1,0 +1,23 @@
+// Impact analysis in one read: the start columns and every column downstream of them at any
+// depth (or up to $max_depth hops), as of build $build_id (the project's active build when
+// null), each with its names and its column edges (FEEDS) in that build. The caller walks
+// this subgraph for one shortest path to each column and for the columns that only
+// pass-throughs and renames reach. Everything in one row.
+// Parameters: $project, $column_keys (list of column keys), $build_id (int or null), $max_depth (int or null)
+// Returns: columns (list of [key, unique_id, model, name, feeds]; feeds: list of [downstream key, type, expr, resolved])
+MATCH (p:Project {name: $project})
+OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
+WITH coalesce($build_id, active.id) AS b
+UNWIND $column_keys AS start_key
+MATCH (start:Column {key: start_key})
+CALL (start, b) {
+  MATCH path = ANY SHORTEST (start)(()-[r:FEEDS WHERE r.since <= b AND (r.until IS NULL OR r.until > b)]->()){1,}(d:Column)
+  WHERE $max_depth IS NULL OR length(path) <= $max_depth
+  RETURN d AS c
+  UNION
+  RETURN start AS c
+}
+WITH DISTINCT b, c
+RETURN collect([c.key, c.unique_id, c.model_name, c.name,
+                [(c)-[f:FEEDS]->(d:Column) WHERE f.since <= b AND (f.until IS NULL OR f.until > b)
+                 | [d.key, f.type, f.expr, f.resolved]]]) AS columns
