@@ -5,6 +5,11 @@ the local server, for a corpus project and a synthetic project:
 
     .venv/bin/python benchmarks/build_speed.py                       # coffee_shop example + synth 2000
     .venv/bin/python benchmarks/build_speed.py --synth-models 500 --repeat 20 PATH...
+    .venv/bin/python benchmarks/build_speed.py --synth 1300:7 5000:11 --repeat 3   # the issue's projects
+
+The store line gives relationships per second of wall time and, when the server is the local
+one this checkout started, the CPU seconds Neo4j spent on the store stage (steadier than wall
+time on a shared machine), beside the bulk-import reference.
 
 Each run stores under a fresh project name (bench_<name>_<random>), forgotten at the end.
 """
@@ -40,6 +45,24 @@ BULK_IMPORT_RATE = 1_000_000.0
 BULK_IMPORT_SOURCE = "order of magnitude Neo4j publishes for its import tool, not measured here"
 
 
+def server_cpu() -> float | None:
+    """CPU seconds (user + system) of the local Neo4j this checkout started; None for another server."""
+    import os
+
+    from catalog import local_neo4j
+
+    if os.environ.get("NEO4J_URI") and os.environ["NEO4J_URI"] != local_neo4j.status().bolt_uri:
+        return None
+    pid = local_neo4j.status().pid
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def fmt(t: dict[str, float]) -> str:
     return "  ".join(f"{k}={v * 1000:.1f}ms" for k, v in t.items())
 
@@ -55,20 +78,29 @@ def change_one_model(target: Path) -> str:
     return uid
 
 
+def store_line(relationships: int, timings: dict[str, float], server_seconds: float | None) -> None:
+    """The store stage in relationships per second, beside the bulk-import reference."""
+    store = timings.get("store", 0.0)
+    rate = relationships / store if store else 0.0
+    server = f"; Neo4j cpu {server_seconds:.1f}s during the build" if server_seconds is not None else ""
+    print(
+        f"store throughput  {relationships:,} relationships in {store:.2f}s = {rate:,.0f}/s{server}; "
+        f"store / analyze = {store / max(timings.get('analyze', 0), 1e-9):.2f}; "
+        f"reference: neo4j-admin database import {BULK_IMPORT_RATE:,.0f}/s ({BULK_IMPORT_SOURCE}), "
+        f"we are at {rate / BULK_IMPORT_RATE:.1%} of it"
+    )
+
+
 def bench(graph: Graph, target: Path, label: str, repeat: int) -> None:
     work = Path(tempfile.mkdtemp()) / "target"
     shutil.copytree(target, work)
     name = f"bench_{label}_{uuid.uuid4().hex[:6]}"
     print(f"\n== {label} ({target})")
+    cpu0, server0 = time.process_time(), server_cpu()
     full = Builder(graph, work, project_name=name, full=True).run()
-    print(f"full build        {full.timings['total']:.3f}s  models={full.models.total} edges={full.edges.written}  {fmt(full.timings)}")
-    rate = full.relationships_written / full.timings["store"]
-    print(
-        f"store throughput  {full.relationships_written} relationships in {full.timings['store']:.2f}s = {rate:,.0f}/s; "
-        f"store / analyze = {full.timings['store'] / max(full.timings.get('analyze', 0), 1e-9):.2f}; "
-        f"reference: neo4j-admin database import {BULK_IMPORT_RATE:,.0f}/s ({BULK_IMPORT_SOURCE}), "
-        f"we are at {rate / BULK_IMPORT_RATE:.1%} of it"
-    )
+    cpu, server = time.process_time() - cpu0, server_cpu()
+    print(f"full build        {full.timings['total']:.3f}s (cpu {cpu:.2f}s here)  models={full.models.total} edges={full.edges.written}  {fmt(full.timings)}")
+    store_line(full.relationships_written, full.timings, None if server is None or server0 is None else server - server0)
     totals = []
     for _ in range(repeat):
         again = Builder(graph, work, project_name=name).run()
@@ -92,6 +124,7 @@ def main() -> None:
     ap.add_argument("--synth-models", type=int, default=2000, help="size of the synthetic project (0: none)")
     ap.add_argument("--repeat", type=int, default=10, help="no-change rebuilds to time")
     ap.add_argument("--seed", type=int, default=1, help="seed of the synthetic project (issue figures: 1,300 seed 7; 5,000 seed 11)")
+    ap.add_argument("--synth", nargs="*", default=[], metavar="MODELS:SEED", help="synthetic projects instead of --synth-models/--seed")
     args = ap.parse_args()
     paths = args.paths or [REPO / "examples" / "coffee_shop" / "target"]
     settings = Neo4jSettings.from_env()
@@ -99,13 +132,16 @@ def main() -> None:
         graph = Graph(driver, settings.database)
         for p in paths:
             bench(graph, p, p.resolve().parent.name, args.repeat)
-        if args.synth_models:
+        specs = args.synth or ([f"{args.synth_models}:{args.seed}"] if args.synth_models else [])
+        for spec in specs:
+            models, _, seed = spec.partition(":")
             synth = REPO.parent / "shared" / "tools" / "synth_dbt.py"
             out = Path(tempfile.mkdtemp()) / "synth"
             t = time.perf_counter()
-            subprocess.run([sys.executable, str(synth), "--models", str(args.synth_models), "--seed", str(args.seed), "--out", str(out), "--quiet"], check=True)
-            print(f"\n(synth project of {args.synth_models} models generated in {time.perf_counter() - t:.1f}s)")
-            bench(graph, out / "target", f"synth{args.synth_models}", args.repeat)
+            subprocess.run([sys.executable, str(synth), "--models", models, "--seed", seed or "1", "--out", str(out), "--quiet"], check=True)
+            print(f"\n(synth project of {models} models, seed {seed or 1}, generated in {time.perf_counter() - t:.1f}s)")
+            bench(graph, out / "target", f"synth{models}", args.repeat)
+            shutil.rmtree(out.parent, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from build_speed import change_one_model  # noqa: E402
+from build_speed import change_one_model, server_cpu, store_line  # noqa: E402
 from lineage_speed import SHARED, cpu_seconds, floor  # noqa: E402
 from query_latency import hub_latency, pct  # noqa: E402
 
@@ -144,11 +144,12 @@ def store_rows(project_dir: Path, label: str, runs: int) -> None:
         graph = Graph(driver, settings.database)
         with contextlib.suppress(NotFound):  # left by an earlier run
             forget_project(graph, name)
+        server0 = server_cpu()
         full = Builder(graph, work, project_name=name, full=True).run()
-        rels = full.relationships_written
-        store = full.timings.get("store", 0.0)
+        server = server_cpu()
         print(f"  build --full (in process)  {full.timings['total']:7.2f} s  [{stages(full.timings)}]")
-        print(f"    store: {rels:,} relationships written, {rels / store if store else 0:,.0f} per second")
+        print("    ", end="")
+        store_line(full.relationships_written, full.timings, None if server is None or server0 is None else server - server0)
         again = Builder(graph, work, project_name=name).run()
         print(f"  no-change rebuild          {again.timings['total']:7.2f} s  [{stages(again.timings)}]")
         change_one_model(work)

@@ -609,6 +609,39 @@ class Builder:
         )
 
 
+def _columns_by_model(has_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """HAS rows as ``write/merge_model_columns`` takes them: one row per model, with its columns."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in has_rows:
+        group = out.get(r["model"])
+        if group is None:
+            node = r["node"]
+            group = out[r["model"]] = {"model": r["model"], "unique_id": node["unique_id"], "model_name": node["model_name"], "columns": []}
+        group["columns"].append({"key": r["key"], "name": r["node"]["name"], "props": r["props"]})
+    return list(out.values())
+
+
+def _column_count(group: dict[str, Any]) -> int:
+    return len(group["columns"])
+
+
+def _feeds_by_column(feed_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """FEEDS rows as ``write/create_feeds`` takes them: one row per downstream column (and its
+    expression, type and resolved flag, the same for all its upstream columns), with its upstream columns."""
+    out: dict[tuple, dict[str, Any]] = {}
+    for r in feed_rows:
+        k = (r["down"], r["expr"], r["type"], r["resolved"], r["model"])
+        group = out.get(k)
+        if group is None:
+            group = out[k] = {"down": r["down"], "ups": [], "expr": r["expr"], "type": r["type"], "resolved": r["resolved"], "model": r["model"]}
+        group["ups"].append(r["up"])
+    return list(out.values())
+
+
+def _up_count(group: dict[str, Any]) -> int:
+    return len(group["ups"])
+
+
 # enum -> its string, without Enum.value's descriptor on hot paths
 _VALUE: dict[Any, str] = {m: m.value for m in (*ColumnKind, *ConditionClause)}
 
@@ -810,10 +843,13 @@ class _Writer:
         for k, v in to_create.items():
             rows[k[0]].append(v["row"])
         created = 0
-        created += g.write_batches("write/merge_model_columns", has_rows, build_id=bid)
+        created += g.write_batches(
+            "write/merge_model_columns", _columns_by_model(has_rows), weight=_column_count,
+            project=name, build_id=bid, rewrite=self.rewrite_nodes,
+        )  # fmt: skip
         self.beat()
         created += g.write_batches("write/create_depends_on", rows["depends_on"], build_id=bid)
-        feeds_written = g.write_batches("write/create_feeds", rows["feeds"], build_id=bid)
+        feeds_written = g.write_batches("write/create_feeds", _feeds_by_column(rows["feeds"]), weight=_up_count, build_id=bid)
         self.beat()
         conditions_written = g.write_batches("write/create_conditions", rows["conditions"], build_id=bid)
         self.beat()

@@ -33,6 +33,21 @@ def batched(rows: list[T], size: int = BATCH_SIZE) -> Iterator[list[T]]:
         yield rows[i : i + size]
 
 
+def grouped_batches(groups: list[T], weight: Callable[[T], int], size: int = BATCH_SIZE) -> Iterator[list[T]]:
+    """Groups of rows (say, a model's columns) in batches of about ``size`` rows; a group is
+    never split, so a batch of one large group may hold more."""
+    batch: list[T] = []
+    total = 0
+    for group in groups:
+        batch.append(group)
+        total += weight(group)
+        if total >= size:
+            yield batch
+            batch, total = [], 0
+    if batch:
+        yield batch
+
+
 class Graph:
     """The catalog graph in one Neo4j database."""
 
@@ -82,14 +97,18 @@ class Graph:
         rows: list[dict[str, Any]],
         on_batch: Callable[[int], None] | None = None,
         parallel: int = WRITERS,
+        weight: Callable[[Any], int] | None = None,
         **params: Any,
     ) -> int:
         """``UNWIND $rows`` in batches, each its own transaction, ``parallel`` at a time.
 
         The server, not Python, is the bottleneck of large writes; two transactions at once
         keep it busy. Lock conflicts between batches are retried by ``execute_write``.
+        With ``weight``, each row is a group of rows the statement unwinds again (a model
+        and its columns): batches hold about ``BATCH_SIZE`` inner rows, ``on_batch`` is told
+        how many rows (groups) each held.
         """
-        chunks = list(batched(rows))
+        chunks = list(grouped_batches(rows, weight) if weight else batched(rows))
         if not chunks:
             return 0
 
