@@ -17,7 +17,6 @@ most direct downstream edges) and a leaf column, and times `Catalog.impact` / `C
 from __future__ import annotations
 
 import argparse
-import statistics
 import subprocess
 import sys
 import tempfile

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 from html import unescape
-from pathlib import Path
 from urllib.parse import unquote
 
 import pytest

@@ -13,7 +13,6 @@ Expected sets come from reading examples/coffee_shop/target/compiled (see each c
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
