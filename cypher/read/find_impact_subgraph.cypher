@@ -18,6 +18,7 @@ CALL (start, b) {
   RETURN start AS c
 }
 WITH DISTINCT b, c
+ORDER BY c.key
 RETURN collect([c.key, c.unique_id, c.model_name, c.name,
                 [(c)-[f:FEEDS]->(d:Column) WHERE f.since <= b AND (f.until IS NULL OR f.until > b)
                  | [d.key, f.type, f.expr, f.resolved]]]) AS columns

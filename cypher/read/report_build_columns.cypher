@@ -4,6 +4,7 @@
 // these edges in memory (reach, PII flow, inheritable descriptions) instead of one any-depth
 // search per column.
 // Parameters: $project, $build_id (int or null: the active build)
+// Rows, columns and edges in a fixed order (model, then key).
 // Returns: unique_id, resource_type, columns (list of [key, unique_id, model, column, documented, description, pii, feeds]; feeds: list of [downstream key, type])
 MATCH (p:Project {name: $project})
 OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
@@ -17,5 +18,11 @@ RETURN m.unique_id AS unique_id, m.resource_type AS resource_type,
          WITH b, c, h, trim(coalesce(h.description, '')) <> '' AS documented
          RETURN [c.key, c.unique_id, c.model_name, c.name, documented, CASE WHEN documented THEN h.description END,
                  coalesce(h.pii, false),
-                 [(c)-[f:FEEDS]->(d:Column) WHERE f.since <= b AND (f.until IS NULL OR f.until > b) | [d.key, f.type]]]
+                 COLLECT {
+                   MATCH (c)-[f:FEEDS]->(d:Column)
+                   WHERE f.since <= b AND (f.until IS NULL OR f.until > b)
+                   RETURN [d.key, f.type] AS feed ORDER BY d.key, f.type
+                 }] AS column
+         ORDER BY c.key
        } AS columns
+ORDER BY unique_id

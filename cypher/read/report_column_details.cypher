@@ -8,6 +8,7 @@ OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
 WITH coalesce($build_id, active.id) AS b
 UNWIND $column_keys AS key
 MATCH (c:Column {key: key})
+WITH DISTINCT b, c ORDER BY c.key
 WITH b, c, head([(m:Model)-[h:HAS]->(c) WHERE h.since <= b AND (h.until IS NULL OR h.until > b) | [m, h]]) AS has
 RETURN collect([c.key, c.unique_id, c.model_name, c.name, has[0].unique_id, has[1].description, coalesce(has[1].pii, false),
                 has[1].tags, has[1].meta,
