@@ -58,7 +58,7 @@ def per_path_impact(catalog: Catalog, column: str):
                               build_id=catalog.build_id, max_depth=None)
     reached = catalog._mark_safe(asked, _best_per_column(rows, "start"))
     return Answer(project=catalog.project, build_id=catalog.build_id, asked=tuple(asked), columns=tuple(reached),
-                  consumers=tuple(catalog._consumers(asked, reached)))
+                  consumers=tuple(catalog._consumers(asked, reached, {c.key for c in asked} | {r.column.key for r in reached})))
 
 
 def hub_latency(graph: Graph, runs: int, fans: int, width: int, chain: int) -> None:

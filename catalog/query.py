@@ -181,20 +181,22 @@ class Catalog:
     # ------------------------------------------------------------------ questions
     def impact(self, names: list[str], max_depth: int | None = None, with_conditions: bool = False) -> Answer:
         asked = [self.resolve(n) for n in names]
-        rows = self.graph.read_values(
-            "read/find_impact_subgraph",
-            project=self.project,
-            column_keys=[c.key for c in asked],
-            build_id=self.build_id,
-            max_depth=max_depth,
-        )
         with paused_gc():  # tens of thousands of small records, no cycles
-            reached = _walk_downstream(asked, rows[0][0] if rows else [], max_depth)
+            rows = self.graph.read_values(
+                "read/find_impact_subgraph",
+                project=self.project,
+                column_keys=[c.key for c in asked],
+                build_id=self.build_id,
+                max_depth=max_depth,
+            )
+            columns = rows[0][0] if rows else []
+            reached = _walk_downstream(asked, columns, max_depth)
         conditions: list[ConditionUse] = []
         if with_conditions:
             keys = [c.key for c in asked] + [r.column.key for r in reached]
             conditions = self._conditions(keys)
-        consumers = self._consumers(asked, reached)
+        consumed = {c[0] for c in columns if c[5]}
+        consumers = self._consumers(asked, reached, consumed) if consumed else []
         return Answer(
             project=self.project,
             build_id=self.build_id,
@@ -204,9 +206,11 @@ class Catalog:
             consumers=tuple(consumers),
         )
 
-    def _consumers(self, asked: list[ColumnId], reached: list[Reached]) -> list[ConsumerHit]:
-        """The metrics, exposures and saved queries the asked and reached columns feed."""
-        before = {c.key: (0, (), c.key) for c in asked} | {r.column.key: (r.depth, r.hops, r.via) for r in reached}
+    def _consumers(self, asked: list[ColumnId], reached: list[Reached], consumed: set[str]) -> list[ConsumerHit]:
+        """The metrics, exposures and saved queries the asked and reached columns feed, asked
+        from the ``consumed`` ones (those some consumer reads)."""
+        before = {c.key: (0, (), c.key) for c in asked if c.key in consumed}
+        before |= {r.column.key: (r.depth, r.hops, r.via) for r in reached if r.column.key in consumed}
         rows = self.graph.read("read/find_consumers_downstream", project=self.project, column_keys=list(before), build_id=self.build_id)
         best: dict[str, ConsumerHit] = {}
         for r in rows:
@@ -285,43 +289,47 @@ class Catalog:
 
 
 def _walk_downstream(asked: list[ColumnId], columns: list[list[Any]], max_depth: int | None) -> list[Reached]:
-    """Impact over ``find_impact_subgraph``'s columns ([key, unique_id, model, name, feeds]):
+    """Impact over ``find_impact_subgraph``'s columns ([key, unique_id, model, name, feeds, consumed]):
     every column reached from an asked one, at its shortest depth over all asked columns (ties:
     the first asked key), with one shortest path (breadth first, columns and edges in key
     order), and whether only pass-throughs and renames reach it on every path."""
     names = {c[0]: c for c in columns}
-    feeds = {c[0]: sorted((f for f in c[4] if f[0] in names), key=lambda f: (f[0], f[1] or "")) for c in columns}
-    best: dict[str, tuple[int, tuple[tuple[str, list[Any]], ...], str]] = {}  # key -> depth, hops (up, feed), asked key
+    feeds: dict[str, list[list[Any]]] = {}
+    for c in columns:
+        out = [f for f in c[4] if f[0] in names]
+        if len(out) > 1:
+            out.sort(key=lambda f: (f[0], f[1] or ""))
+        feeds[c[0]] = out
+    hop_of: dict[tuple[str, str, str], Hop] = {}  # one record per edge, shared by the paths over it
+    best: dict[str, tuple[int, tuple[Hop, ...], str]] = {}  # key -> depth, one shortest path, asked key
     for start in sorted(asked, key=lambda c: c.key):
-        layer: dict[str, tuple[tuple[str, list[Any]], ...]] = {start.key: ()}
+        layer: dict[str, tuple[Hop, ...]] = {start.key: ()}
         seen: set[str] = set()  # the start too may be reached again, through a cycle
         depth = 0
         while layer and (max_depth is None or depth < max_depth):
             depth += 1
-            nxt: dict[str, tuple[tuple[str, list[Any]], ...]] = {}
+            nxt: dict[str, tuple[Hop, ...]] = {}
             for key in sorted(layer):
-                for feed in feeds.get(key, ()):
-                    if feed[0] not in seen and feed[0] not in nxt:
-                        nxt[feed[0]] = layer[key] + ((key, feed),)
+                path = layer[key]
+                for down, kind, expr, resolved in feeds.get(key, ()):
+                    if down in seen or down in nxt:
+                        continue
+                    hop = hop_of.get((key, down, kind))
+                    if hop is None:
+                        hop = hop_of[(key, down, kind)] = Hop(from_key=key, to_key=down, type=kind, expr=expr, resolved=resolved)
+                    nxt[down] = path + (hop,)
             seen.update(nxt)
             for key, path in nxt.items():
                 if key not in best or depth < best[key][0]:
                     best[key] = (depth, path, start.key)
             layer = nxt
     tainted = _tainted(asked, [(up, f[0], f[1]) for up, fs in feeds.items() for f in fs])
-    hops: dict[tuple[str, str, str], Hop] = {}
     reached: list[Reached] = []
     for key in sorted(best, key=lambda k: (names[k][2] or names[k][1], names[k][3])):
         depth, path, via = best[key]
-        for up, (down, kind, expr, resolved) in path:
-            if (up, down, kind) not in hops:
-                hops[(up, down, kind)] = Hop.model_construct(from_key=up, to_key=down, type=kind, expr=expr, resolved=resolved)
-        _, unique_id, model, name, _ = names[key]
-        reached.append(Reached.model_construct(
-            column=ColumnId.model_construct(key=key, unique_id=unique_id, model=model or unique_id, name=name), depth=depth,
-            hops=tuple(hops[(up, f[0], f[1])] for up, f in path), via=via, resource_type=None,
-            safe_on_every_path=key not in tainted,
-        ))
+        _, unique_id, model, name, _, _ = names[key]
+        column = ColumnId(key=key, unique_id=unique_id, model=model or unique_id, name=name)
+        reached.append(Reached(column=column, depth=depth, hops=path, via=via, safe_on_every_path=key not in tainted))
     return reached
 
 

@@ -2,9 +2,11 @@
 // depth (or up to $max_depth hops), as of build $build_id (the project's active build when
 // null), each with its names and its column edges (FEEDS) in that build. The caller walks
 // this subgraph for one shortest path to each column and for the columns that only
-// pass-throughs and renames reach. Everything in one row.
+// pass-throughs and renames reach, and asks for consumers (metrics, exposures, ...) only from
+// the columns flagged as read by one. Everything in one row.
 // Parameters: $project, $column_keys (list of column keys), $build_id (int or null), $max_depth (int or null)
-// Returns: columns (list of [key, unique_id, model, name, feeds]; feeds: list of [downstream key, type, expr, resolved])
+// Returns: columns (list of [key, unique_id, model, name, feeds, consumed]; feeds: list of [downstream key, type, expr, resolved];
+//          consumed: true when the column is INPUT_OF a semantic model, metric or exposure in that build)
 MATCH (p:Project {name: $project})
 OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
 WITH coalesce($build_id, active.id) AS b
@@ -21,4 +23,5 @@ WITH DISTINCT b, c
 ORDER BY c.key
 RETURN collect([c.key, c.unique_id, c.model_name, c.name,
                 [(c)-[f:FEEDS]->(d:Column) WHERE f.since <= b AND (f.until IS NULL OR f.until > b)
-                 | [d.key, f.type, f.expr, f.resolved]]]) AS columns
+                 | [d.key, f.type, f.expr, f.resolved]],
+                EXISTS { (c)-[i:INPUT_OF]->() WHERE i.since <= b AND (i.until IS NULL OR i.until > b) }]) AS columns
