@@ -8,6 +8,7 @@ edges, Markdown names their focus columns.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
@@ -23,6 +24,17 @@ def report_dict(r: GovernanceReport) -> dict[str, Any]:
     data = r.model_dump(mode="json")
     data["notes"] = dict(NOTES)
     return data
+
+
+def report_json(r: GovernanceReport) -> str:
+    """:func:`report_dict` as indented JSON text, ending with a newline. With orjson (the
+    ``fast`` extra) when installed: a large report's tens of MB take a tenth of the time."""
+    data = report_dict(r)
+    try:
+        import orjson
+    except ImportError:
+        return json.dumps(data, indent=2) + "\n"
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode("utf-8")
 
 
 def capped(rows: Sequence[T], max_rows: int) -> tuple[Sequence[T], int]:
