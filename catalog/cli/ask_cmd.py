@@ -9,6 +9,7 @@ import typer
 
 from catalog.cli.common import handle_errors, print_json, print_text, say, show
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
+from catalog.report.limits import DEFAULT_MAX_ROWS
 
 
 class Format(str, Enum):
@@ -29,19 +30,23 @@ ProjectOpt = Annotated[str | None, typer.Option("--project", help="dbt project n
 BuildOpt = Annotated[int | None, typer.Option("--build", min=1, help="Answer as of this build id (default: the active build).")]
 DepthOpt = Annotated[int | None, typer.Option("--depth", min=1, help="Follow at most this many column edges (default: any depth).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
+MaxRowsOpt = Annotated[
+    int,
+    typer.Option("--max-rows", min=0, help="Columns listed in table and md output (0: all); json and selector always hold every one."),
+]
 
 
-def _emit(answer, kind: str, fmt: Format, as_json: bool) -> None:
+def _emit(answer, kind: str, fmt: Format, as_json: bool, max_rows: int) -> None:
     from catalog.report.answers import answer_dict, answer_markdown, answer_selector, answer_table
 
     if as_json or fmt == Format.json:
         print_json(answer_dict(answer, kind))
     elif fmt == Format.md:
-        print_text(answer_markdown(answer, kind))
+        print_text(answer_markdown(answer, kind, max_rows))
     elif fmt == Format.selector:
         print_text(answer_selector(answer))
     else:
-        show(answer_table(answer, kind))
+        show(answer_table(answer, kind, max_rows))
 
 
 @handle_errors
@@ -53,6 +58,7 @@ def impact(
     ] = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="table, json, md (Markdown) or selector (for dbt build -s).")] = Format.table,
     as_json: JsonOpt = False,
+    max_rows: MaxRowsOpt = DEFAULT_MAX_ROWS,
     project: ProjectOpt = None,
     build: BuildOpt = None,
     uri: UriOpt = None,
@@ -63,11 +69,12 @@ def impact(
     """What changes downstream if these columns change: every column reached, at any depth,
     with the shortest path, the type of each hop, and whether it only passes the value
     through (safe to rename along) or feeds a calculation (needs review)."""
+    from catalog.memory import paused_gc
     from catalog.query import Catalog
 
-    with graph_from(uri, user, password, database) as graph:
+    with paused_gc(), graph_from(uri, user, password, database) as graph:  # tens of thousands of records, no cycles
         answer = Catalog(graph, project, build).impact(columns, max_depth=depth, with_conditions=with_conditions)
-    _emit(answer, "impact", fmt, as_json)
+        _emit(answer, "impact", fmt, as_json, max_rows)
     say(f"{len(answer.columns)} downstream columns in {len(answer.models())} models")
 
 
@@ -77,6 +84,7 @@ def trace(
     depth: DepthOpt = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="table, json, md (Markdown) or selector.")] = Format.table,
     as_json: JsonOpt = False,
+    max_rows: MaxRowsOpt = DEFAULT_MAX_ROWS,
     project: ProjectOpt = None,
     build: BuildOpt = None,
     uri: UriOpt = None,
@@ -86,9 +94,10 @@ def trace(
 ) -> None:
     """Where these columns come from: every upstream column back to sources and seeds, with
     the expression at each hop, so you can read how the value is computed."""
+    from catalog.memory import paused_gc
     from catalog.query import Catalog
 
-    with graph_from(uri, user, password, database) as graph:
+    with paused_gc(), graph_from(uri, user, password, database) as graph:
         answer = Catalog(graph, project, build).trace(columns, max_depth=depth)
-    _emit(answer, "trace", fmt, as_json)
+        _emit(answer, "trace", fmt, as_json, max_rows)
     say(f"{len(answer.columns)} upstream columns in {len(answer.models())} models")

@@ -77,7 +77,16 @@ def consumer_path(c: ConsumerHit, project: str) -> str:
     return " ".join([short_label(c.hops[0].from_key, project)] + [f"-[{h.type}]-> {short_label(h.to_key, project)}" for h in c.hops])
 
 
-def answer_table(a: Answer, kind: str) -> Group:
+def _left_out(a: Answer, max_rows: int) -> int:
+    """How many of the answer's columns a table of at most ``max_rows`` rows (0: all) leaves out."""
+    return max(0, len(a.columns) - max_rows) if max_rows > 0 else 0
+
+
+def left_out_note(count: int) -> str:
+    return f"{count} more columns not shown: --max-rows 0 shows every row, --format json lists them all"
+
+
+def answer_table(a: Answer, kind: str, max_rows: int = 0) -> Group:
     asked = ", ".join(c.label for c in a.asked)
     title = f"{'Impact of' if kind == 'impact' else 'Root cause of'} {asked} (project {a.project}, build {a.build_id})"
     t = Table(title=title, title_justify="left")
@@ -86,7 +95,9 @@ def answer_table(a: Answer, kind: str) -> Group:
     t.add_column("depth", justify="right")
     t.add_column("effect" if kind == "impact" else "kind")
     t.add_column("path" if kind == "impact" else "how (last hop expression)")
-    for model, group in groupby(a.columns, key=lambda r: r.column.model):
+    left_out = _left_out(a, max_rows)
+    shown = a.columns[: len(a.columns) - left_out]
+    for model, group in groupby(shown, key=lambda r: r.column.model):
         first = True
         for r in group:
             if kind == "impact":
@@ -98,6 +109,8 @@ def answer_table(a: Answer, kind: str) -> Group:
             t.add_row(model if first else "", r.column.name, str(r.depth), effect, Text(detail))
             first = False
     parts: list[Any] = [t]
+    if left_out:
+        parts.append(Text(left_out_note(left_out), style="dim"))
     if not a.columns:
         parts.append(Text("nothing found" + (" downstream" if kind == "impact" else " upstream"), style="dim"))
     if a.consumers:
@@ -118,20 +131,24 @@ def answer_table(a: Answer, kind: str) -> Group:
     return Group(*parts)
 
 
-def answer_markdown(a: Answer, kind: str) -> str:
+def answer_markdown(a: Answer, kind: str, max_rows: int = 0) -> str:
     asked = ", ".join(md.code(c.label, table=False) for c in a.asked)
     lines = [f"### {'Impact of' if kind == 'impact' else 'Root cause of'} {asked}", ""]
     lines.append(f"Project {md.code(a.project, table=False)}, build {a.build_id}: {len(a.columns)} columns in {len(a.models())} models.")
     lines.append("")
+    left_out = _left_out(a, max_rows)
+    shown = a.columns[: len(a.columns) - left_out]
     if kind == "impact":
-        rows = [(md.code(r.column.model), md.code(r.column.name), r.depth, r.effect, md.code(path_text(r, a.project))) for r in a.columns]
+        rows = [(md.code(r.column.model), md.code(r.column.name), r.depth, r.effect, md.code(path_text(r, a.project))) for r in shown]
         lines += md.table(["model", "column", "depth", "effect", "path"], rows, "llrll")
     else:
         rows = [
             (md.code(r.column.model), md.code(r.column.name), r.depth, md.text(r.resource_type), md.code(r.hops[-1].expr if r.hops else ""))
-            for r in a.columns
+            for r in shown
         ]
         lines += md.table(["model", "column", "depth", "kind", "expression at last hop"], rows, "llrll")
+    if left_out:
+        lines += ["", f"_{md.text(left_out_note(left_out))}._"]
     if a.consumers:
         rows = [(c.kind, md.code(c.name), c.depth, md.code(consumer_path(c, a.project))) for c in a.consumers]
         lines += ["", "Metrics, exposures and saved queries hit:", "", *md.table(["kind", "name", "depth", "path"], rows, "llrl")]

@@ -53,3 +53,32 @@ def test_forget_removes_one_project_only(neo4j_settings, graph, project_name):
     assert kept.exit_code == 0 and len(json.loads(kept.stdout)["columns"]) == 3
     again = invoke("forget", project_name, "--yes", env=env)
     assert again.exit_code == 1 and f"no project {project_name!r}" in again.stderr
+
+
+@pytest.mark.neo4j
+def test_impact_table_and_md_list_max_rows_columns_json_all(neo4j_settings, graph, project_name):
+    Builder(graph, EXAMPLE, project_name=project_name).run()
+    env = {"NEO4J_URI": neo4j_settings.uri, "NEO4J_PASSWORD": neo4j_settings.password.get_secret_value()}
+    ask = ("impact", "stg_orders.order_id", "--project", project_name)
+    every = json.loads(invoke(*ask, "--json", "--max-rows", "2", env=env).stdout)["columns"]
+    assert len(every) > 3  # json ignores --max-rows
+    first_two = [(c["model"], c["name"]) for c in every[:2]]
+    left = len(every) - 2
+    note = f"{left} more columns not shown: --max-rows 0 shows every row, --format json lists them all"
+
+    table = invoke(*ask, "--max-rows", "2", env=env)
+    assert table.exit_code == 0, table.stderr
+    assert note in table.stdout
+    columns_table = table.stdout[: table.stdout.index(note)]  # the metrics and exposures hit follow
+    cells = [[c.strip() for c in line.split("│")[1:-1]] for line in columns_table.splitlines() if line.startswith("│")]
+    rows = [c for c in cells if c[2].isdigit()]  # a row's first line has its depth; long paths wrap onto more lines
+    assert [r[1] for r in rows] == [name for _, name in first_two]
+
+    md = invoke(*ask, "-f", "md", "--max-rows", "2", env=env)
+    rows = [line for line in md.stdout.splitlines() if line.startswith("| `")]
+    assert [tuple(cell.strip(" `") for cell in r.split("|")[1:3]) for r in rows] == first_two
+    assert note in md.stdout
+
+    whole = invoke(*ask, "-f", "md", "--max-rows", "0", env=env)
+    assert len([line for line in whole.stdout.splitlines() if line.startswith("| `")]) == len(every)
+    assert "more columns not shown" not in whole.stdout
