@@ -9,7 +9,7 @@ import typer
 
 from catalog.cli.common import handle_errors, print_json, print_text, say, show
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
-from catalog.report.limits import DEFAULT_MAX_ROWS
+from catalog.report.limits import DEFAULT_ANSWER_ROWS
 
 
 class Format(str, Enum):
@@ -58,7 +58,7 @@ def impact(
     ] = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="table, json, md (Markdown) or selector (for dbt build -s).")] = Format.table,
     as_json: JsonOpt = False,
-    max_rows: MaxRowsOpt = DEFAULT_MAX_ROWS,
+    max_rows: MaxRowsOpt = DEFAULT_ANSWER_ROWS,
     project: ProjectOpt = None,
     build: BuildOpt = None,
     uri: UriOpt = None,
@@ -84,7 +84,7 @@ def trace(
     depth: DepthOpt = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="table, json, md (Markdown) or selector.")] = Format.table,
     as_json: JsonOpt = False,
-    max_rows: MaxRowsOpt = DEFAULT_MAX_ROWS,
+    max_rows: MaxRowsOpt = DEFAULT_ANSWER_ROWS,
     project: ProjectOpt = None,
     build: BuildOpt = None,
     uri: UriOpt = None,
