@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from catalog.cli.app import app
 from catalog.query import Catalog
 from catalog.report.governance import collect_report
 from catalog.report.governance_html import report_html
-from catalog.report.governance_render import report_dict, report_markdown
+from catalog.report.governance_render import report_dict, report_json, report_markdown
 
 pytestmark = pytest.mark.neo4j
 
@@ -293,7 +294,7 @@ def test_no_public_model_lists_every_model(build, graph, project_name, example_c
 
 
 # ---------------------------------------------------------------------------- the command
-def test_cli_json_and_markdown(build, graph, project_name, example, neo4j_settings, tmp_path):
+def test_cli_json_and_markdown(build, graph, project_name, example, neo4j_settings, tmp_path, monkeypatch):
     build(example, project_name)
     env = _env(neo4j_settings)
     as_json = runner.invoke(app, ["report", "--project", project_name, "--format", "json"], env=env)
@@ -303,6 +304,12 @@ def test_cli_json_and_markdown(build, graph, project_name, example, neo4j_settin
     assert list(doc) == ["project", "build", "coverage", "pii", "undocumented", "unused", "depended_on", "inheritable",
                          "pictures", "notes"]
     assert doc == report_dict(collect_report(Catalog(graph, project_name)))
+    data = collect_report(Catalog(graph, project_name))
+    encoded = report_json(data)  # with orjson when installed
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, "orjson", None)  # as without the fast extra: the json module
+        plain = report_json(data)
+    assert encoded.endswith("}\n") and plain.endswith("}\n") and json.loads(encoded) == json.loads(plain) == doc
     assert doc["project"] == project_name
     assert doc["coverage"]["totals"]["by_status"]["resolved"] == 13
     assert [d["column"]["label"] for d in doc["depended_on"][:2]] == ["shop.orders.ordered_at", "shop.payments.amount_cents"]
