@@ -65,11 +65,15 @@ def run_measured(cmd: list[str]) -> tuple[float, float, int]:
     probe = (
         "import resource, subprocess, sys, time\n"
         "t = time.perf_counter()\n"
-        "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)\n"
+        "done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)\n"
+        "if done.returncode:\n"
+        "    sys.exit(f'exit {done.returncode}: ' + (done.stderr.strip().splitlines() or [''])[-1])\n"
         "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
         "print(time.perf_counter() - t, u.ru_utime + u.ru_stime, u.ru_maxrss)\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe, *cmd], capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", probe, *cmd], capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"{' '.join(cmd[1:])} failed, {done.stderr.strip()}")
     wall, cpu, kb = done.stdout.split()
     return float(wall), float(cpu), int(kb) // 1024
 

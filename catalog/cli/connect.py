@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Annotated
 
@@ -44,6 +45,19 @@ TimeoutOpt = Annotated[
     ),
 ]
 
+ReadTimeoutOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        min=0.001,
+        help=(
+            "Seconds to wait for Neo4j to connect and, when given (or $NEO4J_TIMEOUT is set), for one "
+            f"transaction. Default: {DEFAULT_TIMEOUT:g} to connect, no limit on reading the build (its time grows with the project)."
+        ),
+        rich_help_panel=_PANEL,
+    ),
+]
+
 
 @contextlib.contextmanager
 def graph_from(
@@ -52,11 +66,17 @@ def graph_from(
     password: str | None = None,
     database: str | None = None,
     timeout: float | None = None,
+    whole_build: bool = False,
 ) -> Iterator[Graph]:
+    """The graph of the configured Neo4j. ``whole_build``: the command reads every column of a
+    build (a report, an explorer page, an export), which takes longer the larger the project, so
+    its transactions are not ended after the default timeout unless --timeout or NEO4J_TIMEOUT
+    asks for one (connecting is bounded either way)."""
     from catalog.settings import Neo4jSettings
     from catalog.store.connection import open_driver
     from catalog.store.graph import Graph
 
     settings = Neo4jSettings.from_env(uri, user, password, database, timeout)
+    asked = timeout is not None or bool(os.environ.get("NEO4J_TIMEOUT", "").strip())
     with open_driver(settings) as driver:
-        yield Graph(driver, settings.database, timeout=settings.timeout, uri=settings.uri)
+        yield Graph(driver, settings.database, timeout=settings.timeout if asked or not whole_build else None, uri=settings.uri)

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, handle_errors, print_json, print_text, say
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt
+from catalog.cli.connect import DatabaseOpt, PasswordOpt, ReadTimeoutOpt, UriOpt, UserOpt
 from catalog.cli.inputs import BuildOpt, OptionalProjectPath, ProjectOpt, read_input
 
 DEFAULT_OUTPUT = Path("catalog-explorer.html")
@@ -29,6 +29,7 @@ def explore(
     user: UserOpt = None,
     password: PasswordOpt = None,
     database: DatabaseOpt = None,
+    timeout: ReadTimeoutOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Write the lineage explorer: one HTML file that works offline, opened from disk.
@@ -48,7 +49,7 @@ def explore(
 
     data = read_input(
         path, dialect=dialect, jobs=jobs, project=project, build=build,
-        uri=uri, user=user, password=password, database=database, consumers=True,
+        uri=uri, user=user, password=password, database=database, timeout=timeout, consumers=True,
     )  # fmt: skip
     size = write_explorer(output, data)
     if as_json:

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from catalog.cli.common import DialectOpt, JobsOpt, handle_errors, say
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt
+from catalog.cli.connect import DatabaseOpt, PasswordOpt, ReadTimeoutOpt, UriOpt, UserOpt
 from catalog.cli.inputs import BuildOpt, OptionalProjectPath, ProjectOpt, read_input
 from catalog.errors import CatalogError
 from catalog.export.openlineage_http import DEFAULT_ENDPOINT, send_events
@@ -71,6 +71,7 @@ def export(
     user: UserOpt = None,
     password: PasswordOpt = None,
     database: DatabaseOpt = None,
+    timeout: ReadTimeoutOpt = None,
 ) -> None:
     """Export a dbt project's column lineage as OpenLineage run events (newline-delimited JSON).
 
@@ -97,7 +98,7 @@ def export(
 
     data = read_input(
         path, dialect=dialect, jobs=jobs, project=project, build=build,
-        uri=uri, user=user, password=password, database=database,
+        uri=uri, user=user, password=password, database=database, timeout=timeout,
     )  # fmt: skip
     if dataset_namespace is None:
         dataset_namespace, missing = default_dataset_namespace(data)

@@ -37,6 +37,7 @@ def read_input(
     user: str | None,
     password: str | None,
     database: str | None,
+    timeout: float | None = None,
     consumers: bool = False,
 ) -> ExportInput:
     """The project's nodes and lineage, from PATH's artifacts or from a stored build; with
@@ -54,5 +55,5 @@ def read_input(
         return export_input(loaded, analyze_project(loaded, jobs=jobs), consumers=consumers)
     if dialect is not None:
         fail("--dialect applies to PATH: a stored build keeps the dialect it was built with", EXIT_USAGE)
-    with graph_from(uri, user, password, database) as graph:
+    with graph_from(uri, user, password, database, timeout, whole_build=True) as graph:
         return stored_export_input(Catalog(graph, project, build), consumers=consumers)

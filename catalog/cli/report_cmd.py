@@ -13,7 +13,7 @@ from urllib.parse import quote
 import typer
 
 from catalog.cli.common import EXIT_USAGE, fail, handle_errors, print_text, say
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
+from catalog.cli.connect import DatabaseOpt, PasswordOpt, ReadTimeoutOpt, UriOpt, UserOpt, graph_from
 from catalog.errors import CatalogError
 from catalog.report.limits import DEFAULT_MAX_ROWS, DEFAULT_TOP
 
@@ -59,6 +59,7 @@ def report(
     user: UserOpt = None,
     password: PasswordOpt = None,
     database: DatabaseOpt = None,
+    timeout: ReadTimeoutOpt = None,
 ) -> None:
     """Governance report of a build: lineage coverage (model statuses and reasons, resolved
     and unresolved columns), where PII-tagged columns flow, undocumented columns of public
@@ -79,7 +80,7 @@ def report(
     # hundreds of thousands of small records and no cycles: the collector would walk them
     # again and again (two thirds of the time of a 1,300-model report)
     with paused_gc():
-        with graph_from(uri, user, password, database) as graph:
+        with graph_from(uri, user, password, database, timeout, whole_build=True) as graph:
             catalog = Catalog(graph, project, build)
             say(f"Reading build {catalog.build_id} of {catalog.project}…")
             data = collect_report(catalog, top=top, progress=lambda msg: say(f"  {msg}"))
