@@ -11,6 +11,7 @@ from rich.text import Text
 
 from catalog.query import Answer, ConsumerHit, Reached
 from catalog.report import markdown as md
+from catalog.report.limits import capped
 from catalog.store.keys import short_label, unscoped_key
 
 
@@ -77,11 +78,6 @@ def consumer_path(c: ConsumerHit, project: str) -> str:
     return " ".join([short_label(c.hops[0].from_key, project)] + [f"-[{h.type}]-> {short_label(h.to_key, project)}" for h in c.hops])
 
 
-def _left_out(a: Answer, max_rows: int) -> int:
-    """How many of the answer's columns a table of at most ``max_rows`` rows (0: all) leaves out."""
-    return max(0, len(a.columns) - max_rows) if max_rows > 0 else 0
-
-
 def left_out_note(count: int) -> str:
     return f"{count} more columns not shown: --max-rows 0 shows every row, --format json lists them all"
 
@@ -95,8 +91,7 @@ def answer_table(a: Answer, kind: str, max_rows: int = 0) -> Group:
     t.add_column("depth", justify="right")
     t.add_column("effect" if kind == "impact" else "kind")
     t.add_column("path" if kind == "impact" else "how (last hop expression)")
-    left_out = _left_out(a, max_rows)
-    shown = a.columns[: len(a.columns) - left_out]
+    shown, left_out = capped(a.columns, max_rows)
     for model, group in groupby(shown, key=lambda r: r.column.model):
         first = True
         for r in group:
@@ -136,8 +131,7 @@ def answer_markdown(a: Answer, kind: str, max_rows: int = 0) -> str:
     lines = [f"### {'Impact of' if kind == 'impact' else 'Root cause of'} {asked}", ""]
     lines.append(f"Project {md.code(a.project, table=False)}, build {a.build_id}: {len(a.columns)} columns in {len(a.models())} models.")
     lines.append("")
-    left_out = _left_out(a, max_rows)
-    shown = a.columns[: len(a.columns) - left_out]
+    shown, left_out = capped(a.columns, max_rows)
     if kind == "impact":
         rows = [(md.code(r.column.model), md.code(r.column.name), r.depth, r.effect, md.code(path_text(r, a.project))) for r in shown]
         lines += md.table(["model", "column", "depth", "effect", "path"], rows, "llrll")

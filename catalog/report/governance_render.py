@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from catalog.report import markdown
 from catalog.report.governance import NOTES, GovernanceReport
-from catalog.report.limits import DEFAULT_MAX_ROWS
-
-T = TypeVar("T")
+from catalog.report.limits import DEFAULT_MAX_ROWS, capped
 
 
 def report_dict(r: GovernanceReport) -> dict[str, Any]:
@@ -35,13 +33,6 @@ def report_json(r: GovernanceReport) -> str:
     except ImportError:
         return json.dumps(data, indent=2) + "\n"
     return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode("utf-8")
-
-
-def capped(rows: Sequence[T], max_rows: int) -> tuple[Sequence[T], int]:
-    """The rows to show and how many are left out."""
-    if max_rows <= 0 or len(rows) <= max_rows:
-        return rows, 0
-    return rows[:max_rows], len(rows) - max_rows
 
 
 def summary_lines(r: GovernanceReport) -> list[tuple[str, str]]:

@@ -1,5 +1,20 @@
-"""How much a governance report, an impact or a trace lists by default (kept apart so the CLI reads them cheaply)."""
+"""How much a governance report, an impact or a trace lists by default, and the cut itself
+(kept apart so the CLI reads them cheaply)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
 
 DEFAULT_TOP = 10  # most depended-on columns
 DEFAULT_MAX_ROWS = 500  # rows per list in html and md
 DEFAULT_ANSWER_ROWS = 100  # columns of an impact or trace table (a terminal's worth; rich lays out 500 rows in a second)
+
+
+def capped(rows: Sequence[T], max_rows: int) -> tuple[Sequence[T], int]:
+    """The rows to show and how many are left out (``max_rows`` 0: all)."""
+    if max_rows <= 0 or len(rows) <= max_rows:
+        return rows, 0
+    return rows[:max_rows], len(rows) - max_rows
