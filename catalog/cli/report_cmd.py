@@ -65,10 +65,8 @@ def report(
     and unresolved columns), where PII-tagged columns flow, undocumented columns of public
     models, unused columns, the most depended-on columns, descriptions that could be inherited
     along passthrough and renamed edges, and pictures of the lineage around key columns."""
-    from catalog.export.stored import stored_export_input
     from catalog.memory import paused_gc
     from catalog.query import Catalog
-    from catalog.report.explorer import write_explorer
     from catalog.report.governance import collect_report
     from catalog.report.governance_html import report_html
     from catalog.report.governance_render import report_json, report_markdown
@@ -84,9 +82,15 @@ def report(
             catalog = Catalog(graph, project, build)
             say(f"Reading build {catalog.build_id} of {catalog.project}…")
             data = collect_report(catalog, top=top, progress=lambda msg: say(f"  {msg}"))
-            explored = stored_export_input(catalog) if explorer is not None else None
+            explored = None
+            if explorer is not None:  # the explorer's modules (and sqlglot) only when asked for
+                from catalog.export.stored import stored_export_input
+
+                explored = stored_export_input(catalog)
         href = None
         if explorer is not None and explored is not None and target is not None:
+            from catalog.report.explorer import write_explorer
+
             size = write_explorer(explorer, explored)
             say(f"Explorer written ({size / 1e6:.1f} MB): {explorer.resolve()}")
             href = quote(Path(os.path.relpath(explorer.resolve(), target.resolve().parent)).as_posix(), safe="/")
