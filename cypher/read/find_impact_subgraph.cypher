@@ -13,8 +13,14 @@ WITH coalesce($build_id, active.id) AS b
 UNWIND $column_keys AS start_key
 MATCH (start:Column {key: start_key})
 CALL (start, b) {
+  // any depth: a breadth-first expansion that visits each column once (Neo4j prunes the paths)
+  MATCH (start)-[rs:FEEDS*1..]->(d:Column)
+  WHERE $max_depth IS NULL AND all(r IN rs WHERE r.since <= b AND (r.until IS NULL OR r.until > b))
+  RETURN d AS c
+  UNION
+  // up to $max_depth hops: a path length cannot be a parameter of the expansion above
   MATCH path = ANY SHORTEST (start)(()-[r:FEEDS WHERE r.since <= b AND (r.until IS NULL OR r.until > b)]->()){1,}(d:Column)
-  WHERE $max_depth IS NULL OR length(path) <= $max_depth
+  WHERE $max_depth IS NOT NULL AND length(path) <= $max_depth
   RETURN d AS c
   UNION
   RETURN start AS c
