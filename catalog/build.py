@@ -48,7 +48,7 @@ from catalog.memory import paused_gc
 from catalog.store import cypher
 from catalog.store.consumers import write_consumers
 from catalog.store.graph import SCHEMA_VERSION, Graph
-from catalog.store.records import write_records
+from catalog.store.records import node_records, open_records, same_records, write_records
 from catalog.store.keys import column_node_key, model_node_key
 
 ANALYZER_VERSION = "4"  # bump when the analyzer's output changes for the same input
@@ -112,38 +112,62 @@ class Fingerprint(BaseModel, frozen=True):
     meta_hash: str
 
 
-def fingerprints(project: DbtProject) -> dict[str, Fingerprint]:
-    """Per dbt node: what its lineage depends on, and what its documentation is."""
+def fingerprints(project: DbtProject, known: dict[str, Fingerprint] | None = None) -> dict[str, Fingerprint]:
+    """Per dbt node: what its lineage depends on, and what its documentation is.
+
+    ``known``: fingerprints computed before (by the same catalog, analyzer, sqlglot and
+    dialect) of nodes whose record (:func:`catalog.store.records.node_records`) is the same
+    now. A node keeps its known fingerprint when every node it depends on is in the project
+    and keeps its own (its lineage hash names theirs); the others are computed. The result is
+    the same either way; ``known`` only saves hashing what did not change.
+    """
+    known = known or {}
     out: dict[str, Fingerprint] = {}
-    # each node's real columns (catalog.json) and all its columns, digested once: a model's
-    # hash names its upstream nodes' digests, not their column lists again for every reader
+    # each node's real columns (catalog.json) and all its columns, digested once (and only
+    # for the nodes whose fingerprint is computed, or read by one that is): a model's hash
+    # names its upstream nodes' digests, not their column lists again for every reader
     catalog_cols: dict[str, str | None] = {}
     all_cols: dict[str, str] = {}
-    for uid, n in project.nodes.items():
+
+    def digest_columns(uid: str) -> None:
+        if uid in all_cols:
+            return
+        n = project.nodes[uid]
         names = [c.key_name(project.dialect) for c in n.columns]
         real = [(name, c.data_type) for name, c in zip(names, n.columns) if c.in_catalog]
         catalog_cols[uid] = _sha(real) if real else None
         all_cols[uid] = _sha(names)
+
     base = (ANALYZER_VERSION, sqlglot.__version__, project.dialect)
     for node in project.nodes.values():
         if node.resource_type in ("source", "seed"):
-            out[node.unique_id] = Fingerprint(
-                lineage_hash=_sha(base, catalog_cols[node.unique_id], all_cols[node.unique_id]),
-                sql_hash=None,
-                meta_hash=_meta_hash(node),
-            )
+            uid = node.unique_id
+            if uid in known:
+                out[uid] = known[uid]
+                continue
+            digest_columns(uid)
+            out[uid] = Fingerprint(lineage_hash=_sha(base, catalog_cols[uid], all_cols[uid]), sql_hash=None, meta_hash=_meta_hash(node))
+    kept = set(out) & set(known)
     for node in topological_models(project):
+        uid = node.unique_id
+        if uid in known and all(dep in kept for dep in node.depends_on):
+            out[uid] = known[uid]
+            kept.add(uid)
+            continue
         sql_hash = _sha(node.sql, node.language)
         upstream = []
         for dep in sorted(node.depends_on):
+            if dep in project.nodes:
+                digest_columns(dep)
             if catalog_cols.get(dep):
                 upstream.append((dep, catalog_cols[dep]))
             elif dep in out:
                 upstream.append((dep, out[dep].lineage_hash))
             elif dep in project.nodes:
                 upstream.append((dep, all_cols[dep]))
-        lineage_hash = _sha(base, sql_hash, upstream, catalog_cols[node.unique_id], node.resource_type)
-        out[node.unique_id] = Fingerprint(lineage_hash=lineage_hash, sql_hash=sql_hash, meta_hash=_meta_hash(node))
+        digest_columns(uid)
+        lineage_hash = _sha(base, sql_hash, upstream, catalog_cols[uid], node.resource_type)
+        out[uid] = Fingerprint(lineage_hash=lineage_hash, sql_hash=sql_hash, meta_hash=_meta_hash(node))
     return out
 
 
@@ -538,15 +562,18 @@ class Builder:
     ) -> BuildSummary:
         t = time.perf_counter()
         name = project.name
-        with paused_gc():
-            fps = fingerprints(project)
         active_id = active["id"] if active else None
         states = {s["unique_id"]: s for s in self.graph.list_model_states(name, active_id)} if active_id else {}
+        same_layout = active is not None and active.get("store_version") == STORE_VERSION
+        current_records = open_records(self.graph, name)
+        with paused_gc():
+            records = node_records(project)
+            known = self._known_fingerprints(project, active, states, records, current_records) if same_layout else {}
+            fps = fingerprints(project, known)
         t = self._stage("compare", t)
 
         models = [n for n in project.models()]
         reuse: set[str] = set()
-        same_layout = active is not None and active.get("store_version") == STORE_VERSION
         if not self.full and same_layout:
             for node in models:
                 s = states.get(node.unique_id)
@@ -565,7 +592,7 @@ class Builder:
         writer.beat = self._heartbeat
         with paused_gc():
             summary = writer.write()
-        self._write_consumers(project, lineages, build_id)
+        self._write_consumers(project, lineages, build_id, records, current_records)
         summary.dialect = project.dialect
         summary.failures = {uid: lin.reason or "" for uid, lin in sorted(lineages.items()) if lin.status == ModelStatus.FAILED}
         summary.warnings = input_warnings(project)
@@ -576,12 +603,47 @@ class Builder:
         self.timings["total"] = round(time.perf_counter() - t_start, 6)
         return summary
 
-    def _write_consumers(self, project: DbtProject, lineages: dict[str, ModelLineage], build_id: int) -> None:
+    def _known_fingerprints(
+        self,
+        project: DbtProject,
+        active: dict[str, Any] | None,
+        states: dict[str, dict[str, Any]],
+        records: dict[str, str],
+        current_records: dict[str, dict[str, Any]],
+    ) -> dict[str, Fingerprint]:
+        """The active build's fingerprints of the nodes whose record did not change, when that
+        build was made the way this one is (catalog, analyzer, sqlglot, dialect); none for
+        ``--full``. :func:`fingerprints` then hashes only what changed and what reads it."""
+        if (
+            self.full
+            or active is None
+            or active.get("catalog_version") != __version__
+            or active.get("analyzer_version") != ANALYZER_VERSION
+            or active.get("sqlglot_version") != sqlglot.__version__
+            or active.get("dialect") != project.dialect
+        ):
+            return {}
+        known: dict[str, Fingerprint] = {}
+        for uid in same_records(project, records, current_records):
+            s = states.get(uid)
+            if s is None or not s.get("lineage_hash") or not s.get("meta_hash"):
+                continue
+            known[uid] = Fingerprint(lineage_hash=s["lineage_hash"], sql_hash=s.get("sql_hash"), meta_hash=s["meta_hash"])
+        return known
+
+    def _write_consumers(
+        self,
+        project: DbtProject,
+        lineages: dict[str, ModelLineage],
+        build_id: int,
+        records: dict[str, str],
+        current_records: dict[str, dict[str, Any]],
+    ) -> None:
         """Semantic models, metrics, exposures and saved queries (catalog.store.consumers), and
         the records of what the build read (catalog.store.records)."""
         semantic, edges = semantic_lineage(project, lineages)
         counts = write_consumers(self.graph, project, semantic, edges, build_id)
-        write_records(self.graph, project, build_id)
+        write_records(self.graph, project, build_id, records, current_records)
         self.say(f"consumers: {counts['consumers']}, {counts['consumer_relationships_written']} relationships written")
 
     def _analysis_progress(self) -> Callable[[int, int], None]:

@@ -26,13 +26,47 @@ CONSUMER_RECORDS: dict[str, Any] = {
 }
 
 
-def write_records(graph: Graph, project: DbtProject, build_id: int) -> int:
-    """Store the records of ``project``'s nodes for build ``build_id`` (only those that changed)."""
+def node_records(project: DbtProject) -> dict[str, str]:
+    """Each node's record as stored: the JSON of its :class:`DbtNode`, by unique id."""
+    return {uid: node.model_dump_json() for uid, node in project.nodes.items()}
+
+
+def _record_sha(position: int | None, record: str) -> str:
+    return hashlib.sha256(f"{position}:{record}".encode()).hexdigest()
+
+
+def open_records(graph: Graph, project: str) -> dict[str, dict[str, Any]]:
+    """The open records of ``project``'s nodes (those of its latest build), by model key:
+    id, key, sha256, position."""
+    return {r["key"]: r for r in graph.read("read/list_node_records", project=project)}
+
+
+def same_records(project: DbtProject, records: dict[str, str], current: dict[str, dict[str, Any]]) -> set[str]:
+    """The unique ids of the nodes whose record is the one stored open, wherever they now
+    stand in the manifest."""
+    same: set[str] = set()
+    for uid, record in records.items():
+        r = current.get(model_node_key(project.name, uid))
+        if r is not None and r["sha256"] == _record_sha(r["position"], record):
+            same.add(uid)
+    return same
+
+
+def write_records(
+    graph: Graph,
+    project: DbtProject,
+    build_id: int,
+    records: dict[str, str] | None = None,
+    current: dict[str, dict[str, Any]] | None = None,
+) -> int:
+    """Store the records of ``project``'s nodes for build ``build_id`` (only those that changed).
+    ``records`` (:func:`node_records`) and ``current`` (:func:`open_records`): when the
+    caller has them already."""
+    records = node_records(project) if records is None else records
     desired: dict[str, tuple[str, int, str]] = {}
-    for position, (uid, node) in enumerate(project.nodes.items()):
-        record = node.model_dump_json()
-        desired[model_node_key(project.name, uid)] = (record, position, hashlib.sha256(f"{position}:{record}".encode()).hexdigest())
-    current = {r["key"]: r for r in graph.read("read/list_node_records", project=project.name)}
+    for position, (uid, record) in enumerate(records.items()):
+        desired[model_node_key(project.name, uid)] = (record, position, _record_sha(position, record))
+    current = open_records(graph, project.name) if current is None else current
     to_close = [r["id"] for k, r in current.items() if k not in desired or desired[k][2] != r["sha256"]]
     rows = [
         {"key": k, "record": record, "position": position, "sha256": sha}

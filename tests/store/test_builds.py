@@ -15,7 +15,7 @@ from catalog.build import Builder
 from catalog.errors import StoreError
 from catalog.history import collect_garbage, diff_builds, list_builds
 from catalog.store.keys import column_node_key
-from edits import edit_sql
+from edits import edit_manifest, edit_sql
 
 pytestmark = pytest.mark.neo4j
 
@@ -101,6 +101,30 @@ def test_new_output_column_recomputes_the_models_reading_it(build, project_name,
     assert ask(project_name, first.build_id).columns() != ask(project_name).columns()
     with pytest.raises(Exception):
         ask(project_name, first.build_id).resolve("stg_orders.status_code")
+
+
+def test_rebuild_stores_the_states_a_full_build_of_the_same_inputs_stores(build, project_name, example_copy, graph):
+    """A rebuild hashes only the nodes whose record changed and what reads them, and keeps
+    the active build's fingerprints of the rest: its model states (lineage, SQL and
+    documentation hashes, statuses) are those of a full build of the same artifacts."""
+    build(example_copy, project_name)
+    edit_sql(example_copy, STG_ORDERS, "as status\nfrom", "as status,\n    upper(status) as status_code\nfrom")
+    add_catalog_column(example_copy, STG_ORDERS, "status_code", "VARCHAR")
+
+    def describe(manifest) -> None:
+        manifest["nodes"][STG_PAYMENTS]["description"] = "Payments, one row each, in dollars."
+
+    edit_manifest(example_copy, describe)
+    rebuilt = build(example_copy, project_name)
+    assert set(rebuilt.recomputed_models) == {STG_ORDERS} | children(example_copy, STG_ORDERS)
+    build(example_copy, f"{project_name}_full", full=True)
+
+    def states(name: str) -> dict[str, tuple]:
+        rows = graph.list_model_states(name, None)
+        return {r["unique_id"]: (r["status"], r["lineage_hash"], r["sql_hash"], r["meta_hash"]) for r in rows}
+
+    assert states(project_name) == states(f"{project_name}_full")
+    assert len(states(project_name)) > 10
 
 
 def _answers(ask, project_name):
