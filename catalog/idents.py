@@ -29,11 +29,32 @@ INSENSITIVE = "insensitive"  # case never matters, quoted or not (DuckDB, BigQue
 # sqlglot's strategy is about every identifier; column names of these are compared without case
 _COLUMNS_INSENSITIVE = frozenset({"mysql"})
 
+# case_rule() of every dialect of the pinned sqlglot, so that commands that only name columns
+# (impact, trace, ...) do not import sqlglot for it; tests/test_idents.py checks it against sqlglot
+KNOWN_RULES = {
+    "athena": INSENSITIVE, "bigquery": INSENSITIVE, "clickhouse": SENSITIVE, "databricks": INSENSITIVE,
+    "dax": LOWER, "doris": SENSITIVE, "dremio": LOWER, "drill": LOWER, "druid": LOWER, "duckdb": INSENSITIVE,
+    "dune": INSENSITIVE, "exasol": UPPER, "fabric": SENSITIVE, "hive": INSENSITIVE, "materialize": LOWER,
+    "mysql": INSENSITIVE, "oracle": UPPER, "postgres": LOWER, "presto": INSENSITIVE, "prql": LOWER,
+    "redshift": INSENSITIVE, "risingwave": LOWER, "snowflake": UPPER, "solr": INSENSITIVE, "spark": INSENSITIVE,
+    "spark2": INSENSITIVE, "sqlite": INSENSITIVE, "starrocks": SENSITIVE, "tableau": LOWER, "teradata": LOWER,
+    "trino": INSENSITIVE, "tsql": INSENSITIVE,
+}  # fmt: skip
+
 
 @lru_cache(maxsize=None)
 def case_rule(dialect: str | None) -> str:
     """How ``dialect`` compares column names (sqlglot's normalization strategy)."""
     if not dialect or dialect in _COLUMNS_INSENSITIVE:
+        return INSENSITIVE
+    if dialect in KNOWN_RULES:
+        return KNOWN_RULES[dialect]
+    return sqlglot_case_rule(dialect)
+
+
+def sqlglot_case_rule(dialect: str) -> str:
+    """:func:`case_rule` as sqlglot's normalization strategy for ``dialect`` says it."""
+    if dialect in _COLUMNS_INSENSITIVE:
         return INSENSITIVE
     from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
 

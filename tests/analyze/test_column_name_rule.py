@@ -178,3 +178,15 @@ def test_lineage_json_and_evaluate_from_the_cli(tmp_path) -> None:
     assert result.exit_code == 0, result.output
     scores = json.loads(result.stdout)
     assert (scores["edge_precision"]["value"], scores["edge_recall"]["value"], scores["columns_missing"]) == (1.0, 1.0, 0)
+
+
+def test_known_case_rules_are_sqlglots_for_every_dialect() -> None:
+    """The rules kept in catalog.idents (so that naming a column does not import sqlglot) are
+    the ones sqlglot's normalization strategies give, for every dialect it knows."""
+    from sqlglot.dialects.dialect import Dialects
+
+    from catalog.idents import KNOWN_RULES, sqlglot_case_rule
+
+    dialects = sorted(d.value for d in Dialects if d.value)
+    assert sorted(KNOWN_RULES) == dialects
+    assert {d: sqlglot_case_rule(d) for d in dialects} == KNOWN_RULES

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,27 @@ def test_impact_table_and_md_list_max_rows_columns_json_all(neo4j_settings, grap
     whole = invoke(*ask, "-f", "md", "--max-rows", "0", env=env)
     assert len([line for line in whole.stdout.splitlines() if line.startswith("| `")]) == len(every)
     assert "more columns not shown" not in whole.stdout
+
+
+@pytest.mark.neo4j
+def test_an_answered_impact_loads_neither_sqlglot_nor_the_analyzer(neo4j_settings, graph, project_name):
+    """Naming columns needs the dialect's case rule, not sqlglot: a read command starts without it."""
+    import subprocess
+    import sys
+
+    Builder(graph, EXAMPLE, project_name=project_name).run()
+    script = (
+        "import sys\n"
+        "from catalog.cli.app import app\n"
+        "try:\n"
+        f"    app(['impact', 'stg_orders.order_id', '--project', {project_name!r}, '--json'])\n"
+        "except SystemExit as e:\n"
+        "    assert not e.code, e.code\n"
+        "print('\\n'.join(sys.modules), file=sys.stderr)\n"
+    )
+    env = {**os.environ, "NEO4J_URI": neo4j_settings.uri, "NEO4J_PASSWORD": neo4j_settings.password.get_secret_value()}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "model.coffee_shop.orders" in json.loads(done.stdout)["models"]
+    modules = set(done.stderr.split())
+    assert not any(m == "sqlglot" or m.startswith(("sqlglot.", "catalog.analyze")) for m in modules)
