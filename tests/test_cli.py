@@ -318,3 +318,41 @@ def test_foreign_catalog_is_warned(tmp_path):
 def test_full_inputs_warn_nothing():
     result = invoke("lineage", str(EXAMPLE), "--json")
     assert "Warning" not in result.stderr and json.loads(result.stdout)["warnings"] == []
+
+
+def test_json_output_is_the_same_document_with_orjson_and_without(capsys, monkeypatch):
+    """print_json encodes with orjson when it is installed and with the json module otherwise:
+    the same document either way (non-ASCII names, values JSON has no type for, numbers
+    orjson cannot hold)."""
+    import dataclasses
+    import datetime
+
+    pytest.importorskip("orjson")
+    from catalog.cli.common import print_json
+
+    @dataclasses.dataclass
+    class Pair:
+        up: str
+
+    data = {
+        "model": "Café ☃ \u2028 \"quoted\" [bold]not markup[/]",
+        "rows": [1, 2.5, None, True, {"nested": ["a"]}],
+        1: "an integer key",
+        "at": datetime.datetime(2026, 12, 1, 13, 0, tzinfo=datetime.timezone.utc),
+        "pair": Pair("orders.id"),
+        "path": Path("target/manifest.json"),
+    }
+    documents = []
+    for value in (data, {**data, "big": 2**70}):
+        print_json(value)
+        fast = capsys.readouterr().out
+        with monkeypatch.context() as m:
+            m.setitem(sys.modules, "orjson", None)  # as without the fast extra
+            print_json(value)
+            plain = capsys.readouterr().out
+        assert fast.endswith("}\n") and plain.endswith("}\n")
+        assert json.loads(fast) == json.loads(plain)
+        documents.append(json.loads(fast))
+    assert documents[0]["model"] == data["model"] and documents[0]["1"] == "an integer key"
+    assert documents[0]["at"] == "2026-12-01 13:00:00+00:00" and documents[0]["pair"].endswith("Pair(up='orders.id')")
+    assert documents[1]["big"] == 2**70

@@ -28,7 +28,7 @@ def lineage(path: ProjectPath, as_json: JsonOpt = False, dialect: DialectOpt = N
     warnings = warn_inputs(input_warnings(project))
     if as_json:
         with paused_gc():
-            print_json(lineage_document(project.name, project.dialect, lineages, warnings))
+            print_json(lineage_document(project.name, project.dialect, lineages, warnings), stream=True)
     else:
         show(lineage_table(project, lineages))
     say(f"{len(lineages)} models analyzed in {time.perf_counter() - t0:.2f}s")
