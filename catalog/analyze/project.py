@@ -39,25 +39,36 @@ def topological_models(project: DbtProject) -> list[DbtNode]:
 
 
 class ProjectColumns:
-    """Column names per relation: catalog.json first, then analysis, then YAML."""
+    """Column names per relation: catalog.json first, then analysis, then YAML.
+
+    A relation's names are worked out the first time they are asked for: a rebuild that
+    analyzes a few models only names the columns of the relations those models read."""
 
     def __init__(self, project: DbtProject):
-        self._catalog: dict[str, list[str]] = {}
-        self._declared: dict[str, list[str]] = {}
-        dialect = project.dialect
-        self._all: dict[str, set[str]] = {}
-        for node in project.nodes.values():
-            if not node.columns:
-                continue
-            names = [c.key_name(dialect) for c in node.columns]
-            in_catalog = [n for n, c in zip(names, node.columns) if c.in_catalog]
-            if in_catalog:
-                self._catalog[node.unique_id] = in_catalog
-            declared = [n for n, c in zip(names, node.columns) if c.declared]
-            if declared:
-                self._declared[node.unique_id] = declared
-            self._all[node.unique_id] = set(names)
+        self._nodes = project.nodes
+        self._dialect = project.dialect
+        self._named: dict[str, tuple[list[str] | None, list[str] | None, set[str] | None]] = {}
         self._analyzed: dict[str, list[str]] = {}
+
+    def _names(self, unique_id: str) -> tuple[list[str] | None, list[str] | None, set[str] | None]:
+        """(catalog.json's names, YAML's names, all of them) of a relation; None where it has none."""
+        named = self._named.get(unique_id)
+        if named is None:
+            node = self._nodes.get(unique_id)
+            if node is None or not node.columns:
+                named = (None, None, None)
+            else:
+                names = [c.key_name(self._dialect) for c in node.columns]
+                in_catalog = [n for n, c in zip(names, node.columns) if c.in_catalog]
+                declared = [n for n, c in zip(names, node.columns) if c.declared]
+                named = (in_catalog or None, declared or None, set(names))
+            self._named[unique_id] = named
+        return named
+
+    def in_catalog(self, unique_id: str) -> bool:
+        """Whether catalog.json lists columns of this relation (without naming them)."""
+        node = self._nodes.get(unique_id)
+        return node is not None and any(c.in_catalog for c in node.columns)
 
     def add_analyzed(self, lineage: ModelLineage) -> None:
         if lineage.status in (ModelStatus.RESOLVED, ModelStatus.PARTIAL) and lineage.columns:
@@ -76,16 +87,17 @@ class ProjectColumns:
 
     def all_known(self, unique_id: str) -> set[str] | None:
         """Every column catalog.json or YAML names for a relation, or None."""
-        return self._all.get(unique_id)
+        return self._names(unique_id)[2]
 
     def declared(self, unique_id: str) -> list[str] | None:
-        return self._declared.get(unique_id)
+        return self._names(unique_id)[1]
 
     def catalog(self, unique_id: str) -> list[str] | None:
-        return self._catalog.get(unique_id)
+        return self._names(unique_id)[0]
 
     def __call__(self, unique_id: str) -> list[str] | None:
-        return self._catalog.get(unique_id) or self._analyzed.get(unique_id) or self._declared.get(unique_id)
+        in_catalog, declared, _ = self._names(unique_id)
+        return in_catalog or self._analyzed.get(unique_id) or declared
 
 
 def analyze_node(node: DbtNode, dialect: str, relations: RelationIndex, columns: ProjectColumns) -> ModelLineage:
@@ -245,7 +257,7 @@ def _waves(project: DbtProject, columns: ProjectColumns) -> list[list[DbtNode]]:
         needs = [
             level[d] + 1
             for d in node.depends_on
-            if d in level and d != node.unique_id and columns.catalog(d) is None
+            if d in level and d != node.unique_id and not columns.in_catalog(d)
         ]
         level[node.unique_id] = max(needs, default=0)
     waves: list[list[DbtNode]] = [[] for _ in range(max(level.values(), default=-1) + 1)]
