@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
@@ -225,13 +226,17 @@ def check_project(graph: Graph, project: str) -> str:
     raise NotFound(f"no project {project!r} in this database{hint}")
 
 
-def forget_project(graph: Graph, project: str) -> ForgetResult:
+def forget_project(graph: Graph, project: str, progress: Callable[[str], None] | None = None) -> ForgetResult:
     """Delete everything stored for one project; other projects are untouched."""
+    say = progress or (lambda _msg: None)
     check_project(graph, project)
+    say(f"Deleting the columns of {project}…")
+    columns = graph.run_autocommit("write/delete_project_columns", project=project)
+    say(f"Deleting the models and builds of {project}…")
     nodes = graph.run_autocommit("write/delete_project_nodes", project=project)
     builds = graph.write("write/delete_project_builds", project=project)
     return ForgetResult(
         project=project,
-        nodes_deleted=int(nodes[0]["deleted"]) if nodes else 0,
+        nodes_deleted=sum(int(rows[0]["deleted"]) for rows in (columns, nodes) if rows),
         builds_deleted=int(builds[0]["deleted"]) if builds else 0,
     )

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from catalog.cli.common import handle_errors, print_json, print_text, show
+from catalog.cli.common import handle_errors, print_json, print_text, say, show
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ def forget(
     from catalog.history import forget_project
 
     with graph_from(uri, user, password, database) as graph:
-        result = forget_project(graph, project)
+        result = forget_project(graph, project, progress=say)
     if as_json:
         print_json(result.model_dump())
     else:
