@@ -29,7 +29,7 @@ OLD_QUERIES = ("report_most_depended_on", "report_pii_propagation", "report_inhe
 def compare(graph, project: str) -> None:
     from catalog.memory import paused_gc
     from catalog.query import Catalog
-    from catalog.report.governance import PICTURE_CANDIDATES, _details, _walked_rows
+    from catalog.report.governance import ALL_ROWS, PICTURE_CANDIDATES, _details, _walked_rows
     from catalog.report.reach import BuildLineage
 
     catalog = Catalog(graph, project)
@@ -40,7 +40,7 @@ def compare(graph, project: str) -> None:
         graph.read(f"read/{name}", **params, **extra)
     old_wall, old_cpu = time.perf_counter() - t0, cpu_seconds() - c0
     c0, t0 = cpu_seconds(), time.perf_counter()
-    rows = graph.read_values("read/report_build_columns", **params)
+    rows = graph.read_values("read/report_build_columns", **params, skip=0, limit=ALL_ROWS)
     with paused_gc():
         walked = BuildLineage(rows)
         read_wall = time.perf_counter() - t0

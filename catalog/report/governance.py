@@ -286,6 +286,9 @@ class GovernanceReport(BaseModel, frozen=True):
 
 
 # ---------------------------------------------------------------------------- collection
+ALL_ROWS = 2**62  # LIMIT of a read that takes every row from its SKIP on
+
+
 def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[[str], None] | None = None) -> GovernanceReport:
     """Read every section of the report for ``catalog``'s project and build."""
     say = progress or (lambda _msg: None)
@@ -307,24 +310,27 @@ def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[
     build_rows = graph.read("read/find_build", project=project, build_id=build_id)
     build = _build_info(build_id, build_rows[0]["build"] if build_rows else {})
 
-    def lineage() -> BuildLineage:
+    def lineage_part(skip: int, limit: int) -> list[tuple[Any, ...]]:
         t0 = time.perf_counter()
-        rows = graph.read_values("read/report_build_columns", **params)
-        with paused_gc():
-            walked = BuildLineage(rows)
-        say(f"report_build_columns: {len(walked.keys)} columns in {time.perf_counter() - t0:.2f}s")
-        return walked
+        rows = graph.read_values("read/report_build_columns", **params, skip=skip, limit=limit)
+        say(f"report_build_columns from model {skip}: {len(rows)} models in {time.perf_counter() - t0:.2f}s")
+        return rows
 
-    # The queries are independent: run them side by side (the driver is thread-safe).
-    with ThreadPoolExecutor(max_workers=4) as pool:
+    # The queries are independent: run them side by side (the driver is thread-safe). The
+    # build's columns and edges, the longest read, come in two halves, one per Neo4j worker.
+    half = int(build_rows[0]["build"].get("models_total") or 0) // 2 if build_rows else 0
+    with ThreadPoolExecutor(max_workers=5) as pool:
         futures = {
+            "lineage_first": pool.submit(lineage_part, 0, half),
+            "lineage_rest": pool.submit(lineage_part, half, ALL_ROWS),
             "coverage": pool.submit(read, "report_model_coverage"),
             "unresolved": pool.submit(read, "report_unresolved_columns"),
             "unused": pool.submit(read_values, "report_unused_columns"),
-            "lineage": pool.submit(lineage),
         }
-        rows = {name: f.result() for name, f in futures.items() if name != "lineage"}
-        walked = futures["lineage"].result()
+        rows = {name: f.result() for name, f in futures.items() if not name.startswith("lineage")}
+        parts = futures["lineage_first"].result() + futures["lineage_rest"].result()
+    with paused_gc():
+        walked = BuildLineage(parts)
     t0 = time.perf_counter()
     with paused_gc():
         rows.update(_walked_rows(walked, max(top, PICTURE_CANDIDATES), lambda keys: _details(graph, params, keys)))

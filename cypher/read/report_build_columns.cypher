@@ -3,7 +3,9 @@
 // and tagged PII in that build, and the column edges (FEEDS) out of it. The report walks
 // these edges in memory (reach, PII flow, inheritable descriptions) instead of one any-depth
 // search per column.
-// Parameters: $project, $build_id (int or null: the active build)
+// The models in unique id order from the $skip-th, at most $limit of them: a caller may read a
+// large build in parts, side by side.
+// Parameters: $project, $build_id (int or null: the active build), $skip (int), $limit (int)
 // Rows, columns and edges in a fixed order (model, then key).
 // Returns: unique_id, resource_type, columns (list of [key, unique_id, model, column, documented, description, pii, feeds]; feeds: list of [downstream key, type])
 MATCH (p:Project {name: $project})
@@ -11,6 +13,9 @@ OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
 WITH p, coalesce($build_id, active.id) AS b
 MATCH (p)-[s:CONTAINS]->(m:Model)
 WHERE s.since <= b AND (s.until IS NULL OR s.until > b)
+WITH b, m
+ORDER BY m.unique_id
+SKIP $skip LIMIT $limit
 RETURN m.unique_id AS unique_id, m.resource_type AS resource_type,
        COLLECT {
          MATCH (m)-[h:HAS]->(c:Column)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from catalog.query import Catalog
-from catalog.report.governance import _details, _walked_rows
+from catalog.report.governance import ALL_ROWS, _details, _walked_rows
 from catalog.report.reach import COPY_TYPES, BuildLineage
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.corpus]
@@ -51,7 +51,13 @@ def _path_types(walked: BuildLineage, start: str, end: str, depth: int, backward
 def _compare(graph, name: str) -> None:
     catalog = Catalog(graph, name)
     params = {"project": name, "build_id": catalog.build_id}
-    walked = BuildLineage(graph.read_values("read/report_build_columns", **params))
+    whole = graph.read_values("read/report_build_columns", **params, skip=0, limit=ALL_ROWS)
+    walked = BuildLineage(whole)
+    # the report reads the build in parts side by side: any split gives the same rows
+    for split in (0, 1, len(whole) // 2, len(whole)):
+        first = graph.read_values("read/report_build_columns", **params, skip=0, limit=split)
+        rest = graph.read_values("read/report_build_columns", **params, skip=split, limit=ALL_ROWS)
+        assert first + rest == whole and len(first) == split
 
     # reach, models reached and fan-out of every column with a downstream edge
     old = graph.read("read/report_most_depended_on", **params, limit=1_000_000)
