@@ -563,10 +563,12 @@ class Builder:
         t = time.perf_counter()
         name = project.name
         active_id = active["id"] if active else None
-        states = {s["unique_id"]: s for s in self.graph.list_model_states(name, active_id)} if active_id else {}
         same_layout = active is not None and active.get("store_version") == STORE_VERSION
-        current_records = open_records(self.graph, name)
+        # tens of thousands of rows beside the project's millions of records: the collector
+        # would walk all of those again and again while these are made
         with paused_gc():
+            states = {s["unique_id"]: s for s in self.graph.list_model_states(name, active_id)} if active_id else {}
+            current_records = open_records(self.graph, name)
             records = node_records(project)
             known = self._known_fingerprints(project, active, states, records, current_records) if same_layout else {}
             fps = fingerprints(project, known)
