@@ -55,6 +55,11 @@ ANALYZER_VERSION = "4"  # bump when the analyzer's output changes for the same i
 # bump when what a build stores, or where, changes: a build over an active build of another
 # layout reuses nothing and rewrites every node and relationship it keeps
 STORE_VERSION = 3
+# The code that hashes nodes: a build keeps the active build's fingerprints only when that
+# build was hashed by the same code (an edit here, or to how columns are named, rehashes all once)
+HASHING_CODE = hashlib.sha256(
+    Path(__file__).read_bytes() + (Path(__file__).parent / "idents.py").read_bytes()
+).hexdigest()[:16]
 STALE_HEARTBEAT_SECONDS = 600  # a running build on another host not heard of for this long is dead
 HEARTBEAT_SECONDS = 30
 
@@ -394,6 +399,7 @@ class Builder:
                 and active.get("catalog_sha256") == catalog_sha
                 and active.get("sqlglot_version") == sqlglot.__version__
                 and active.get("analyzer_version") == ANALYZER_VERSION
+                and active.get("hashing_code") == HASHING_CODE  # its hashes are this code's, kept by the next build
                 and active.get("dialect") == dialect_hint
                 and not active.get("models_failed")
                 and active.get("compiled_sha256") == compiled_digest(target, list(active.get("compiled_files") or []))
@@ -490,6 +496,7 @@ class Builder:
                 **compiled,
                 "sqlglot_version": sqlglot.__version__,
                 "catalog_version": __version__,
+                "hashing_code": HASHING_CODE,
                 "analyzer_version": ANALYZER_VERSION,
                 "store_version": STORE_VERSION,
                 "full": self.full,
@@ -614,12 +621,13 @@ class Builder:
         current_records: dict[str, dict[str, Any]],
     ) -> dict[str, Fingerprint]:
         """The active build's fingerprints of the nodes whose record did not change, when that
-        build was made the way this one is (catalog, analyzer, sqlglot, dialect); none for
-        ``--full``. :func:`fingerprints` then hashes only what changed and what reads it."""
+        build was made the way this one is (catalog and its hashing code, analyzer, sqlglot,
+        dialect); none for ``--full``. :func:`fingerprints` then hashes only what changed and what reads it."""
         if (
             self.full
             or active is None
             or active.get("catalog_version") != __version__
+            or active.get("hashing_code") != HASHING_CODE
             or active.get("analyzer_version") != ANALYZER_VERSION
             or active.get("sqlglot_version") != sqlglot.__version__
             or active.get("dialect") != project.dialect

@@ -127,6 +127,34 @@ def test_rebuild_stores_the_states_a_full_build_of_the_same_inputs_stores(build,
     assert len(states(project_name)) > 10
 
 
+def test_fingerprints_are_kept_only_from_a_build_hashed_by_the_same_code(build, project_name, example_copy, graph, monkeypatch):
+    """A build made by other hashing code (an older or newer catalog) passes on no fingerprint:
+    every node is hashed again, and its no-change shortcut is not taken either."""
+    import catalog.build as building
+
+    seen: list[set[str]] = []  # the nodes each build knew a fingerprint of
+    compute = building.fingerprints
+
+    def spy(project, known=None):
+        seen.append(set(known or {}))
+        return compute(project, known)
+
+    monkeypatch.setattr(building, "fingerprints", spy)
+    first = build(example_copy, project_name)
+    edit_sql(example_copy, STG_PAYMENTS, "where status = 'success'", "where status in ('success', 'settled')")
+    second = build(example_copy, project_name)
+    nodes = set(building.load_project(example_copy).nodes)
+    assert seen == [set(), nodes - {STG_PAYMENTS}]  # the edited model's fingerprint alone is not known
+    assert second.recomputed_models == [STG_PAYMENTS]
+
+    with graph.driver.session(database=graph.database) as session:  # as a build by other code leaves it
+        session.run("MATCH (b:Build {id: $id}) SET b.hashing_code = 'other code'", id=second.build_id).consume()
+    third = build(example_copy, project_name)  # the same artifacts
+    assert seen == [set(), nodes - {STG_PAYMENTS}, set()]
+    assert third.build_id != first.build_id and third.models.recomputed == 0
+    assert third.relationships_written == third.relationships_closed == 0
+
+
 def _answers(ask, project_name):
     catalog = ask(project_name)
     return (
