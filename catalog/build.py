@@ -57,9 +57,15 @@ ANALYZER_VERSION = "4"  # bump when the analyzer's output changes for the same i
 STORE_VERSION = 3
 # The code that hashes nodes: a build keeps the active build's fingerprints only when that
 # build was hashed by the same code (an edit here, or to how columns are named, rehashes all once)
-HASHING_CODE = hashlib.sha256(
-    Path(__file__).read_bytes() + (Path(__file__).parent / "idents.py").read_bytes()
-).hexdigest()[:16]
+def _hashing_code() -> str:
+    try:
+        code = Path(__file__).read_bytes() + (Path(__file__).parent / "idents.py").read_bytes()
+    except OSError:  # not installed as files: the version alone tells builds apart
+        code = __version__.encode()
+    return hashlib.sha256(code).hexdigest()[:16]
+
+
+HASHING_CODE = _hashing_code()
 STALE_HEARTBEAT_SECONDS = 600  # a running build on another host not heard of for this long is dead
 HEARTBEAT_SECONDS = 30
 
