@@ -8,12 +8,12 @@ edges, Markdown names their focus columns.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from catalog.report import markdown
 from catalog.report.governance import NOTES, GovernanceReport
+from catalog.report.json_text import json_text
 from catalog.report.limits import DEFAULT_MAX_ROWS, capped
 
 
@@ -25,14 +25,9 @@ def report_dict(r: GovernanceReport) -> dict[str, Any]:
 
 
 def report_json(r: GovernanceReport) -> str:
-    """:func:`report_dict` as indented JSON text, ending with a newline. With orjson (the
-    ``fast`` extra) when installed: a large report's tens of MB take a tenth of the time."""
-    data = report_dict(r)
-    try:
-        import orjson
-    except ImportError:
-        return json.dumps(data, indent=2) + "\n"
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode("utf-8")
+    """:func:`report_dict` as indented JSON text, ending with a newline (with orjson when
+    installed: a large report's tens of MB take a tenth of the time)."""
+    return json_text(report_dict(r))
 
 
 def summary_lines(r: GovernanceReport) -> list[tuple[str, str]]:
