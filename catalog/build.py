@@ -576,19 +576,19 @@ class Builder:
         t = time.perf_counter()
         name = project.name
         active_id = active["id"] if active else None
-        same_layout = active is not None and active.get("store_version") == STORE_VERSION
         # tens of thousands of rows beside the project's millions of records: the collector
         # would walk all of those again and again while these are made
         with paused_gc():
             states = {s["unique_id"]: s for s in self.graph.list_model_states(name, active_id)} if active_id else {}
             current_records = open_records(self.graph, name)
             records = node_records(project)
-            known = self._known_fingerprints(project, active, states, records, current_records) if same_layout else {}
+            known = self._known_fingerprints(project, active, states, records, current_records)
             fps = fingerprints(project, known)
         t = self._stage("compare", t)
 
         models = [n for n in project.models()]
         reuse: set[str] = set()
+        same_layout = active is not None and active.get("store_version") == STORE_VERSION
         if not self.full and same_layout:
             for node in models:
                 s = states.get(node.unique_id)
@@ -627,11 +627,12 @@ class Builder:
         current_records: dict[str, dict[str, Any]],
     ) -> dict[str, Fingerprint]:
         """The active build's fingerprints of the nodes whose record did not change, when that
-        build was made the way this one is (catalog and its hashing code, analyzer, sqlglot,
-        dialect); none for ``--full``. :func:`fingerprints` then hashes only what changed and what reads it."""
+        build was made the way this one is (store layout, catalog and its hashing code, analyzer,
+        sqlglot, dialect); none for ``--full``. :func:`fingerprints` then hashes only what changed and what reads it."""
         if (
             self.full
             or active is None
+            or active.get("store_version") != STORE_VERSION
             or active.get("catalog_version") != __version__
             or active.get("hashing_code") != HASHING_CODE
             or active.get("analyzer_version") != ANALYZER_VERSION

@@ -327,18 +327,17 @@ def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[
             "unresolved": pool.submit(read, "report_unresolved_columns"),
             "unused": pool.submit(read_values, "report_unused_columns"),
         }
-        # undocumented columns of public models when there are any: read while the lineage is walked
-        public_only = any(r["resource_type"] == "model" and r["access"] == "public" for r in futures["coverage"].result())
-        undocumented_rows = pool.submit(read_values, "report_undocumented_columns", public_only=public_only)
         rows = {name: f.result() for name, f in futures.items() if not name.startswith("lineage")}
+        coverage = _coverage(rows["coverage"], rows["unresolved"])
+        public = sum(1 for m in coverage.models if m.resource_type == "model" and m.access == "public")
+        # undocumented columns of public models when there are any: read while the lineage is walked
+        undocumented_rows = pool.submit(read_values, "report_undocumented_columns", public_only=public > 0)
         parts = futures["lineage_first"].result() + futures["lineage_rest"].result()
         t0 = time.perf_counter()
         with paused_gc():
             walked = BuildLineage(parts)
             rows.update(_walked_rows(walked, max(top, PICTURE_CANDIDATES), lambda keys: _details(graph, params, keys)))
         say(f"reach, PII flow and inheritable descriptions in memory in {time.perf_counter() - t0:.2f}s")
-        coverage = _coverage(rows["coverage"], rows["unresolved"])
-        public = sum(1 for m in coverage.models if m.resource_type == "model" and m.access == "public")
         undocumented = _undocumented(undocumented_rows.result(), coverage, public)
     depended_all = [_depended_on(r) for r in rows["depended_on"]]
     t0 = time.perf_counter()
