@@ -129,7 +129,11 @@ def query(
     check_params(described, params)
     with graph_from(uri, user, password, database, timeout) as graph:
         rows = graph.read(qname, timeout_=timeout, **params)
-    columns = list(rows[0]) if rows else [c.strip() for c in _returns(described)]
+    declared = [c.strip() for c in _returns(described)]
+    columns = list(rows[0]) if rows else declared
+    if rows and sorted(columns) == sorted(declared):  # a collected query's maps come in no set order
+        columns = declared
+        rows = [{c: r[c] for c in columns} for r in rows]
     if as_json:
         print_json({"query": qname, "parameters": params, "columns": columns, "rows": rows})
     else:

@@ -1,5 +1,6 @@
 // The open relationships of a project's consumers (until not set): what a build compares
 // with what it wants, to close the ones that changed and create the new ones.
+// One row, `rows`: every row collected in one list (one Bolt record instead of thousands).
 // Parameters: $project
 // Returns: id, kind, a, b, props
 CALL () {
@@ -15,5 +16,6 @@ CALL () {
   WHERE r.until IS NULL
   RETURN elementId(r) AS id, 'input_of' AS kind, u.key AS a, d.key AS b, properties(r) AS props
 }
-RETURN id, kind, a, b, props
+WITH id, kind, a, b, props
 ORDER BY kind, a, b
+RETURN collect({id: id, kind: kind, a: a, b: b, props: props}) AS rows

@@ -1,6 +1,7 @@
 // The current (open) relationships owned by some models of a project: the columns they
 // have, the edges feeding those columns, the conditions on them and their dependencies.
 // A build compares them with the new analysis and closes or creates only the difference.
+// One row, `rows`: every row collected in one list (one Bolt record instead of thousands).
 // Parameters: $keys (list of model keys)
 // Returns: model, kind (has|feeds|conditions|depends_on), id (element id), a, b, expr, type, resolved, clause,
 //          props (the properties of a HAS relationship: the column's in that build)
@@ -23,4 +24,5 @@ CALL (m) {
   RETURN 'depends_on' AS kind, elementId(r) AS id, p.key AS a, null AS b, null AS expr, null AS type, null AS resolved, null AS clause,
          null AS props
 }
-RETURN m.key AS model, kind, id, a, b, expr, type, resolved, clause, props
+RETURN collect({model: m.key, kind: kind, id: id, a: a, b: b, expr: expr, type: type, resolved: resolved, clause: clause,
+                props: props}) AS rows

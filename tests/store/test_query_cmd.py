@@ -95,6 +95,22 @@ def test_an_int_parameter_and_an_empty_result(build, project_name, example, neo4
 
 
 @neo4j
+def test_a_collected_query_prints_its_rows_in_the_declared_order(build, project_name, example, neo4j_settings):
+    """list_node_records returns one row, `rows`, a list of maps: shown as rows, with the
+    columns of its `// Returns:` line in that order, whatever order Neo4j gives map keys."""
+    build(example, project_name)
+    done = run(["list_node_records", "-p", f"project={project_name}", "--json"], neo4j_settings)
+    assert done.exit_code == 0, done.output
+    doc = json.loads(done.stdout)
+    assert doc["columns"] == ["id", "key", "sha256", "position"]
+    assert [list(r) for r in doc["rows"]] == [doc["columns"]] * len(doc["rows"])
+    keys = [r["key"] for r in doc["rows"]]
+    assert keys == sorted(keys) and f"{project_name}/model.coffee_shop.orders" in keys
+    assert sorted(r["position"] for r in doc["rows"]) == list(range(len(keys)))
+    assert f"{len(keys)} rows" in done.stderr
+
+
+@neo4j
 def test_missing_and_unknown_parameters_are_named(neo4j_settings):
     done = run(["find_impact_downstream", "-p", "project=x", "-p", "build_id=null"], neo4j_settings)
     assert done.exit_code == 1
