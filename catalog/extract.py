@@ -380,10 +380,10 @@ def _node(raw: ManifestNode, table, target: Path, dialect: str) -> dict[str, Any
     columns: list[DbtColumn] = []
     seen: set[str] = set()
     if table is not None:
-        for col in sorted(table.columns.values(), key=lambda c: c.index):
-            key = column_name(col.name, dialect, quoted=True)
+        for col in sorted(table.columns.values(), key=lambda c: c.get("index", 0)):
+            key = column_name(col["name"], dialect, quoted=True)
             doc = declared.get(key)
-            columns.append(_column(col.name, col.type, doc, in_catalog=True))
+            columns.append(_column(col["name"], col.get("type"), doc, in_catalog=True))
             seen.add(key)
     for key, doc in declared.items():
         if key not in seen:
