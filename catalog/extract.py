@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from catalog.artifacts import Catalog, ManifestNode, find_target_dir, load_catalog, load_manifest
+from catalog.artifacts import Catalog, ManifestColumn, ManifestNode, find_target_dir, load_catalog, load_manifest
 from catalog.errors import ArtifactError
 from catalog.idents import column_name, typed
 from catalog.memory import paused_gc
@@ -376,7 +376,7 @@ def measure_owners(project: DbtProject) -> dict[str, str]:
 def _node(raw: ManifestNode, table, target: Path, dialect: str) -> dict[str, Any]:
     """The fields of a :class:`DbtNode`. A YAML column documents the catalog.json column of
     its name (names compared as the dialect compares them, see :mod:`catalog.idents`)."""
-    declared = {column_name(col.name, dialect, bool(col.quote)): col for col in raw.columns.values()}
+    declared = {column_name(col["name"], dialect, bool(col.get("quote"))): col for col in raw.columns.values()}
     columns: list[DbtColumn] = []
     seen: set[str] = set()
     if table is not None:
@@ -387,7 +387,7 @@ def _node(raw: ManifestNode, table, target: Path, dialect: str) -> dict[str, Any
             seen.add(key)
     for key, doc in declared.items():
         if key not in seen:
-            columns.append(_column(doc.name, doc.data_type, doc, in_catalog=False))
+            columns.append(_column(doc["name"], doc.get("data_type"), doc, in_catalog=False))
     sql, origin, compiled_path = _sql(raw, target)
     config_tags = raw.config.tags if isinstance(raw.config.tags, list) else [raw.config.tags]
     return dict(
@@ -416,12 +416,15 @@ def _node(raw: ManifestNode, table, target: Path, dialect: str) -> dict[str, Any
     )
 
 
-def _column(name: str, data_type: str | None, doc, in_catalog: bool) -> DbtColumn:
+def _column(name: str, data_type: str | None, doc: ManifestColumn | None, in_catalog: bool) -> DbtColumn:
     """A :class:`DbtColumn`, made here rather than validated from a dict by pydantic (which
     took twice as long): its fields are the manifest's and catalog's, validated already."""
     if doc is None:
         return DbtColumn(name, data_type, "", (), {}, in_catalog, False, False)
-    return DbtColumn(name, data_type or doc.data_type, doc.description or "", tuple(doc.tags), doc.meta, in_catalog, True, bool(doc.quote))
+    return DbtColumn(
+        name, data_type or doc.get("data_type"), doc.get("description") or "", tuple(doc.get("tags") or ()),
+        doc.get("meta") or {}, in_catalog, True, bool(doc.get("quote")),
+    )
 
 
 def _sql(raw: ManifestNode, target: Path) -> tuple[str | None, str | None, str | None]:
