@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from catalog.artifacts import Catalog, ManifestColumn, ManifestNode, find_target_dir, load_catalog, load_manifest
 from catalog.errors import ArtifactError
-from catalog.idents import column_name, typed
+from catalog.idents import column_name, namer, typed
 from catalog.memory import paused_gc
 
 LINEAGE_TYPES = ("model", "seed", "snapshot", "source")
@@ -376,14 +376,19 @@ def measure_owners(project: DbtProject) -> dict[str, str]:
 def _node(raw: ManifestNode, table, target: Path, dialect: str) -> dict[str, Any]:
     """The fields of a :class:`DbtNode`. A YAML column documents the catalog.json column of
     its name (names compared as the dialect compares them, see :mod:`catalog.idents`)."""
-    declared = {column_name(col["name"], dialect, bool(col.get("quote"))): col for col in raw.columns.values()}
+    name_of = namer(dialect)
+    declared = {name_of(col["name"], bool(col.get("quote"))): col for col in raw.columns.values()}
     columns: list[DbtColumn] = []
     seen: set[str] = set()
     if table is not None:
         for col in sorted(table.columns.values(), key=lambda c: c.get("index", 0)):
-            key = column_name(col["name"], dialect, quoted=True)
-            doc = declared.get(key)
-            columns.append(_column(col["name"], col.get("type"), doc, in_catalog=True))
+            name = col["name"]
+            key = name_of(name, True)
+            doc = declared.get(key) if declared else None
+            if doc is None:
+                columns.append(DbtColumn(name, col.get("type"), "", (), {}, True, False, False))
+            else:
+                columns.append(_column(name, col.get("type"), doc, in_catalog=True))
             seen.add(key)
     for key, doc in declared.items():
         if key not in seen:
