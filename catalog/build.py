@@ -44,7 +44,7 @@ from catalog.extract import (
     read_compiled_file,
 )
 from catalog.idents import typed
-from catalog.memory import paused_gc
+from catalog.memory import frozen_heap, paused_gc
 from catalog.store import cypher
 from catalog.store.consumers import write_consumers
 from catalog.store.graph import SCHEMA_VERSION, Graph
@@ -435,7 +435,8 @@ class Builder:
             if schema_version != SCHEMA_VERSION:
                 self.graph.create_constraints()
                 t = self._stage("prepare", t)
-            summary = self._incremental(project, build_id, active, manifest_sha, catalog_sha, t_start)
+            with frozen_heap():  # the extracted project lives as long as the build
+                summary = self._incremental(project, build_id, active, manifest_sha, catalog_sha, t_start)
             return summary
         except BaseException as e:
             self.undone = False  # until Neo4j says otherwise (a second signal stops the clean-up too)

@@ -1,8 +1,10 @@
-"""Pause Python's cyclic garbage collector around work that makes many objects and no cycles.
+"""Keep Python's cyclic garbage collector off the objects of a large project.
 
 Reading a large manifest or building the lineage document creates millions of small
 objects; the collector would walk them over and over for nothing (about a third of the
-time on 1,000+ model projects).
+time on 1,000+ model projects). :func:`paused_gc` pauses it around such work;
+:func:`frozen_heap` leaves what is alive (the extracted project) out of every collection
+while the rest of a build runs.
 """
 
 from __future__ import annotations
@@ -21,3 +23,16 @@ def paused_gc() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+@contextlib.contextmanager
+def frozen_heap() -> Iterator[None]:
+    """The objects alive now are left out of every collection until the block ends. Made
+    after a project is extracted, so that the collections the analysis and the store set off
+    scan what they make, not the project's millions of objects again (a full collection on a
+    20,000-model project takes seconds)."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
