@@ -25,14 +25,22 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
+_frozen = 0  # frozen_heap blocks open: only the outermost freezes and unfreezes
+
+
 @contextlib.contextmanager
 def frozen_heap() -> Iterator[None]:
-    """The objects alive now are left out of every collection until the block ends. Made
-    after a project is extracted, so that the collections the analysis and the store set off
+    """The objects alive now are left out of every collection until the block ends. Opened
+    once a project is extracted, so that the collections the analysis and the store set off
     scan what they make, not the project's millions of objects again (a full collection on a
-    20,000-model project takes seconds)."""
-    gc.freeze()
+    20,000-model project takes seconds). Blocks may nest."""
+    global _frozen
+    if _frozen == 0:
+        gc.freeze()
+    _frozen += 1
     try:
         yield
     finally:
-        gc.unfreeze()
+        _frozen -= 1
+        if _frozen == 0:
+            gc.unfreeze()

@@ -21,6 +21,7 @@ from catalog.analyze.packed import Packed, RefCache, unpack
 from catalog.analyze.records import ColumnKind, ModelLineage, ModelStatus
 from catalog.analyze.relations import RelationIndex
 from catalog.extract import DbtNode, DbtProject
+from catalog.memory import frozen_heap
 
 Progress = Callable[[int, int], None]
 
@@ -152,6 +153,18 @@ def analyze_project(
     Models in ``fingerprints`` also get the definitions of their columns and rows, made from
     the same parse (``ModelLineage.definitions``).
     """
+    with frozen_heap():  # the project outlives the analysis: no collection needs to scan it
+        return _analyze_project(project, progress, jobs, only, known_columns, fingerprints)
+
+
+def _analyze_project(
+    project: DbtProject,
+    progress: Progress | None,
+    jobs: int | None,
+    only: set[str] | None,
+    known_columns: dict[str, list[str]] | None,
+    fingerprints: set[str] | None,
+) -> dict[str, ModelLineage]:
     wanted = fingerprints or set()
     relations = RelationIndex.for_project(project)
     columns = ProjectColumns(project)
