@@ -22,7 +22,6 @@ from catalog.store import cypher
 from catalog.store.connection import why_unreachable
 
 BATCH_SIZE = 2500
-_PLAIN = frozenset({str, int, float, bool, type(None)})
 WRITERS = 2  # write transactions in flight at once
 TIMED_OUT = "Neo.ClientError.Transaction.TransactionTimedOut"  # ...ClientConfiguration in Neo4j 5
 SCHEMA_VERSION = 4  # bump when cypher/schema changes
@@ -47,6 +46,9 @@ def grouped_batches(groups: list[T], weight: Callable[[T], int], size: int = BAT
             batch, total = [], 0
     if batch:
         yield batch
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None)})  # values data() leaves as they are
 
 
 def _dicts(records: list[Any]) -> list[dict[str, Any]]:
