@@ -34,8 +34,9 @@ class _Record(BaseModel):
 
 
 class ManifestColumn(TypedDict, total=False):
-    """A column declared in YAML, validated by pydantic as a plain dict (a large project
-    declares tens of thousands: a dict is made in half the time a record is). Absent keys
+    """A column declared in YAML, as the manifest has it: a plain dict checked by
+    :func:`declared_columns` when its node is read (a large project declares tens of
+    thousands; validating them up front took most of the manifest's validation). Absent keys
     mean: description "", data_type null, meta {}, tags [], quote null."""
 
     name: Required[str]
@@ -76,7 +77,7 @@ class ManifestNode(_Record):
     raw_code: str | None = Field(default=None, validation_alias=AliasChoices("raw_code", "raw_sql"))
     compiled_code: str | None = Field(default=None, validation_alias=AliasChoices("compiled_code", "compiled_sql"))
     description: str | None = ""
-    columns: dict[str, ManifestColumn] = Field(default_factory=dict)
+    columns: dict[str, Any] = Field(default_factory=dict)  # ManifestColumns, see declared_columns()
     meta: dict[str, Any] = Field(default_factory=dict)
     tags: list[str] = Field(default_factory=list)
     config: NodeConfig = Field(default_factory=NodeConfig)
@@ -270,6 +271,73 @@ def load_manifest(path: Path, data: bytes | None = None) -> tuple[Manifest, str]
         return Manifest.model_validate(obj), digest
     except ValidationError as e:
         raise ArtifactError(f"{path}: unexpected manifest shape at {_first_error(e)}") from e
+
+
+# what pydantic's lax mode reads as a boolean, as a ManifestColumn's quote was read
+_TRUE = {"1", "on", "t", "true", "y", "yes"}
+_FALSE = {"0", "off", "f", "false", "n", "no"}
+
+
+def declared_columns(raw: ManifestNode, manifest: Path, where: str) -> list[ManifestColumn]:
+    """The YAML-declared columns of ``raw``, each checked as a :class:`ManifestColumn`, with
+    the one-line error a bad manifest gets (``where``: the node's place in it, such as
+    ``nodes.model.shop.orders``)."""
+    out: list[ManifestColumn] = []
+    for key, col in raw.columns.items():
+        if not _usual_column(col):
+            field, problem = _column_problem(col)
+            if problem:
+                at = f"{where}.columns.{key}" + (f".{field}" if field else "")
+                raise ArtifactError(f"{manifest}: unexpected manifest shape at {at}: {problem}")
+            if not isinstance(col["quote"], bool):
+                col = {**col, "quote": str(col["quote"]).lower() in _TRUE}
+        out.append(col)
+    return out
+
+
+_TEXT = (str, type(None))
+_FLAG = (bool, type(None))
+
+
+def _usual_column(col: Any) -> bool:
+    """The shape nearly every declared column has, told at a glance (no quote to coerce)."""
+    return (
+        type(col) is dict
+        and type(col.get("name")) is str
+        and type(col.get("description")) in _TEXT
+        and type(col.get("data_type")) in _TEXT
+        and type(col.get("meta", _NO_META)) is dict
+        and type(col.get("quote")) in _FLAG
+        and ("tags" not in col or type(col["tags"]) is list and all(type(t) is str for t in col["tags"]))
+    )
+
+
+_NO_META: dict[str, Any] = {}
+
+
+def _column_problem(col: Any) -> tuple[str, str | None]:
+    """(field, problem) of a declared column that is not a :class:`ManifestColumn`; problem None when it is."""
+    if not isinstance(col, dict):
+        return "", "Input should be a valid dictionary"
+    if "name" not in col:
+        return "name", "Field required"
+    for field in ("name", "description", "data_type"):
+        value = col.get(field)
+        if not (isinstance(value, str) or value is None and field != "name"):
+            return field, "Input should be a valid string"
+    if "meta" in col and not isinstance(col["meta"], dict):
+        return "meta", "Input should be a valid dictionary"
+    if "tags" in col:
+        tags = col["tags"]
+        if not isinstance(tags, list):
+            return "tags", "Input should be a valid list"
+        for i, tag in enumerate(tags):
+            if not isinstance(tag, str):
+                return f"tags.{i}", "Input should be a valid string"
+    quote = col.get("quote")
+    if not (quote is None or isinstance(quote, bool) or str(quote).lower() in _TRUE | _FALSE and isinstance(quote, (str, int, float))):
+        return "quote", "Input should be a valid boolean"
+    return "", None
 
 
 def load_catalog(path: Path, data: bytes | None = None) -> tuple[Catalog, str]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from catalog.artifacts import Catalog, ManifestColumn, ManifestNode, find_target_dir, load_catalog, load_manifest
+from catalog.artifacts import Catalog, ManifestColumn, ManifestNode, declared_columns, find_target_dir, load_catalog, load_manifest
 from catalog.errors import ArtifactError
 from catalog.idents import column_name, namer, typed
 from catalog.memory import paused_gc
@@ -265,11 +265,13 @@ def _load_project(path: Path, dialect: str | None, manifest_bytes: bytes | None,
 
     # plain data first, validated in one call: far faster than a record per column
     nodes: dict[str, dict[str, Any]] = {}
-    for raw in list(manifest.nodes.values()) + list(manifest.sources.values()):
-        if raw.resource_type not in LINEAGE_TYPES:
-            continue
-        table = catalog.sources.get(raw.unique_id) if raw.resource_type == "source" else catalog.nodes.get(raw.unique_id)
-        nodes[raw.unique_id] = _node(raw, table, target, dialect)
+    for section, entries in (("nodes", manifest.nodes), ("sources", manifest.sources)):
+        for key, raw in entries.items():
+            if raw.resource_type not in LINEAGE_TYPES:
+                continue
+            table = catalog.sources.get(raw.unique_id) if raw.resource_type == "source" else catalog.nodes.get(raw.unique_id)
+            declared = declared_columns(raw, target / "manifest.json", f"{section}.{key}")
+            nodes[raw.unique_id] = _node(raw, declared, table, target, dialect)
     metadata = manifest.metadata
     consumers = _consumers(manifest)
     del manifest, catalog  # freed before the project's records are made: a lower peak
@@ -373,11 +375,11 @@ def measure_owners(project: DbtProject) -> dict[str, str]:
     return out
 
 
-def _node(raw: ManifestNode, table, target: Path, dialect: str) -> dict[str, Any]:
+def _node(raw: ManifestNode, yaml_columns: list[ManifestColumn], table, target: Path, dialect: str) -> dict[str, Any]:
     """The fields of a :class:`DbtNode`. A YAML column documents the catalog.json column of
     its name (names compared as the dialect compares them, see :mod:`catalog.idents`)."""
     name_of = namer(dialect)
-    declared = {name_of(col["name"], bool(col.get("quote"))): col for col in raw.columns.values()}
+    declared = {name_of(col["name"], bool(col.get("quote"))): col for col in yaml_columns}
     columns: list[DbtColumn] = []
     seen: set[str] = set()
     if table is not None:

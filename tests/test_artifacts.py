@@ -10,6 +10,7 @@ import pytest
 
 from catalog.analyze.project import analyze_project
 from catalog.evaluate import from_lineages
+from catalog.errors import ArtifactError
 from catalog.extract import load_project
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coffee_shop" / "target"
@@ -71,3 +72,52 @@ def test_committed_old_manifests_load(shared_dir, name, version, field):
     assert len(models) == len(with_sql) > 100
     assert all(m.sql and m.sql_origin == "compiled" for m in models)
     assert all(m.relation_name for m in models if not m.is_ephemeral)
+
+
+ORDERS = "model.coffee_shop.int_order_items_priced"
+
+
+def with_declared_column(tmp_path: Path, edit) -> Path:
+    """The example's target with one YAML-declared column of one model edited."""
+    target = tmp_path / "target"
+    shutil.copytree(EXAMPLE, target)
+    manifest = json.loads((target / "manifest.json").read_text())
+    columns = manifest["nodes"][ORDERS]["columns"]
+    columns["unit_price"] = edit(dict(columns["unit_price"]))
+    (target / "manifest.json").write_text(json.dumps(manifest))
+    return target
+
+
+def drop(key):
+    return lambda c: {k: v for k, v in c.items() if k != key}
+
+
+def put(key, value):
+    return lambda c: {**c, key: value}
+
+
+@pytest.mark.parametrize(
+    "edit, where, problem",
+    [
+        (drop("name"), "unit_price.name", "Field required"),
+        (put("name", 3), "unit_price.name", "Input should be a valid string"),
+        (put("description", ["x"]), "unit_price.description", "Input should be a valid string"),
+        (put("meta", None), "unit_price.meta", "Input should be a valid dictionary"),
+        (put("tags", None), "unit_price.tags", "Input should be a valid list"),
+        (put("tags", ["a", 1]), "unit_price.tags.1", "Input should be a valid string"),
+        (put("quote", "maybe"), "unit_price.quote", "Input should be a valid boolean"),
+        (lambda c: "unit_price", "unit_price", "Input should be a valid dictionary"),
+    ],
+)
+def test_a_bad_declared_column_is_named_in_one_line(tmp_path, edit, where, problem):
+    target = with_declared_column(tmp_path, edit)
+    with pytest.raises(ArtifactError) as e:
+        load_project(target)
+    assert str(e.value) == f"{target / 'manifest.json'}: unexpected manifest shape at nodes.{ORDERS}.columns.{where}: {problem}"
+
+
+@pytest.mark.parametrize("quote, quoted", [("true", True), ("no", False), (1, True), (None, False), (True, True)])
+def test_a_declared_columns_quote_is_read_as_a_boolean(tmp_path, quote, quoted):
+    target = with_declared_column(tmp_path, put("quote", quote))
+    column = next(c for c in load_project(target).nodes[ORDERS].columns if c.name.lower() == "unit_price")
+    assert column.quoted is quoted and column.declared
