@@ -289,7 +289,7 @@ def declared_columns(raw: ManifestNode, manifest: Path, where: str) -> list[Mani
             if problem:
                 at = f"{where}.columns.{key}" + (f".{field}" if field else "")
                 raise ArtifactError(f"{manifest}: unexpected manifest shape at {at}: {problem}")
-            if not isinstance(col["quote"], bool):
+            if not isinstance(col.get("quote"), (bool, type(None))):
                 col = {**col, "quote": str(col["quote"]).lower() in _TRUE}
         out.append(col)
     return out
@@ -306,13 +306,10 @@ def _usual_column(col: Any) -> bool:
         and type(col.get("name")) is str
         and type(col.get("description")) in _TEXT
         and type(col.get("data_type")) in _TEXT
-        and type(col.get("meta", _NO_META)) is dict
+        and ("meta" not in col or type(col["meta"]) is dict)
         and type(col.get("quote")) in _FLAG
         and ("tags" not in col or type(col["tags"]) is list and all(type(t) is str for t in col["tags"]))
     )
-
-
-_NO_META: dict[str, Any] = {}
 
 
 def _column_problem(col: Any) -> tuple[str, str | None]:
@@ -335,7 +332,7 @@ def _column_problem(col: Any) -> tuple[str, str | None]:
             if not isinstance(tag, str):
                 return f"tags.{i}", "Input should be a valid string"
     quote = col.get("quote")
-    if not (quote is None or isinstance(quote, bool) or str(quote).lower() in _TRUE | _FALSE and isinstance(quote, (str, int, float))):
+    if not isinstance(quote, (bool, type(None))) and not (isinstance(quote, (str, int)) and str(quote).lower() in _TRUE | _FALSE):
         return "quote", "Input should be a valid boolean"
     return "", None
 

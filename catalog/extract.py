@@ -263,7 +263,7 @@ def _load_project(path: Path, dialect: str | None, manifest_bytes: bytes | None,
     else:
         check_dialect(dialect, "--dialect")
 
-    # plain data first, validated in one call: far faster than a record per column
+    # each node's fields as plain data (its columns already records), validated in one call
     nodes: dict[str, dict[str, Any]] = {}
     for section, entries in (("nodes", manifest.nodes), ("sources", manifest.sources)):
         for key, raw in entries.items():
@@ -386,11 +386,7 @@ def _node(raw: ManifestNode, yaml_columns: list[ManifestColumn], table, target: 
         for col in sorted(table.columns.values(), key=lambda c: c.get("index", 0)):
             name = col["name"]
             key = name_of(name, True)
-            doc = declared.get(key) if declared else None
-            if doc is None:
-                columns.append(DbtColumn(name, col.get("type"), "", (), {}, True, False, False))
-            else:
-                columns.append(_column(name, col.get("type"), doc, in_catalog=True))
+            columns.append(_column(name, col.get("type"), declared.get(key), in_catalog=True))
             seen.add(key)
     for key, doc in declared.items():
         if key not in seen:

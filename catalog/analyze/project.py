@@ -135,6 +135,7 @@ def analyze_node_packed(
     return (uid, status, reason, cols, conds, found, problem)
 
 
+@frozen_heap()  # the project outlives the analysis: no collection needs to scan it
 def analyze_project(
     project: DbtProject,
     progress: Progress | None = None,
@@ -153,18 +154,6 @@ def analyze_project(
     Models in ``fingerprints`` also get the definitions of their columns and rows, made from
     the same parse (``ModelLineage.definitions``).
     """
-    with frozen_heap():  # the project outlives the analysis: no collection needs to scan it
-        return _analyze_project(project, progress, jobs, only, known_columns, fingerprints)
-
-
-def _analyze_project(
-    project: DbtProject,
-    progress: Progress | None,
-    jobs: int | None,
-    only: set[str] | None,
-    known_columns: dict[str, list[str]] | None,
-    fingerprints: set[str] | None,
-) -> dict[str, ModelLineage]:
     wanted = fingerprints or set()
     relations = RelationIndex.for_project(project)
     columns = ProjectColumns(project)
