@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import difflib
 from collections import defaultdict
+from dataclasses import dataclass, replace
 from typing import Any
 
-from pydantic import BaseModel
 
 from catalog.errors import NotFound
 from catalog.idents import column_name
@@ -22,7 +22,11 @@ from catalog.store.keys import quote_column, split_quoted_column
 SAFE_TYPES = frozenset({"passthrough", "renamed"})
 
 
-class ColumnId(BaseModel, frozen=True):
+# The answer's records are slotted dataclasses, not pydantic models: an impact of a hub column
+# makes tens of thousands of them (a pydantic model took three times as long to make each).
+# Treat them as immutable; they are hashable.
+@dataclass(slots=True, unsafe_hash=True)
+class ColumnId:
     key: str  # node key: <project>/<unique_id>.<column>
     unique_id: str
     model: str  # display name: orders, or shop.orders for a source
@@ -33,7 +37,8 @@ class ColumnId(BaseModel, frozen=True):
         return f"{self.model}.{self.name}"
 
 
-class Hop(BaseModel, frozen=True):
+@dataclass(slots=True, unsafe_hash=True)
+class Hop:
     from_key: str
     to_key: str
     type: str
@@ -41,7 +46,8 @@ class Hop(BaseModel, frozen=True):
     resolved: bool | None
 
 
-class Reached(BaseModel, frozen=True):
+@dataclass(slots=True, unsafe_hash=True)
+class Reached:
     """A column found downstream (impact) or upstream (root cause) of the asked ones."""
 
     column: ColumnId
@@ -63,7 +69,8 @@ class Reached(BaseModel, frozen=True):
         return "passthrough" if self.safe else "needs review"
 
 
-class ConditionUse(BaseModel, frozen=True):
+@dataclass(slots=True, unsafe_hash=True)
+class ConditionUse:
     column: str  # column key
     model_key: str
     unique_id: str
@@ -71,7 +78,8 @@ class ConditionUse(BaseModel, frozen=True):
     clause: str
 
 
-class ConsumerHit(BaseModel, frozen=True):
+@dataclass(slots=True, unsafe_hash=True)
+class ConsumerHit:
     """A metric, exposure or saved query downstream of the asked columns."""
 
     key: str
@@ -86,7 +94,8 @@ class ConsumerHit(BaseModel, frozen=True):
 CONSUMER_KINDS = ("metric", "exposure", "saved_query")
 
 
-class Answer(BaseModel):
+@dataclass(slots=True)
+class Answer:
     project: str
     build_id: int
     asked: tuple[ColumnId, ...]
@@ -266,7 +275,7 @@ class Catalog:
         )
         for r in _best_per_column(rows, "target"):
             depth, hops, via = starts[r.via]
-            found.append(r.model_copy(update={"depth": r.depth + depth, "hops": r.hops + hops, "via": via}))
+            found.append(replace(r, depth=r.depth + depth, hops=r.hops + hops, via=via))
         best: dict[str, Reached] = {}
         for r in found:
             if r.column.key not in best or (r.depth, r.via) < (best[r.column.key].depth, best[r.column.key].via):
@@ -294,13 +303,15 @@ def _walk_downstream(asked: list[ColumnId], columns: list[list[Any]], max_depth:
     the first asked key), with one shortest path (breadth first, columns and edges in key
     order), and whether only pass-throughs and renames reach it on every path."""
     names = {c[0]: c for c in columns}
-    feeds: dict[str, list[list[Any]]] = {}
+    feeds: dict[str, list[list[Any]]] = {}  # key -> its edges [down, type, expr, resolved] in the subgraph, in order
     for c in columns:
-        out = [f for f in c[4] if f[0] in names]
+        out = c[4]
+        if max_depth is not None:  # an edge may leave the subgraph at its last hop
+            out = [f for f in out if f[0] in names]
         if len(out) > 1:
-            out.sort(key=lambda f: (f[0], f[1] or ""))
+            out.sort(key=_edge_order)
         feeds[c[0]] = out
-    hop_of: dict[tuple[str, str, str], Hop] = {}  # one record per edge, shared by the paths over it
+    hop_of: dict[int, Hop] = {}  # one record per edge (by its row), shared by the paths over it
     best: dict[str, tuple[int, tuple[Hop, ...], str]] = {}  # key -> depth, one shortest path, asked key
     for start in sorted(asked, key=lambda c: c.key):
         layer: dict[str, tuple[Hop, ...]] = {start.key: ()}
@@ -311,54 +322,64 @@ def _walk_downstream(asked: list[ColumnId], columns: list[list[Any]], max_depth:
             nxt: dict[str, tuple[Hop, ...]] = {}
             for key in sorted(layer):
                 path = layer[key]
-                for down, kind, expr, resolved in feeds.get(key, ()):
+                for f in feeds.get(key, ()):
+                    down = f[0]
                     if down in seen or down in nxt:
                         continue
-                    hop = hop_of.get((key, down, kind))
+                    hop = hop_of.get(id(f))
                     if hop is None:
-                        hop = hop_of[(key, down, kind)] = Hop(from_key=key, to_key=down, type=kind, expr=expr, resolved=resolved)
+                        hop = hop_of[id(f)] = Hop(key, down, f[1], f[2], f[3])
                     nxt[down] = path + (hop,)
             seen.update(nxt)
             for key, path in nxt.items():
                 if key not in best or depth < best[key][0]:
                     best[key] = (depth, path, start.key)
             layer = nxt
-    tainted = _tainted(asked, [(up, f[0], f[1]) for up, fs in feeds.items() for f in fs])
+    tainted = _tainted([c.key for c in asked], feeds)
     reached: list[Reached] = []
     for key in sorted(best, key=lambda k: (names[k][2] or names[k][1], names[k][3])):
         depth, path, via = best[key]
         _, unique_id, model, name, _, _ = names[key]
-        column = ColumnId(key=key, unique_id=unique_id, model=model or unique_id, name=name)
-        reached.append(Reached(column=column, depth=depth, hops=path, via=via, safe_on_every_path=key not in tainted))
+        reached.append(Reached(ColumnId(key, unique_id, model or unique_id, name), depth, path, via, None, key not in tainted))
     return reached
 
 
-def _tainted(asked: list[ColumnId], edges: list[tuple[str, str, str]]) -> set[str]:
-    """The columns some path over ``edges`` (up, down, type) from an asked column reaches
-    through a calculating hop."""
-    out_edges: dict[str, list[tuple[str, bool]]] = defaultdict(list)
-    for up, down, kind in edges:
-        out_edges[up].append((down, kind in SAFE_TYPES))
-    tainted: set[str] = set()
-    seen: set[tuple[str, bool]] = set()
-    stack = [(c.key, False) for c in asked]
+def _edge_order(edge: list[Any]) -> tuple[str, str]:
+    return edge[0], edge[1] or ""
+
+
+def _tainted(starts: list[str], out_edges: dict[str, list[Any]]) -> set[str]:
+    """The columns some path from a ``starts`` column reaches through a calculating hop, over
+    ``out_edges`` (column key -> its edges, each [down, type, ...]): the columns downstream
+    (inclusive) of a calculating edge out of a column reached from a start."""
+    clean: set[str] = set()  # reached from a start over pass-throughs and renames only
+    bad: list[str] = []  # the ends of the calculating edges out of those
+    stack = list(starts)
     while stack:
-        node, bad = stack.pop()
-        if (node, bad) in seen:
+        key = stack.pop()
+        if key in clean:
             continue
-        seen.add((node, bad))
-        if bad:
-            tainted.add(node)
-        for down, safe in out_edges.get(node, ()):
-            stack.append((down, bad or not safe))
+        clean.add(key)
+        for edge in out_edges.get(key, ()):
+            (stack if edge[1] in SAFE_TYPES else bad).append(edge[0])
+    tainted: set[str] = set()
+    while bad:
+        key = bad.pop()
+        if key in tainted:
+            continue
+        tainted.add(key)
+        bad.extend(edge[0] for edge in out_edges.get(key, ()))
     return tainted
 
 
 def _marked_safe(asked: list[ColumnId], reached: list[Reached], edges: list[tuple[str, str, str]]) -> list[Reached]:
     """``reached`` with ``safe_on_every_path``: no path over ``edges`` (up, down, type) from an
     asked column to it has a calculating hop."""
-    tainted = _tainted(asked, edges)
-    return [r.model_copy(update={"safe_on_every_path": r.column.key not in tainted}) for r in reached]
+    out_edges: dict[str, list[Any]] = defaultdict(list)
+    for up, down, kind in edges:
+        out_edges[up].append((down, kind))
+    tainted = _tainted([c.key for c in asked], out_edges)
+    return [replace(r, safe_on_every_path=r.column.key not in tainted) for r in reached]
 
 
 def column_splits(text: str, dialect: str | None = None) -> list[tuple[str, str]]:

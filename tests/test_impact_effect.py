@@ -5,7 +5,11 @@ The propagation is plain Python over the edges a query returns; this feeds it ed
 
 from __future__ import annotations
 
-from catalog.query import Catalog, ColumnId, Hop, Reached
+import random
+
+import pytest
+
+from catalog.query import SAFE_TYPES, Catalog, ColumnId, Hop, Reached, _walk_downstream
 
 
 class _Edges:
@@ -33,3 +37,38 @@ def test_a_second_computing_path_makes_a_column_need_review():
     reached = [_reached("a.x", "passthrough"), _reached("b.y", "derived"), _reached("c.x", "passthrough", "passthrough"), _reached("d.z", "passthrough", "passthrough", "renamed"), _reached("e.x", "renamed")]
     marked = {r.column.key: r.effect for r in catalog._mark_safe([_col("s.x")], reached)}
     assert marked == {"a.x": "passthrough", "b.y": "needs review", "c.x": "needs review", "d.z": "needs review", "e.x": "passthrough"}
+
+
+def _paths_from(start: str, edges: list[tuple[str, str, str]], limit: int) -> list[list[tuple[str, str, str]]]:
+    """Every walk of at most ``limit`` edges from ``start`` (edges may repeat: cycles)."""
+    out, frontier = [], [[]]
+    for _ in range(limit):
+        frontier = [p + [e] for p in frontier for e in edges if e[0] == (p[-1][1] if p else start)]
+        out += frontier
+    return out
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_walk_over_a_subgraph_matches_every_path_spelled_out(seed):
+    """Random small graphs with cycles and several asked columns: each reached column's depth is
+    its shortest walk from any asked column, its path is a real walk of that length from the
+    asked column it names, and it needs review exactly when some walk to it computes."""
+    rng = random.Random(seed)
+    keys = [f"p/m{i}.c" for i in range(7)]
+    edges = sorted({(rng.choice(keys), rng.choice(keys), rng.choice(["passthrough", "renamed", "derived"])) for _ in range(10)})
+    edges = list({(u, d): (u, d, t) for u, d, t in edges}.values())  # one edge per pair, as FEEDS
+    asked = [_col(k) for k in rng.sample(keys, rng.choice([1, 2]))]
+    walks = [w for a in asked for w in _paths_from(a.key, edges, len(keys) * 2)]
+    reachable = {w[-1][1] for w in walks}
+    columns = [[k, k.rsplit(".", 1)[0], k.split("/")[1].split(".")[0], "c", [[d, t, None, True] for u, d, t in edges if u == k], False]
+               for k in sorted(reachable | {a.key for a in asked})]
+    reached = {r.column.key: r for r in _walk_downstream(asked, columns, None)}
+    assert set(reached) == reachable
+    for key, r in reached.items():
+        shortest = min(len(w) for w in walks if w[-1][1] == key)
+        assert r.depth == shortest == len(r.hops)
+        assert r.hops[0].from_key == r.via and r.hops[-1].to_key == key
+        assert all(a.to_key == b.from_key for a, b in zip(r.hops, r.hops[1:]))
+        assert all((h.from_key, h.to_key, h.type) in edges for h in r.hops)
+        computes = any(w[-1][1] == key and any(t not in SAFE_TYPES for _, _, t in w) for w in walks)
+        assert r.effect == ("needs review" if computes else "passthrough"), key

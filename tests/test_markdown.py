@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from catalog.history import BuildDiff, EdgeChange, StatusChange
@@ -93,6 +95,6 @@ def test_impact_and_trace_markdown_escape_names_and_expressions():
     assert impact[6] == "| `out` | `x y` | 1 | needs review | `stg.a\\|b -[derived]-> out.x y` |"
     assert impact[-1] == "| `<f>` | where | `stg.a\\|b` |"
 
-    trace = answer_markdown(answer.model_copy(update={"asked": (down,)}), "trace").splitlines()
+    trace = answer_markdown(replace(answer, asked=(down,)), "trace").splitlines()
     assert trace[0] == "### Root cause of `out.x y`"
     assert trace[6] == "| `out` | `x y` | 1 | model | `` a \\|\\| `b` `` |"
