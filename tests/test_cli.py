@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from catalog.cli.app import app
+from catalog.cli.app import COMMANDS, app, make_app
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "coffee_shop"
@@ -66,6 +66,33 @@ def test_a_command_s_help_imports_none_of_its_work(args):
     modules = _modules_loaded_by(*args)
     # typer itself parses a command's options with pydantic
     assert [name for name in HEAVY if name != "pydantic" and _loaded(modules, name)] == []
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_command_alone_reads_as_it_does_among_all(command):
+    """A run that names its command registers that one alone: its help, and the help of the
+    whole, are what the command line with every command prints."""
+    alone = make_app(command)
+    for args in ([command, "--help"], ["--help"]):
+        got, want = runner.invoke(alone, args), invoke(*args)
+        assert got.exit_code == want.exit_code == 0
+        if args == ["--help"]:  # the whole's help lists only the command registered
+            assert f" {command} " in got.output and got.output.splitlines()[:3] == want.output.splitlines()[:3]
+        else:
+            assert got.output == want.output
+
+
+def test_a_named_command_imports_no_other_command():
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; sys.argv = ['catalog', 'impact', '--help']\n"
+         "from catalog.cli.app import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+         "print('\\n'.join(sys.modules), file=sys.stderr)"],
+        capture_output=True, text=True, check=True,
+    )
+    modules = set(done.stderr.split())
+    assert "Usage: catalog impact" in done.stdout
+    others = {f"catalog.cli.{m}" for m, _ in COMMANDS.values()} - {"catalog.cli.ask_cmd"}
+    assert "catalog.cli.ask_cmd" in modules and sorted(others & modules) == []
 
 
 def test_a_read_command_loads_neither_sqlglot_nor_the_analyzer():
