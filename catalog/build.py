@@ -17,6 +17,7 @@ import signal
 import socket
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -580,9 +581,11 @@ class Builder:
         # tens of thousands of rows beside the project's millions of records: the collector
         # would walk all of those again and again while these are made
         with paused_gc():
-            states = {s["unique_id"]: s for s in self.graph.list_model_states(name, active_id)} if active_id else {}
-            current_records = open_records(self.graph, name)
-            records = node_records(project)
+            # the active build's states and records are read while this build's records are made
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                stored = pool.submit(self._stored_state, name, active_id)
+                records = node_records(project)
+                states, current_records = stored.result()
             known = self._known_fingerprints(project, active, states, records, current_records)
             fps = fingerprints(project, known)
         t = self._stage("compare", t)
@@ -618,6 +621,11 @@ class Builder:
         summary = self._activate(name, build_id, summary)
         self.timings["total"] = round(time.perf_counter() - t_start, 6)
         return summary
+
+    def _stored_state(self, name: str, active_id: int | None) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+        """The active build's model states (by unique id) and the project's open node records."""
+        states = {s["unique_id"]: s for s in self.graph.list_model_states(name, active_id)} if active_id else {}
+        return states, open_records(self.graph, name)
 
     def _known_fingerprints(
         self,
