@@ -12,7 +12,6 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any
 
-
 from catalog.errors import NotFound
 from catalog.idents import column_name
 from catalog.memory import paused_gc
@@ -303,7 +302,8 @@ def _walk_downstream(asked: list[ColumnId], columns: list[list[Any]], max_depth:
     the first asked key), with one shortest path (breadth first, columns and edges in key
     order), and whether only pass-throughs and renames reach it on every path."""
     names = {c[0]: c for c in columns}
-    feeds: dict[str, list[list[Any]]] = {}  # key -> its edges [down, type, expr, resolved] in the subgraph, in order
+    # key -> its edges [down, type, expr, resolved] in the subgraph, in order (sorted in place)
+    feeds: dict[str, list[list[Any]]] = {}
     for c in columns:
         out = c[4]
         if max_depth is not None:  # an edge may leave the subgraph at its last hop
