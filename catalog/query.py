@@ -190,14 +190,7 @@ class Catalog:
     def impact(self, names: list[str], max_depth: int | None = None, with_conditions: bool = False) -> Answer:
         asked = [self.resolve(n) for n in names]
         with paused_gc():  # tens of thousands of small records, no cycles
-            rows = self.graph.read_values(
-                "read/find_impact_subgraph",
-                project=self.project,
-                column_keys=[c.key for c in asked],
-                build_id=self.build_id,
-                max_depth=max_depth,
-            )
-            columns = rows[0][0] if rows else []
+            columns = self.impact_subgraph(asked, max_depth)
             reached = _walk_downstream(asked, columns, max_depth)
         conditions: list[ConditionUse] = []
         if with_conditions:
@@ -213,6 +206,17 @@ class Catalog:
             conditions=tuple(conditions),
             consumers=tuple(consumers),
         )
+
+    def impact_subgraph(self, asked: list[ColumnId], max_depth: int | None) -> list[list[Any]]:
+        """``find_impact_subgraph``'s columns downstream of ``asked`` (the one read of an impact)."""
+        rows = self.graph.read_values(
+            "read/find_impact_subgraph",
+            project=self.project,
+            column_keys=[c.key for c in asked],
+            build_id=self.build_id,
+            max_depth=max_depth,
+        )
+        return rows[0][0] if rows else []
 
     def _consumers(self, asked: list[ColumnId], reached: list[Reached], consumed: set[str]) -> list[ConsumerHit]:
         """The metrics, exposures and saved queries the asked and reached columns feed, asked
