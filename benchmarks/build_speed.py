@@ -9,7 +9,8 @@ the local server, for a corpus project and a synthetic project:
 
 The store line gives relationships per second of wall time and, when the server is the local
 one this checkout started, the CPU seconds Neo4j spent on the store stage (steadier than wall
-time on a shared machine), beside the bulk-import reference.
+time on a shared machine). Below it, the physical reference measured in the same run: Neo4j's
+bulk importer writing the same graph (bulk_import.py; skip with --no-bulk-import).
 
 Each run stores under a fresh project name (bench_<name>_<random>), forgotten at the end.
 """
@@ -30,19 +31,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bulk_import import Imported, reference  # noqa: E402
 from catalog.build import Builder  # noqa: E402
 from catalog.history import forget_project  # noqa: E402
 from catalog.settings import Neo4jSettings  # noqa: E402
 from catalog.store.connection import open_driver  # noqa: E402
 from catalog.store.graph import Graph  # noqa: E402
-
-
-# The physical reference: Neo4j's offline bulk importer (`neo4j-admin database import`), which
-# writes the store files directly, without transactions, indexes built afterwards. Neo4j's
-# published material on the import tool speaks of about a million records per second; that
-# order of magnitude (not measured on this machine) is the reference printed beside ours.
-BULK_IMPORT_RATE = 1_000_000.0
-BULK_IMPORT_SOURCE = "order of magnitude Neo4j publishes for its import tool, not measured here"
 
 
 def server_cpu() -> float | None:
@@ -78,20 +72,28 @@ def change_one_model(target: Path) -> str:
     return uid
 
 
-def store_line(relationships: int, timings: dict[str, float], server_seconds: float | None) -> None:
-    """The store stage in relationships per second, beside the bulk-import reference."""
+def store_line(relationships: int, timings: dict[str, float], server_seconds: float | None, reference: Imported | str | None) -> None:
+    """The store stage in relationships per second, beside the physical reference: Neo4j's
+    bulk importer writing the same graph on this machine (bulk_import.py), when measured."""
     store = timings.get("store", 0.0)
     rate = relationships / store if store else 0.0
     server = f"; Neo4j cpu {server_seconds:.1f}s during the build" if server_seconds is not None else ""
     print(
         f"store throughput  {relationships:,} relationships in {store:.2f}s = {rate:,.0f}/s{server}; "
-        f"store / analyze = {store / max(timings.get('analyze', 0), 1e-9):.2f}; "
-        f"reference: neo4j-admin database import {BULK_IMPORT_RATE:,.0f}/s ({BULK_IMPORT_SOURCE}), "
-        f"we are at {rate / BULK_IMPORT_RATE:.1%} of it"
+        f"store / analyze = {store / max(timings.get('analyze', 0), 1e-9):.2f}"
     )
+    if isinstance(reference, Imported):
+        print(
+            f"  reference: neo4j-admin database import of the same graph on this machine ({reference.nodes:,} nodes, "
+            f"{reference.relationships:,} relationships, {reference.properties:,} properties; no indexes, no transactions) "
+            f"{reference.seconds:.2f}s = {reference.rate:,.0f} relationships/s ({reference.wall:.1f}s with JVM start); "
+            f"the store stage took {store / reference.seconds:.2f} x its time"
+        )
+    elif reference:
+        print(f"  reference not measured: {reference}")
 
 
-def bench(graph: Graph, target: Path, label: str, repeat: int) -> None:
+def bench(graph: Graph, target: Path, label: str, repeat: int, bulk: bool = True) -> None:
     work = Path(tempfile.mkdtemp()) / "target"
     shutil.copytree(target, work)
     name = f"bench_{label}_{uuid.uuid4().hex[:6]}"
@@ -100,7 +102,8 @@ def bench(graph: Graph, target: Path, label: str, repeat: int) -> None:
     full = Builder(graph, work, project_name=name, full=True).run()
     cpu, server = time.process_time() - cpu0, server_cpu()
     print(f"full build        {full.timings['total']:.3f}s (cpu {cpu:.2f}s here)  models={full.models.total} edges={full.edges.written}  {fmt(full.timings)}")
-    store_line(full.relationships_written, full.timings, None if server is None or server0 is None else server - server0)
+    store_line(full.relationships_written, full.timings, None if server is None or server0 is None else server - server0,
+               reference(graph, name) if bulk else None)  # fmt: skip
     totals = []
     for _ in range(repeat):
         again = Builder(graph, work, project_name=name).run()
@@ -125,13 +128,14 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=10, help="no-change rebuilds to time")
     ap.add_argument("--seed", type=int, default=1, help="seed of the synthetic project (issue figures: 1,300 seed 7; 5,000 seed 11)")
     ap.add_argument("--synth", nargs="*", default=[], metavar="MODELS:SEED", help="synthetic projects instead of --synth-models/--seed")
+    ap.add_argument("--no-bulk-import", action="store_true", help="skip the bulk-import reference after each full build")
     args = ap.parse_args()
     paths = args.paths or [REPO / "examples" / "coffee_shop" / "target"]
     settings = Neo4jSettings.from_env()
     with open_driver(settings) as driver:
         graph = Graph(driver, settings.database)
         for p in paths:
-            bench(graph, p, p.resolve().parent.name, args.repeat)
+            bench(graph, p, p.resolve().parent.name, args.repeat, not args.no_bulk_import)
         specs = args.synth or ([f"{args.synth_models}:{args.seed}"] if args.synth_models else [])
         for spec in specs:
             models, _, seed = spec.partition(":")
@@ -140,7 +144,7 @@ def main() -> None:
             t = time.perf_counter()
             subprocess.run([sys.executable, str(synth), "--models", models, "--seed", seed or "1", "--out", str(out), "--quiet"], check=True)
             print(f"\n(synth project of {models} models, seed {seed or 1}, generated in {time.perf_counter() - t:.1f}s)")
-            bench(graph, out / "target", f"synth{models}", args.repeat)
+            bench(graph, out / "target", f"synth{models}", args.repeat, not args.no_bulk_import)
             shutil.rmtree(out.parent, ignore_errors=True)
 
 

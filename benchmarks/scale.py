@@ -11,7 +11,8 @@ prints, measured in the same run:
 - ``catalog lineage PATH --json > /dev/null``: wall time and peak resident memory of the
   largest process (the command or one of its analysis workers);
 - with Neo4j (skip with --no-store): ``catalog build --full`` in process, per stage and in
-  relationships per second; a no-change rebuild; the one-model-change rebuild; ``catalog impact``
+  relationships per second, beside Neo4j's bulk import of the same graph (bulk_import.py; skip
+  with --no-bulk-import); a no-change rebuild; the one-model-change rebuild; ``catalog impact``
   of a hub column from process start to output and in process (p95); ``catalog report -f json``;
   and once, the hub-heavy case: impact of a column reaching 12,500 columns (benchmarks/hub_project.py),
   in process p95, beside the per-path reads impact made before.
@@ -37,6 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from build_speed import change_one_model, server_cpu, store_line  # noqa: E402
+from bulk_import import reference  # noqa: E402
 from lineage_speed import SHARED, cpu_seconds, floor  # noqa: E402
 from query_latency import hub_latency, pct  # noqa: E402
 
@@ -130,7 +132,7 @@ def lineage_row(project_dir: Path) -> None:
     print(f"  catalog lineage --json     {wall:7.2f} s (cpu {cpu:6.2f})  peak {mb} MB (largest process)")
 
 
-def store_rows(project_dir: Path, label: str, runs: int) -> None:
+def store_rows(project_dir: Path, label: str, runs: int, bulk: bool) -> None:
     import shutil
     import tempfile
 
@@ -158,7 +160,8 @@ def store_rows(project_dir: Path, label: str, runs: int) -> None:
         server = server_cpu()
         print(f"  build --full (in process)  {full.timings['total']:7.2f} s  [{stages(full.timings)}]")
         print("    ", end="")
-        store_line(full.relationships_written, full.timings, None if server is None or server0 is None else server - server0)
+        store_line(full.relationships_written, full.timings, None if server is None or server0 is None else server - server0,
+                   reference(graph, name) if bulk else None)  # fmt: skip
         again = Builder(graph, work, project_name=name).run()
         print(f"  no-change rebuild          {again.timings['total']:7.2f} s  [{stages(again.timings)}]")
         change_one_model(work)
@@ -189,6 +192,7 @@ def main() -> None:
     ap.add_argument("--floor-sample", type=int, default=2000, help="time the floor on this many models at most, scaled up")
     ap.add_argument("--jobs", type=int, default=None, help="analysis processes (default: one per CPU)")
     ap.add_argument("--no-store", action="store_true", help="skip the rows that need Neo4j")
+    ap.add_argument("--no-bulk-import", action="store_true", help="skip the bulk-import reference of each full build")
     ap.add_argument("--runs", type=int, default=5, help="runs of short measurements (start, impact)")
     args = ap.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
@@ -202,7 +206,7 @@ def main() -> None:
         analysis_rows(project_dir, args.floor_sample, args.jobs)
         lineage_row(project_dir)
         if not args.no_store:
-            store_rows(project_dir, f"{models}_{seed or 1}", args.runs)
+            store_rows(project_dir, f"{models}_{seed or 1}", args.runs, not args.no_bulk_import)
     if not args.no_store:
         from catalog.settings import Neo4jSettings
         from catalog.store.connection import open_driver
