@@ -7,7 +7,8 @@ OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
 WITH coalesce($build_id, active.id) AS b
 MATCH (m:Model {project: $project})
 WHERE toLower(m.name) = $model OR toLower(m.unique_id) = $model
-MATCH (m)-[h:HAS]->(c:Column {name: $column_name})
+// the project on the column too: an index seek on (project, name), not a scan of every Column
+MATCH (m)-[h:HAS]->(c:Column {project: $project, name: $column_name})
 WHERE h.since <= b AND (h.until IS NULL OR h.until > b)
 RETURN DISTINCT c.key AS key, m.unique_id AS unique_id, m.name AS model, c.name AS name
 ORDER BY key

@@ -7,7 +7,10 @@ MATCH (p:Project {name: $project})
 OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
 WITH coalesce($build_id, active.id) AS b
 MATCH (target {key: $key}) WHERE target:Metric OR target:Exposure OR target:SavedQuery
-MATCH path = ANY SHORTEST (target)(()<-[r:INPUT_OF WHERE r.since <= b AND (r.until IS NULL OR r.until > b)]-()){1,}(u:Column)
+// the end left unlabelled in the pattern: the search starts at the one target (with a label
+// there, the planner may instead try every Column node of the database as an end)
+MATCH path = ANY SHORTEST (target)(()<-[r:INPUT_OF WHERE r.since <= b AND (r.until IS NULL OR r.until > b)]-()){1,}(u)
+WHERE u:Column
 RETURN u.key AS column, u.unique_id AS unique_id, u.model_name AS model, u.name AS name, length(path) AS depth,
        [rel IN reverse(relationships(path)) | {from: startNode(rel).key, to: endNode(rel).key, type: rel.type, expr: rel.expr}] AS hops
 ORDER BY depth, column
