@@ -7,10 +7,13 @@ MATCH (p:Project {name: $project})
 OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
 WITH coalesce($build_id, active.id) AS b
 MATCH (target {key: $key}) WHERE target:Metric OR target:Exposure OR target:SavedQuery
-// the end left unlabelled in the pattern: the search starts at the one target (with a label
-// there, the planner may instead try every Column node of the database as an end)
-MATCH path = ANY SHORTEST (target)(()<-[r:INPUT_OF WHERE r.since <= b AND (r.until IS NULL OR r.until > b)]-()){1,}(u)
-WHERE u:Column
+CALL (target, b) {
+  // In a subquery, the search starts at the one target. Outside one, the planner could try
+  // every Column node of the database as a path's end, and every node when the end has no
+  // label: 1.6 s for a metric on a database of 92,000 columns, instead of 2 ms.
+  MATCH path = ANY SHORTEST (target)(()<-[r:INPUT_OF WHERE r.since <= b AND (r.until IS NULL OR r.until > b)]-()){1,}(u:Column)
+  RETURN path, u
+}
 RETURN u.key AS column, u.unique_id AS unique_id, u.model_name AS model, u.name AS name, length(path) AS depth,
        [rel IN reverse(relationships(path)) | {from: startNode(rel).key, to: endNode(rel).key, type: rel.type, expr: rel.expr}] AS hops
 ORDER BY depth, column

@@ -9,7 +9,11 @@ OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
 WITH coalesce($build_id, active.id) AS b
 UNWIND $column_keys AS start_key
 MATCH (start:Column {key: start_key})
-MATCH path = ANY SHORTEST (start)(()-[r:INPUT_OF WHERE r.since <= b AND (r.until IS NULL OR r.until > b)]->()){1,}(d)
+CALL (start, b) {
+  // in a subquery, the search starts at its one column (see find_consumer_inputs)
+  MATCH path = ANY SHORTEST (start)(()-[r:INPUT_OF WHERE r.since <= b AND (r.until IS NULL OR r.until > b)]->()){1,}(d)
+  RETURN path, d
+}
 RETURN start.key AS start, d.key AS key, d.unique_id AS unique_id,
        CASE WHEN d:Column THEN split(d.model_name, ':')[-1] + '.' + d.name ELSE d.name END AS name,
        CASE WHEN d:Column THEN 'semantic_model' ELSE d.resource_type END AS kind,

@@ -8,8 +8,12 @@ OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
 WITH coalesce($build_id, active.id) AS b
 UNWIND $column_keys AS start_key
 MATCH (start:Column {key: start_key})
-MATCH path = ANY SHORTEST (start)(()-[r:FEEDS WHERE r.since <= b AND (r.until IS NULL OR r.until > b)]->()){1,}(d:Column)
-WHERE $max_depth IS NULL OR length(path) <= $max_depth
+CALL (start, b) {
+  // in a subquery, the search starts at its one column (see find_consumer_inputs)
+  MATCH path = ANY SHORTEST (start)(()-[r:FEEDS WHERE r.since <= b AND (r.until IS NULL OR r.until > b)]->()){1,}(d:Column)
+  WHERE $max_depth IS NULL OR length(path) <= $max_depth
+  RETURN path, d
+}
 RETURN start.key AS start, d.key AS column, d.unique_id AS unique_id, d.model_name AS model, d.name AS name,
        length(path) AS depth,
        [rel IN relationships(path) | {from: startNode(rel).key, to: endNode(rel).key, type: rel.type,

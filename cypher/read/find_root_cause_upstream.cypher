@@ -8,8 +8,13 @@ OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
 WITH coalesce($build_id, active.id) AS b
 UNWIND $column_keys AS target_key
 MATCH (target:Column {key: target_key})
-MATCH path = ANY SHORTEST (target)(()<-[r:FEEDS WHERE r.since <= b AND (r.until IS NULL OR r.until > b)]-()){1,}(u:Column)
-WHERE $max_depth IS NULL OR length(path) <= $max_depth
+CALL (target, b) {
+  // in a subquery, the search starts at its one target: outside one, the planner may try
+  // every Column node of the database as a path's end instead (see find_consumer_inputs)
+  MATCH path = ANY SHORTEST (target)(()<-[r:FEEDS WHERE r.since <= b AND (r.until IS NULL OR r.until > b)]-()){1,}(u:Column)
+  WHERE $max_depth IS NULL OR length(path) <= $max_depth
+  RETURN path, u
+}
 OPTIONAL MATCH (m:Model {key: $project + '/' + u.unique_id})
 RETURN target.key AS target, u.key AS column, u.unique_id AS unique_id, u.model_name AS model, u.name AS name,
        m.resource_type AS resource_type, length(path) AS depth,
