@@ -128,7 +128,9 @@ def bulk_import(graph: Graph, project: str) -> Imported:
             f"server.directories.data={work / 'data'}\nserver.directories.logs={work / 'logs'}\n"
         )
         (work / "csv").mkdir()
-        files, _, _, _ = export_csv(graph, project, work / "csv")
+        files, nodes, _, _ = export_csv(graph, project, work / "csv")
+        if not nodes:
+            raise RuntimeError(f"no project {project!r} in this database")
         cmd = [
             local_neo4j.java_executable(), "-cp", str(where.lib_dir / "*"), "org.neo4j.cli.AdminTool",
             "database", "import", "full", *files,
