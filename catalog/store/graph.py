@@ -3,7 +3,8 @@
 The only module that runs Cypher. Writes are batched ``UNWIND $rows`` statements, each
 batch in its own write transaction: a build's rows are invisible to readers until the
 build is made active (see ``write/set_active_build``), so a crash between batches leaves
-nothing half-visible, and the next build undoes it (``write/delete_build_changes``).
+nothing half-visible, and the next build undoes it (``write/delete_build_relationships``,
+``write/reopen_build_relationships``).
 """
 
 from __future__ import annotations
@@ -147,16 +148,18 @@ class Graph:
         finally:  # after a failure or an interrupt, batches not started are not written
             pool.shutdown(wait=True, cancel_futures=True)
 
-    def run_autocommit(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
-        """Statements with ``CALL { ... } IN TRANSACTIONS`` must run outside a transaction function."""
+    def run_autocommit(self, name: str, /, *, timeout_: float | None = None, **params: Any) -> list[dict[str, Any]]:
+        """Statements with ``CALL { ... } IN TRANSACTIONS`` must run outside a transaction
+        function. ``timeout_``: seconds for the whole statement (default or 0: no limit)."""
+        timeout = timeout_ or None
         try:
             with self.driver.session(database=self.database) as session:
-                result = session.run(cypher.load(name), params)
+                result = session.run(Query(cypher.load(name), timeout=timeout), params)
                 rows = [r.data() for r in result]
                 result.consume()
                 return rows
         except (Neo4jError, DriverError, OSError) as e:
-            self._failed(name, e, None)
+            self._failed(name, e, timeout)
 
     def transaction(self, name: str, work: Callable[[ManagedTransaction], T]) -> T:
         """Several statements in one write transaction (``work`` may be retried)."""
@@ -231,8 +234,12 @@ class Graph:
         self.write("write/set_build_failed", ids=ids, reason=reason, now=now)
 
     def delete_build_changes(self, build_id: int, timeout_: float | None = None) -> dict[str, int]:
-        rows = self.write("write/delete_build_changes", timeout_=timeout_, build_id=build_id)
-        return rows[0] if rows else {"deleted": 0, "reopened": 0}
+        """Undo a dead build's writes, in batches of their own transactions: a large build's
+        relationships do not fit in one. Readers never see them; run again, it finishes."""
+        timeout = self.timeout if timeout_ is None else timeout_  # 0: no limit
+        deleted = self.run_autocommit("write/delete_build_relationships", timeout_=timeout, build_id=build_id)
+        reopened = self.run_autocommit("write/reopen_build_relationships", timeout_=timeout, build_id=build_id)
+        return {"deleted": int(deleted[0]["deleted"]) if deleted else 0, "reopened": int(reopened[0]["reopened"]) if reopened else 0}
 
     def heartbeat(self, build_id: int, now: str) -> None:
         self.write("write/set_build_heartbeat", build_id=build_id, now=now)

@@ -10,6 +10,8 @@ server took 70-95 s of retries and a silent one 61 s.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
+import json
 import os
 import shutil
 import signal
@@ -186,7 +188,7 @@ def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[pytest.Monk
         env.setenv(local_neo4j.ENV_LIB, str(lib))
         env.setenv(local_neo4j.ENV_BOLT_PORT, str(_free_port()))
         env.setenv(local_neo4j.ENV_HTTP_PORT, str(_free_port()))
-        env.setenv(local_neo4j.ENV_HEAP, "512m")
+        env.setenv(local_neo4j.ENV_HEAP, "256m")  # a transaction may use 70% of it: 179 MB
         env.setenv(local_neo4j.ENV_PAGECACHE, "128m")
         local_neo4j.start(timeout=300)
         try:
@@ -201,6 +203,41 @@ def _kill(server: local_neo4j.ServerStatus) -> None:
     os.kill(server.pid, signal.SIGKILL)
     local_neo4j.stop(timeout=30)  # collects the dead process and its pid file
     assert not local_neo4j.status().running
+
+
+def _hub_project():
+    spec = importlib.util.spec_from_file_location("hub_project", REPO / "benchmarks" / "hub_project.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.neo4j
+def test_a_dead_build_larger_than_one_transaction_is_undone_by_the_next(own_server, tmp_path):
+    """A build killed after writing 110,000 relationships. Undone in one transaction, they took
+    more memory than this server allows a transaction (70% of its 256 MB heap): the next build,
+    and every one after it, stopped on the undo. Undone in batches, the next build goes on."""
+    target = _hub_project().write_hub_project(tmp_path / "hub", 50, 50, 21)
+    env = _env(local_neo4j.status().bolt_uri)
+    args = [str(target), "--project", "big", "--jobs", "1"]
+    killed = subprocess.run(_catalog("build", *args), env={**env, "CATALOG_FAULT_AFTER": "kill:relationships"},
+                            capture_output=True, text=True, timeout=900)  # fmt: skip
+    assert killed.returncode == -9, killed.stderr
+    written = int(killed.stderr.rsplit(" new relationships", 1)[0].rsplit(", ", 1)[1])
+    assert written > 100_000, killed.stderr
+    # the next build undoes the dead one first; stopped right after (the start stage), it is quick
+    nxt = subprocess.run(_catalog("build", *args), env={**env, "CATALOG_FAULT_AFTER": "start"},
+                         capture_output=True, text=True, timeout=900)  # fmt: skip
+    _quiet(nxt.stderr)
+    assert nxt.returncode == 1 and len(_error_lines(nxt.stderr)) == 1 and "injected failure after stage start" in nxt.stderr
+    cleaned = [line for line in nxt.stderr.splitlines() if line.startswith("cleaned up build ")]
+    assert len(cleaned) == 1, nxt.stderr
+    removed = int(cleaned[0].split(": ", 1)[1].split(" relationships removed")[0])
+    assert removed >= written  # its lineage, and the models' states and records written beside it
+    builds = json.loads(subprocess.run(_catalog("builds", "--project", "big", "--json"), env=env, capture_output=True,
+                                       text=True, timeout=120, check=True).stdout)  # fmt: skip
+    assert [b["status"] for b in sorted(builds, key=lambda b: b["id"])] == ["failed", "failed"]
+    assert cleaned[0].startswith(f"cleaned up build {min(b['id'] for b in builds)} ")
 
 
 @pytest.mark.neo4j
