@@ -83,37 +83,35 @@ def _cell(value: Any) -> Any:
     return value
 
 
-def _write_group(path: Path, head: list[str], tail: list[str], rows: list[tuple[list[Any], dict[str, Any], list[Any]]]) -> int:
-    """One CSV of rows that share their kind: ``head`` and ``tail`` columns around the
-    properties. Returns the number of properties."""
-    keys = sorted({k for _, props, _ in rows for k in props})
-    types = {k: _csv_type([props.get(k) for _, props, _ in rows]) for k in keys}
+def _write_group(path: Path, head: list[str], tail: str, rows: list[tuple[list[Any], dict[str, Any]]], kind: str) -> None:
+    """One CSV of rows of one kind (a label set, a relationship type): ``head`` columns, the
+    properties, then ``tail`` (``:LABEL`` or ``:TYPE``) holding ``kind``."""
+    keys = sorted({k for _, props in rows for k in props})
+    types = {k: _csv_type([props.get(k) for _, props in rows]) for k in keys}
     with path.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(head + [f"{k}:{types[k]}" for k in keys] + tail)
-        for first, props, last in rows:
-            w.writerow(first + [_cell(props.get(k)) for k in keys] + last)
-    return sum(len(props) for _, props, _ in rows)
+        w.writerow(head + [f"{k}:{types[k]}" for k in keys] + [tail])
+        for first, props in rows:
+            w.writerow(first + [_cell(props.get(k)) for k in keys] + [kind])
 
 
-def export_csv(graph: Graph, project: str, out: Path) -> tuple[list[str], int, int, int]:
-    """The project's graph as CSV files in ``out``: importer arguments, nodes, relationships,
-    properties. Line breaks in values are written as spaces (see ``_ONE_LINE``)."""
+def export_csv(graph: Graph, project: str, out: Path) -> tuple[list[str], int]:
+    """The project's graph as CSV files in ``out``: the importer's arguments, and how many
+    nodes. Line breaks in values are written as spaces (see ``_ONE_LINE``)."""
     nodes = graph.read("read/list_project_nodes", project=project)
-    rels = graph.read("read/list_project_relationships", project=project)
     by_labels: dict[str, list] = defaultdict(list)
     for n in nodes:
-        by_labels[";".join(sorted(n["labels"]))].append(([n["id"]], n["props"], [";".join(sorted(n["labels"]))]))
+        by_labels[";".join(sorted(n["labels"]))].append(([n["id"]], n["props"]))
     by_type: dict[str, list] = defaultdict(list)
-    for r in rels:
-        by_type[r["type"]].append(([r["start"], r["end"]], r["props"], [r["type"]]))
-    args, properties = [], 0
-    for option, head, tail, groups in (("nodes", [":ID"], [":LABEL"], by_labels), ("relationships", [":START_ID", ":END_ID"], [":TYPE"], by_type)):
-        for i, rows in enumerate(groups.values()):
+    for r in graph.read("read/list_project_relationships", project=project):
+        by_type[r["type"]].append(([r["start"], r["end"]], r["props"]))
+    args = []
+    for option, head, tail, groups in (("nodes", [":ID"], ":LABEL", by_labels), ("relationships", [":START_ID", ":END_ID"], ":TYPE", by_type)):
+        for i, (kind, rows) in enumerate(groups.items()):
             path = out / f"{option}_{i}.csv"
-            properties += _write_group(path, head, tail, rows)
+            _write_group(path, head, tail, rows, kind)
             args.append(f"--{option}={path}")
-    return args, len(nodes), len(rels), properties
+    return args, len(nodes)
 
 
 def bulk_import(graph: Graph, project: str) -> Imported:
@@ -128,7 +126,7 @@ def bulk_import(graph: Graph, project: str) -> Imported:
             f"server.directories.data={work / 'data'}\nserver.directories.logs={work / 'logs'}\n"
         )
         (work / "csv").mkdir()
-        files, nodes, _, _ = export_csv(graph, project, work / "csv")
+        files, nodes = export_csv(graph, project, work / "csv")
         if not nodes:
             raise RuntimeError(f"no project {project!r} in this database")
         cmd = [

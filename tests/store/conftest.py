@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
+import sys
 import uuid
 from pathlib import Path
 from collections.abc import Iterator
+from types import ModuleType
 from typing import Callable
 
 import pytest
@@ -73,3 +76,19 @@ def example_copy(tmp_path: Path) -> Path:
 def example() -> Path:
     """The bundled example's target folder."""
     return EXAMPLE / "target"
+
+
+@pytest.fixture(scope="session")
+def benchmark_module() -> Callable[[str], ModuleType]:
+    """Loads a script of benchmarks/ (hub_project, bulk_import) as a module, by name."""
+
+    def load(name: str) -> ModuleType:
+        if name not in sys.modules:
+            sys.path.insert(0, str(REPO / "benchmarks"))  # for the imports between its scripts
+            spec = importlib.util.spec_from_file_location(name, REPO / "benchmarks" / f"{name}.py")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module  # a dataclass looks its module up
+            spec.loader.exec_module(module)
+        return sys.modules[name]
+
+    return load

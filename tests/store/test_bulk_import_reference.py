@@ -3,34 +3,18 @@ wrote (every node, relationship and property), so the benchmark compares like wi
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 from catalog import local_neo4j
 
 pytestmark = pytest.mark.neo4j
 
-REPO = Path(__file__).resolve().parents[2]
-
-
-def _bulk_import():
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    spec = importlib.util.spec_from_file_location("bulk_import", REPO / "benchmarks" / "bulk_import.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclass looks its module up
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_bulk_import_writes_every_node_relationship_and_property_of_a_build(graph, build, project_name, example, neo4j_source):
+def test_bulk_import_writes_every_node_relationship_and_property_of_a_build(graph, build, project_name, example, neo4j_source, benchmark_module):
     if not local_neo4j.is_installed():
         if neo4j_source.origin == "local":
             pytest.fail(f"the local Neo4j runs but its jars are not in {local_neo4j.layout().lib_dir}")
         pytest.skip("the Neo4j jars of `catalog neo4j start` are not installed here (the tests use another server)")
-    bulk = _bulk_import()
+    bulk = benchmark_module("bulk_import")
     summary = build(example, project_name)
     assert summary.status == "active"
     nodes = graph.read("read/list_project_nodes", project=project_name)

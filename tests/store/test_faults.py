@@ -10,7 +10,6 @@ server took 70-95 s of retries and a silent one 61 s.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import os
 import shutil
@@ -205,19 +204,12 @@ def _kill(server: local_neo4j.ServerStatus) -> None:
     assert not local_neo4j.status().running
 
 
-def _hub_project():
-    spec = importlib.util.spec_from_file_location("hub_project", REPO / "benchmarks" / "hub_project.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.neo4j
-def test_a_dead_build_larger_than_one_transaction_is_undone_by_the_next(own_server, tmp_path):
+def test_a_dead_build_larger_than_one_transaction_is_undone_by_the_next(own_server, tmp_path, benchmark_module):
     """A build killed after writing 110,000 relationships. Undone in one transaction, they took
     more memory than this server allows a transaction (70% of its 256 MB heap): the next build,
     and every one after it, stopped on the undo. Undone in batches, the next build goes on."""
-    target = _hub_project().write_hub_project(tmp_path / "hub", 50, 50, 21)
+    target = benchmark_module("hub_project").write_hub_project(tmp_path / "hub", 50, 50, 21)
     env = _env(local_neo4j.status().bolt_uri)
     args = [str(target), "--project", "big", "--jobs", "1"]
     killed = subprocess.run(_catalog("build", *args), env={**env, "CATALOG_FAULT_AFTER": "kill:relationships"},

@@ -4,25 +4,12 @@ benchmarks/query_latency.py --hub)."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 pytestmark = pytest.mark.neo4j
 
-REPO = Path(__file__).resolve().parents[2]
-
-
-def _generator():
-    spec = importlib.util.spec_from_file_location("hub_project", REPO / "benchmarks" / "hub_project.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_hub_column_impact_is_exactly_the_generated_lineage(build, ask, project_name, tmp_path):
-    hub = _generator()
+def test_hub_column_impact_is_exactly_the_generated_lineage(build, ask, project_name, tmp_path, benchmark_module):
+    hub = benchmark_module("hub_project")
     fans, width, chain = 40, 50, 4  # 10,000 columns downstream of hub.value
     target = hub.write_hub_project(tmp_path / "hub", fans, width, chain)
     summary = build(target, project_name)
