@@ -118,6 +118,14 @@ def neo4j_driver(neo4j_settings: Neo4jSettings) -> Iterator[Driver]:
         yield driver
 
 
+@pytest.fixture
+def neo4j_env(neo4j_settings) -> dict[str, str]:
+    """The environment that points a CLI command at the test server."""
+    password = neo4j_settings.password
+    secret = password.get_secret_value() if hasattr(password, "get_secret_value") else (password or "")
+    return {"NEO4J_URI": neo4j_settings.uri, "NEO4J_USER": neo4j_settings.user or "neo4j", "NEO4J_PASSWORD": secret}
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
     """The ``shared`` directory next to the repository (corpus and tools)."""

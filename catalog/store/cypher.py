@@ -1,5 +1,8 @@
 """Load the Cypher files of ``cypher/`` by name. No Cypher text lives in Python files.
 
+An installed package (a wheel, ``pip install .``, pipx) carries them as the package resources
+``catalog/queries/``; a source checkout (an editable install) reads the repository's ``cypher/``.
+
 Each file starts with a comment block that lists its parameters (``// Parameters: $a, $b``)
 and returned columns; :func:`describe` reads it for ``catalog query --list``.
 """
@@ -9,12 +12,21 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import LiteralString, cast
 
 from catalog.errors import StoreError
 
-CYPHER_DIR = Path(__file__).resolve().parents[2] / "cypher"
+
+def _query_dir() -> Path:
+    installed = resources.files("catalog").joinpath("queries")
+    if installed.is_dir():
+        return Path(str(installed))
+    return Path(__file__).resolve().parents[2] / "cypher"
+
+
+CYPHER_DIR = _query_dir()
 _PARAM_RE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 

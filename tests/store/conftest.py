@@ -49,14 +49,6 @@ def build(graph: Graph) -> Callable[..., BuildSummary]:
 
 
 @pytest.fixture
-def neo4j_env(neo4j_settings) -> dict[str, str]:
-    """The environment that points a CLI command at the test server."""
-    password = neo4j_settings.password
-    secret = password.get_secret_value() if hasattr(password, "get_secret_value") else (password or "")
-    return {"NEO4J_URI": neo4j_settings.uri, "NEO4J_USER": neo4j_settings.user or "neo4j", "NEO4J_PASSWORD": secret}
-
-
-@pytest.fixture
 def ask(graph: Graph) -> Callable[..., Catalog]:
     def open_catalog(name: str, build_id: int | None = None) -> Catalog:
         return Catalog(graph, name, build_id)
