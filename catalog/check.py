@@ -26,7 +26,7 @@ from pydantic import BaseModel
 
 from catalog.analyze.records import ModelLineage, column_key
 from catalog.extract import DbtColumn, DbtNode, DbtProject, is_pii
-from catalog.prune import ColumnChange, LineageGraph, PruneHop, StateDiff, _hop_dict, diff_state
+from catalog.prune import ColumnChange, LineageGraph, PruneHop, StateDiff, _hop_dict, diff_state, prune_state
 from catalog.store.keys import short_label
 
 Severity = Literal["breaking", "policy", "partial", "safe"]
@@ -81,6 +81,9 @@ class CheckReport(BaseModel):
     findings: tuple[Finding, ...] = ()
     new_models: tuple[str, ...] = ()
     removed_models: tuple[str, ...] = ()
+    selector: str = ""  # the models to rebuild, as `prune --state` selects them (`dbt build -s`)
+    exposure_owners: dict[str, str] = {}  # name of an exposure hit -> its owner's name (or email)
+    files: dict[str, str] = {}  # unique id of a model with findings -> its file in the project (original_file_path)
 
     def counts(self) -> dict[str, int]:
         return {s: sum(1 for f in self.findings if f.severity == s) for s in ("breaking", "policy", "partial", "safe")}
@@ -119,7 +122,13 @@ class CheckReport(BaseModel):
             ],
             "new_models": list(self.new_models),
             "removed_models": list(self.removed_models),
+            "selector": self.selector,
+            "exposure_owners": dict(sorted(self.exposure_owners.items())),
         }
+
+    def owners_hit(self, f: Finding) -> list[str]:
+        """The owners of the exposures this finding hits."""
+        return sorted({self.exposure_owners[n] for n in f.hit_names("exposure") if n in self.exposure_owners})
 
 
 # ---------------------------------------------------------------------------- the comparison
@@ -133,7 +142,12 @@ def check_states(
     """Compare two versions of a project (lineages from :func:`catalog.prune.analyze_states`)."""
     diff = diff_state(old, old_lineages, new, new_lineages)
     old_graph, new_graph = lineage_graph(old, old_lineages), lineage_graph(new, new_lineages)
-    return _Checker(old, old_lineages, new, new_lineages, diff, old_graph, new_graph, base).run()
+    report = _Checker(old, old_lineages, new, new_lineages, diff, old_graph, new_graph, base).run()
+    hit = {h.key for f in report.findings for h in f.hits if h.kind == "exposure"}
+    owners = {e.name: e.owner for uid, e in new.exposures.items() if uid in hit and e.owner}
+    selector = prune_state(old, old_lineages, new, new_lineages).selector()
+    files = {f.unique_id: new.nodes[f.unique_id].path or "" for f in report.findings if f.unique_id in new.nodes}
+    return report.model_copy(update={"selector": selector, "exposure_owners": owners, "files": files})
 
 
 def lineage_graph(project: DbtProject, lineages: dict[str, ModelLineage]) -> LineageGraph:

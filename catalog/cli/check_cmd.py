@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from catalog.cli.common import DialectOpt, JobsOpt, handle_errors, print_json, print_text, say, show, warn_inputs
+from catalog.cli.common import DialectOpt, JobsOpt, handle_gate_errors, print_json, print_text, say, show, warn_inputs
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
 from catalog.errors import NotFound
+
+EXIT_FINDINGS = 1  # findings at or above --fail-on; 2: could not run (handle_gate_errors)
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -22,6 +24,8 @@ class Format(str, Enum):
     table = "table"
     json = "json"
     md = "md"
+    github = "github"
+    sarif = "sarif"
 
 
 class FailOn(str, Enum):
@@ -30,7 +34,7 @@ class FailOn(str, Enum):
     never = "never"
 
 
-@handle_errors
+@handle_gate_errors
 def check(
     path: Annotated[Path, typer.Argument(help="The changed dbt target folder (or project folder holding target/).")],
     state: Annotated[
@@ -38,7 +42,15 @@ def check(
         typer.Option("--state", help="The base dbt target folder (production's manifest.json, best with catalog.json); without it, the active build in Neo4j."),
     ] = None,
     fail_on: Annotated[FailOn, typer.Option("--fail-on", help="Exit 1 when a finding is at or above: breaking (and policy), partial, or never.")] = FailOn.breaking,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="table, json, or md (a pull-request comment).")] = Format.table,
+    fmt: Annotated[
+        Format,
+        typer.Option(
+            "--format",
+            "-f",
+            help="table; json; md (a pull-request comment, under GitHub's size limit, marked <!-- catalog-check --> to update in place); "
+            "github (workflow annotations on the changed model's file and line); sarif (SARIF 2.1.0, for code scanning).",
+        ),
+    ] = Format.table,
     as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
     project: Annotated[str | None, typer.Option("--project", help="Without --state: the project in the graph (default: the manifest's project name).")] = None,
     dialect: DialectOpt = None,
@@ -64,7 +76,11 @@ def check(
     contracted model, or an exposure. partial: values or rows change downstream. safe: added
     columns, documentation, columns nothing reads.
 
-    Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it (or an error), 2 usage.
+    Every format also gives the rebuild selector: the models to rebuild, as `prune --state`
+    selects them, ready for `dbt build -s`.
+
+    Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 could not run
+    (usage, bad input, Neo4j unreachable).
     """
     if state is not None and project is not None:
         raise typer.BadParameter("--project names a project in the graph; with --state the base is BASE_TARGET")
@@ -95,13 +111,31 @@ def check(
         print_json({**report.to_dict(), "fail_on": fail_on.value, "warnings": warnings})
     elif fmt == Format.md:
         print_text(check_markdown(report, fail_on.value))
+    elif fmt == Format.github:
+        from catalog.report.check_ci import github_annotations
+
+        print_text(github_annotations(report, fail_on.value, project_root(path), Path.cwd()))
+    elif fmt == Format.sarif:
+        from catalog.report.check_ci import sarif_log
+
+        print_json(sarif_log(report, fail_on.value, project_root(path), Path.cwd()))
     else:
         show(check_table(report))
     failing = report.failing(fail_on.value)  # type: ignore[arg-type]
     counts = report.counts()
     say(", ".join(f"{n} {k}" for k, n in counts.items()) + f" finding(s); --fail-on {fail_on.value}: " + ("fails" if failing else "passes"))
     if failing:
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+def project_root(path: Path) -> Path | None:
+    """The dbt project folder (with dbt_project.yml) of PATH, where the models' files are."""
+    from catalog.artifacts import find_target_dir
+
+    for folder in (Path(path), find_target_dir(path).parent):
+        if (folder / "dbt_project.yml").is_file():
+            return folder
+    return None
 
 
 def check_table(report: CheckReport) -> Group:
@@ -132,4 +166,6 @@ def check_table(report: CheckReport) -> Group:
         parts.append(Text("New: " + ", ".join(report.new_models)))
     if report.removed_models:
         parts.append(Text("Removed: " + ", ".join(report.removed_models)))
+    if report.selector:
+        parts.append(Text("Rebuild: dbt build -s " + report.selector))
     return Group(*parts)

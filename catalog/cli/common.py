@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_COULD_NOT_RUN = 2  # a gate (check): usage, bad input or Neo4j unreachable, apart from 1 = findings
 EXIT_NOT_RUNNING = 3
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -165,7 +166,16 @@ def handle_errors(func: F) -> F:
     A CatalogError says what and where; anything else is a bug, named by its type
     (``CATALOG_DEBUG=1`` shows its traceback). Typer's own exits and usage errors pass.
     """
+    return _guarded(func, EXIT_FAILED)
 
+
+def handle_gate_errors(func: F) -> F:
+    """:func:`handle_errors` for a command that is a gate (``check``): its exit code 1 means
+    "findings at or above --fail-on", so a failure to run exits 2, as a usage error does."""
+    return _guarded(func, EXIT_COULD_NOT_RUN)
+
+
+def _guarded(func: F, failed: int) -> F:
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -178,15 +188,15 @@ def handle_errors(func: F) -> F:
         except BrokenPipeError:  # the reader stopped reading (`| head`): nothing to tell it
             with contextlib.suppress(OSError):
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            raise typer.Exit(EXIT_FAILED) from None
+            raise typer.Exit(failed) from None
         except CatalogError as e:
             if os.environ.get("CATALOG_DEBUG"):
                 raise
-            fail(str(e))
+            fail(str(e), failed)
         except Exception as e:  # noqa: BLE001 - the last resort: no traceback reaches a user
             if os.environ.get("CATALOG_DEBUG"):
                 raise
-            fail(f"unexpected {type(e).__name__}: {e} (set CATALOG_DEBUG=1 to see where)")
+            fail(f"unexpected {type(e).__name__}: {e} (set CATALOG_DEBUG=1 to see where)", failed)
 
     return wrapper  # type: ignore[return-value]
 

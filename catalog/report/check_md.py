@@ -1,6 +1,14 @@
-"""``catalog check --format md``: a pull-request comment, summary first, details folded."""
+"""``catalog check --format md``: a pull-request comment, summary first, details folded.
+
+The comment stays under GitHub's limit however large the change: the table says what changed
+for each finding, and each finding's ``<details>`` summarizes its hits (counts by kind and by
+model, the first paths, the rest counted) instead of listing them all. A hidden marker on the
+first line lets a CI step find and update its own comment instead of adding one per push.
+"""
 
 from __future__ import annotations
+
+from collections import Counter
 
 from catalog.check import CheckReport, Finding
 from catalog.prune import PruneHop
@@ -8,7 +16,13 @@ from catalog.report.markdown import code, table, text
 from catalog.store.keys import short_label
 
 LIMIT = 60_000  # GitHub refuses comments over 65,536 characters
+MARKER = "<!-- catalog-check -->"
 ICONS = {"breaking": "🔴", "policy": "🟣", "partial": "🟡", "safe": "🟢"}
+CHANGE_CHARS = 160  # of a finding's change (an old -> new expression) in the table
+DETAIL_CHARS = 2_000  # of the same in its <details>
+PATHS = 5  # paths shown per finding; the rest are counted
+MODELS = 10  # models named with their counts per finding
+KIND_LABELS = (("column", "column(s)"), ("semantic", "semantic model element(s)"), ("metric", "metric(s)"), ("exposure", "exposure(s)"), ("saved_query", "saved query(ies)"))
 
 
 def hit_summary(f: Finding) -> str:
@@ -35,47 +49,96 @@ def path_of(path: tuple[PruneHop, ...]) -> str:
     return " ".join(out)
 
 
+def cut(value: str, chars: int) -> str:
+    """``value`` whole when short, else its start and its full length."""
+    return value if len(value) <= chars else f"{value[:chars]}… ({len(value):,} characters)"
+
+
+def change_text(f: Finding) -> str:
+    """What changed: the kinds, then the old -> new expression, type or condition."""
+    kinds = ", ".join(f.changes) + (f" → {f.renamed_to}" if f.renamed_to else "")
+    return f"{kinds}: {f.detail}" if f.detail else kinds
+
+
+def finding_details(f: Finding, owners: list[str], paths: int = PATHS, models: int = MODELS) -> str:
+    """One finding's folded block: what changed in full, then its hits summarized."""
+    lines = ["", f"<details><summary>{text(f.model + '.' + f.column)}: {text(', '.join(f.changes))} ({f.severity}, {len(f.hits)} hit(s))</summary>", ""]
+    if f.detail:
+        lines += [code(cut(f.detail, DETAIL_CHARS), table=False), ""]
+    if f.hits:
+        kinds = Counter(h.kind for h in f.hits)
+        by_lineage = Counter(h.lineage for h in f.hits)
+        lines.append(
+            "Hits: "
+            + ", ".join(f"{kinds[k]} {label}" for k, label in KIND_LABELS if kinds[k])
+            + f" ({by_lineage['value']} by value, {by_lineage['condition']} by condition only)."
+        )
+        per_model = Counter(short_label(h.owner) if h.owner.count(".") >= 2 else h.owner for h in f.hits if h.kind == "column")
+        if per_model:
+            named = [f"{code(m, table=False)} {n}" for m, n in sorted(per_model.items(), key=lambda kv: (-kv[1], kv[0]))[:models]]
+            rest = len(per_model) - len(named)
+            lines.append("Columns hit per model: " + ", ".join(named) + (f", and {rest} more model(s)" if rest else "") + ".")
+        if owners:
+            lines.append("Owners of the exposures hit: " + ", ".join(text(o) for o in owners) + ".")
+        shown = f.hits[:paths]
+        lines += ["", *table(["hit", "kind", "lineage", "path"], [[code(h.name), h.kind, h.lineage, code(path_of(h.path))] for h in shown])]
+        if len(f.hits) > len(shown):
+            lines += ["", f"_and {len(f.hits) - len(shown)} more hit(s): `catalog check --json` lists every one with its path._"]
+    lines += ["", "</details>"]
+    return "\n".join(lines)
+
+
 def check_markdown(report: CheckReport, fail_on: str, limit: int = LIMIT) -> str:
     counts = report.counts()
     failing = report.failing(fail_on)  # type: ignore[arg-type]
     head = [
+        MARKER,
         f"## catalog check: {code(report.project, table=False)}",
         "",
         ("**Blocks the merge**" if failing else "**Passes**") + f" (`--fail-on {fail_on}`): "
         + ", ".join(f"{ICONS[k]} {n} {k}" for k, n in counts.items()),
         "",
     ]
+    if report.selector:
+        head += [f"Rebuild: {code('dbt build -s ' + report.selector, table=False)}", ""]
     if not report.findings:
         return "\n".join(head + ["No column changed."])
-    rows = []
-    shown = report.findings[:500]  # the summary table alone stays well under the limit
-    for f in shown:
-        change = ", ".join(f.changes) + (f" → {code(f.renamed_to)}" if f.renamed_to else "")
-        rows.append([f"{ICONS[f.severity]} {f.severity}", code(f"{f.model}.{f.column}"), change, text(hit_summary(f)), text(f.why)])
-    head += table(["class", "column", "change", "hits downstream", "why"], rows)
-    if len(shown) < len(report.findings):
-        head += ["", f"_{len(report.findings) - len(shown)} more finding(s) not in this table._"]
+    tail = []
     if report.removed_models:
-        head += ["", "Removed models: " + ", ".join(code(m, table=False) for m in report.removed_models)]
-    body = "\n".join(head)
-    details = []
+        tail += ["", "Removed models: " + ", ".join(code(m, table=False) for m in report.removed_models)]
+    rows = []
+    budget = limit // 2  # the table takes at most half the comment; the details the rest
+    used = sum(len(line) + 1 for line in head + tail) + 200
     for f in report.findings:
-        if not f.hits and not f.detail:
+        row = [f"{ICONS[f.severity]} {f.severity}", code(f"{f.model}.{f.column}"), code(cut(change_text(f), CHANGE_CHARS)), text(hit_summary(f)), text(f.why)]
+        size = sum(len(c) + 3 for c in row) + 2
+        if used + size > budget:
+            break
+        rows.append(row)
+        used += size
+    body = head + table(["class", "column", "change", "hits downstream", "why"], rows)
+    if len(rows) < len(report.findings):
+        body += ["", f"_{len(report.findings) - len(rows)} more finding(s) not in this table: `catalog check --json` lists them all._"]
+    out = "\n".join(body + tail)
+    # every finding in the table keeps a block: in full where the others still fit in short,
+    # else in short (one path, three models); only past that is a block left out
+    detailed = [f for f in report.findings[: len(rows)] if f.hits or f.detail]
+    short = [finding_details(f, report.owners_hit(f), paths=1, models=3) for f in detailed]
+    room = limit - 400 - len(out)
+    still = sum(len(b) + 1 for b in short)
+    left: list[Finding] = []
+    for f, compact in zip(detailed, short):
+        still -= len(compact) + 1
+        block = finding_details(f, report.owners_hit(f))
+        if len(block) + 1 + still > room:
+            block = compact
+        if len(block) + 1 > room:
+            left.append(f)
             continue
-        lines = ["", f"<details><summary>{text(f.model + '.' + f.column)}: {text(', '.join(f.changes))} ({f.severity}, {len(f.hits)} hit(s))</summary>", ""]
-        if f.detail:
-            lines += [text(f.detail), ""]
-        if f.hits:
-            lines += table(
-                ["hit", "kind", "lineage", "path"],
-                [[code(h.name), h.kind, h.lineage, code(path_of(h.path))] for h in f.hits],
-            )
-        lines += ["", "</details>"]
-        details.append("\n".join(lines))
-    note = "\n\n_Cut: {n} more finding(s) not shown; run `catalog check --json` for all._"
-    out = body
-    for i, d in enumerate(details):
-        if len(out) + len(d) + len(note) + 20 > limit:
-            return out + note.format(n=len(details) - i)
-        out += "\n" + d
+        out += "\n" + block
+        room -= len(block) + 1
+    if left:
+        names = ", ".join(code(f"{f.model}.{f.column}", table=False) for f in left[:20])
+        more = f" and {len(left) - 20} more" if len(left) > 20 else ""
+        out += f"\n\n_Details of {len(left)} finding(s) in the table left out to stay under GitHub's limit ({names}{more}): `catalog check --json` has them._"
     return out

@@ -202,7 +202,7 @@ def test_cli_exit_codes_and_formats(tmp_path):
     done = runner.invoke(app, ["check", "--state", str(EXAMPLE), str(target), "--format", "md"])
     assert done.exit_code == 1
     md = done.stdout
-    assert md.startswith("## catalog check: `coffee_shop`\n\n**Blocks the merge**")
+    assert md.startswith("<!-- catalog-check -->\n## catalog check: `coffee_shop`\n\n**Blocks the merge**")
     assert md.index("| class |") < md.index("<details>")
     assert "`stg_orders.status -[passthrough]-> orders.status`" in md
 
@@ -213,15 +213,87 @@ def test_cli_exit_codes_and_formats(tmp_path):
     assert runner.invoke(app, ["check", "--state", str(EXAMPLE), str(added), "--fail-on", "bogus"]).exit_code == 2
     assert runner.invoke(app, ["check", "--state", str(EXAMPLE), str(added), "--project", "x"]).exit_code == 2  # the graph's, or --state
     assert runner.invoke(app, ["check"]).exit_code == 2  # no PATH
+    # could not run: 2, apart from 1 (findings)
     done = runner.invoke(app, ["check", "--state", str(tmp_path / "nope"), str(added)])
-    assert done.exit_code == 1 and "Error:" in done.output
+    assert done.exit_code == 2 and done.output.startswith(f"Error: {tmp_path / 'nope'}: no such file or directory")
+    done = runner.invoke(app, ["check", str(added), "--uri", "bolt://127.0.0.1:9"])  # Neo4j unreachable
+    assert done.exit_code == 2 and done.output.startswith("Error: "), done.output
 
 
-def test_markdown_is_cut_under_the_limit(tmp_path):
+def test_markdown_says_what_changed_and_keeps_every_finding_under_the_limit(tmp_path):
     target = copy(EXAMPLE, tmp_path)
     edit_sql(target, STG_ORDERS, '"raw_orders"', '"raw_orders"\nwhere status is not null')
+    edit_sql(target, STG_ORDERS, *DROP_STATUS)
     report = check(EXAMPLE, target)
     full = check_markdown(report, "breaking")
-    cut = check_markdown(report, "breaking", limit=len(full) - 100)
-    assert len(cut) <= len(full) - 100
-    assert cut.endswith("run `catalog check --json` for all._")
+    assert full.startswith("<!-- catalog-check -->\n")
+    assert "Rebuild: `dbt build -s customer_orders_daily customer_segments customers order_events orders stg_orders`" in full
+    rows = [line for line in full.splitlines() if line.startswith("| 🔴") or line.startswith("| 🟡")]
+    assert rows[0].startswith("| 🔴 breaking | `stg_orders.status` | `removed` | 3 model(s) (customer_segments, customers, orders), 27 column(s);")
+    assert rows[1].startswith("| 🟡 partial | `stg_orders.*` | `rows: conditions +where source.coffee_shop.shop.orders.status` |")
+    # each finding's hits are summarized: counts by kind and model, the first paths, the rest counted
+    assert "Hits: 27 column(s), 1 semantic model element(s), 1 exposure(s) (4 by value, 25 by condition only)." in full
+    assert "Columns hit per model: `customer_segments` 13, `customers` 12, `orders` 2." in full
+    assert "Owners of the exposures hit: Sales analytics." in full
+    assert "_and 24 more hit(s): `catalog check --json` lists every one with its path._" in full
+    assert full.count("<details>") == 2
+    # a tighter limit shortens the blocks (one path each) before it leaves one out, and the table
+    # keeps every finding
+    tight = check_markdown(report, "breaking", limit=len(full) - 500)
+    assert len(tight) <= len(full) - 500
+    assert tight.count("<details>") == 2 and "_and 28 more hit(s)" in tight and "_and 54 more hit(s)" in tight
+    tighter = check_markdown(report, "breaking", limit=len(full) - 800)
+    assert len(tighter) <= len(full) - 800
+    assert tighter.count("<details>") == 1 and "_and 28 more hit(s)" in tighter
+    assert tighter.endswith("_Details of 1 finding(s) in the table left out to stay under GitHub's limit (`stg_orders.*`): `catalog check --json` has them._")
+    assert "| 🟡 partial | `stg_orders.*`" in tighter and "not in this table" not in tighter
+
+
+def test_github_and_sarif_point_at_the_models_file_and_line(tmp_path, monkeypatch):
+    project = tmp_path / "repo" / "coffee_shop"
+    shutil.copytree(EXAMPLE.parent, project)
+    edit_sql(project / "target", STG_ORDERS, *DROP_STATUS)
+    sql = (project / "models" / "staging" / "stg_orders.sql").read_text().splitlines()
+    line = next(i for i, text in enumerate(sql, start=1) if " as status" in text)
+    monkeypatch.chdir(tmp_path / "repo")
+    runner = CliRunner()
+    done = runner.invoke(app, ["check", "--state", str(EXAMPLE), "coffee_shop", "--format", "github"])
+    assert done.exit_code == 1
+    assert done.stdout.splitlines() == [
+        f"::error file=coffee_shop/models/staging/stg_orders.sql,line={line},title=catalog check%3A breaking::"
+        "stg_orders.status: removed. breaking: removed, and read downstream. "
+        "Hits: 3 model(s) (customer_segments, customers, orders), 27 column(s); semantic: orders.status; exposures: sales_dashboard"
+    ]
+    done = runner.invoke(app, ["check", "--state", str(EXAMPLE), "coffee_shop", "--format", "sarif", "--fail-on", "never"])
+    assert done.exit_code == 0
+    log = json.loads(done.stdout)
+    assert log["version"] == "2.1.0"
+    (run,) = log["runs"]
+    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == ["breaking", "policy", "partial", "safe"]
+    (result,) = run["results"]
+    assert result["ruleId"] == "breaking" and result["level"] == "warning"  # --fail-on never: nothing is an error
+    assert result["locations"] == [
+        {"physicalLocation": {"artifactLocation": {"uri": "coffee_shop/models/staging/stg_orders.sql"}, "region": {"startLine": line}}}
+    ]
+
+
+@pytest.mark.corpus
+def test_a_where_on_a_staging_model_of_tuva_gives_a_complete_comment(shared_dir, tmp_path):
+    """Hundreds of hits: the comment says what changed and what is hit, every finding keeps its
+    details, and it stays under GitHub's limit."""
+    base = shared_dir / "corpus" / "tuva" / "target"
+    target = copy(base, tmp_path)
+    uid = "model.the_tuva_project.normalized_input__stg_medical_claim"
+    edit_sql(target, uid, "from tuva.input_layer.medical_claim", "from tuva.input_layer.medical_claim\nwhere claim_type <> 'dental'")
+    report = check(base, target)
+    (finding,) = report.findings
+    assert (finding.column, finding.changes, finding.severity) == ("*", ("rows",), "partial")
+    assert len(finding.hits) > 1000
+    md = check_markdown(report, "partial")
+    assert len(md) <= 60_000
+    assert md.count("<details>") == 1
+    assert "| `normalized_input__stg_medical_claim.*` | `rows: conditions +where model.input_layer.medical_claim.claim_type` |" in md
+    hits_line = next(line for line in md.splitlines() if line.startswith("Hits: "))
+    assert hits_line.startswith(f"Hits: {sum(1 for h in finding.hits if h.kind == 'column')} column(s)")
+    assert f"_and {len(finding.hits) - 5} more hit(s)" in md
+    assert "left out" not in md and "not in this table" not in md

@@ -62,7 +62,7 @@ def test_graph_mode_answers_as_state_mode(build, project_name, neo4j_settings, t
     done = CliRunner().invoke(app, ["check", str(tmp_path / "drop"), "--project", project_name], env=env)
     assert done.exit_code == 1
     done = CliRunner().invoke(app, ["check", str(tmp_path / "drop"), "--project", f"{project_name}_none"], env=env)
-    assert done.exit_code == 1 and "has no active build" in done.output
+    assert done.exit_code == 2 and "has no active build" in done.output
 
 
 @pytest.mark.corpus

@@ -1,0 +1,118 @@
+"""``catalog check --format github`` and ``--format sarif``: the findings where a CI shows them.
+
+``github``: one workflow command per finding (``::error file=...,line=...::...``), which
+GitHub Actions draws as an annotation on the changed model's file, at the line that defines
+the column. ``sarif``: a SARIF 2.1.0 log for code scanning (GitHub, GitLab, Azure DevOps).
+
+Findings at or above ``--fail-on`` are errors; the other breaking, policy and partial ones
+warnings; safe ones notices (``note`` in SARIF).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from catalog import __version__
+from catalog.check import ORDER, CheckReport, Finding
+from catalog.report.check_md import CHANGE_CHARS, change_text, cut, hit_summary
+
+RULES = {
+    "breaking": "A removed, renamed or retyped column that something downstream reads, or a change to a governed model.",
+    "policy": "A PII column newly flows into a column not tagged PII, a public or contracted model, or an exposure.",
+    "partial": "Values or rows change downstream.",
+    "safe": "Added columns, documentation, columns nothing reads.",
+}
+
+
+def level(f: Finding, fail_on: str) -> str:
+    """error, warning or notice (GitHub's names)."""
+    if fail_on != "never" and ORDER[f.severity] <= ORDER[fail_on]:
+        return "error"
+    return "notice" if f.severity == "safe" else "warning"
+
+
+def message(f: Finding) -> str:
+    return f"{f.model}.{f.column}: {cut(change_text(f), CHANGE_CHARS)}. {f.severity}: {f.why}. Hits: {hit_summary(f)}"
+
+
+class Locator:
+    """Where a finding points: the model's file relative to ``base`` (the working directory,
+    the repository's root in CI), and the first line that names the column there."""
+
+    def __init__(self, report: CheckReport, project_root: Path | None, base: Path):
+        self.report, self.root, self.base = report, project_root, base
+        self._texts: dict[str, list[str]] = {}
+
+    def file(self, f: Finding) -> str | None:
+        rel = self.report.files.get(f.unique_id)
+        if not rel:
+            return None
+        if self.root is None:
+            return Path(rel).as_posix()
+        return Path(os.path.relpath((self.root / rel).resolve(), self.base.resolve())).as_posix()
+
+    def line(self, f: Finding) -> int:
+        rel = self.report.files.get(f.unique_id)
+        if not rel or self.root is None or f.column == "*":
+            return 1
+        if rel not in self._texts:
+            try:
+                self._texts[rel] = (self.root / rel).read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                self._texts[rel] = []
+        lines = self._texts[rel]
+        name = re.escape(f.column)
+        for pattern in (rf"\bas\s+[\"`\[]?{name}[\"`\]]?(?![\w$])", rf"(?<![\w$.]){name}(?![\w$])"):
+            rx = re.compile(pattern, re.IGNORECASE)
+            for i, line in enumerate(lines, start=1):
+                if rx.search(line):
+                    return i
+        return 1
+
+
+def _escape_data(value: str) -> str:
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(value: str) -> str:
+    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_annotations(report: CheckReport, fail_on: str, project_root: Path | None, base: Path) -> str:
+    where = Locator(report, project_root, base)
+    out = []
+    for f in report.findings:
+        props = []
+        path = where.file(f)
+        if path:
+            props += [f"file={_escape_property(path)}", f"line={where.line(f)}"]
+        props.append(f"title={_escape_property(f'catalog check: {f.severity}')}")
+        out.append(f"::{level(f, fail_on)} {','.join(props)}::{_escape_data(message(f))}")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def sarif_log(report: CheckReport, fail_on: str, project_root: Path | None, base: Path) -> dict[str, Any]:
+    where = Locator(report, project_root, base)
+    results = []
+    for f in report.findings:
+        result: dict[str, Any] = {
+            "ruleId": f.severity,
+            "level": {"error": "error", "warning": "warning", "notice": "note"}[level(f, fail_on)],
+            "message": {"text": message(f)},
+            "partialFingerprints": {"column": f"{f.unique_id}.{f.column}/{','.join(f.changes)}"},
+        }
+        path = where.file(f)
+        if path:
+            region = {"startLine": where.line(f)}
+            result["locations"] = [{"physicalLocation": {"artifactLocation": {"uri": path}, "region": region}}]
+        results.append(result)
+    rules = [{"id": k, "shortDescription": {"text": v}} for k, v in RULES.items()]
+    driver = {"name": "catalog", "version": __version__, "rules": rules}
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": driver}, "results": results}],
+    }
