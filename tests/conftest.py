@@ -26,6 +26,17 @@ from catalog.settings import Neo4jSettings
 # When none can be had the tests skip, except under CI=true where they fail.
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The markers follow the fixtures: a test that gets a Neo4j server (directly or through
+    another fixture) is ``neo4j``, one that reads ``../shared`` is ``corpus``."""
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        if "neo4j_source" in used:
+            item.add_marker(pytest.mark.neo4j)
+        if "shared_dir" in used:
+            item.add_marker(pytest.mark.corpus)
+
+
 def _in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 

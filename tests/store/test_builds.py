@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from catalog.build import Builder
-from catalog.errors import StoreError
+from catalog.errors import NotFound, StoreError
 from catalog.history import collect_garbage, diff_builds, list_builds
 from catalog.store.keys import column_node_key
 from edits import edit_manifest, edit_sql
@@ -99,7 +99,7 @@ def test_new_output_column_recomputes_the_models_reading_it(build, project_name,
     added = [(e.up, e.down) for e in d.edges if e.change == "added"]
     assert ("source.coffee_shop.shop.orders.status", f"{STG_ORDERS}.status_code") in added
     assert ask(project_name, first.build_id).columns() != ask(project_name).columns()
-    with pytest.raises(Exception):
+    with pytest.raises(NotFound, match=rf"^no column 'stg_orders.status_code' in project '{project_name}' \(build {first.build_id}\)"):
         ask(project_name, first.build_id).resolve("stg_orders.status_code")
 
 

@@ -1,10 +1,10 @@
 """Faults with real processes: a Neo4j killed during a build, a server that never answers,
-Ctrl-C and SIGTERM. Each ends with one ``Error:`` line, within the timeout, and leaves the
-active build intact; the unfinished build is marked failed at once, or (Neo4j gone) by the
-next build.
+Ctrl-C and SIGTERM. Each ends with one ``Error:`` line and leaves the active build intact;
+the unfinished build is marked failed at once, or (Neo4j gone) by the next build.
 
-The bounds on time below are behaviour bounds (seconds, not a speed figure): before, a dead
-server took 70-95 s of retries and a silent one 61 s.
+No assert times anything (speed is for benchmarks); each process runs under a subprocess
+timeout, a guard against a hang (before, a dead server took 70-95 s of retries and a silent
+one 61 s).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,7 +28,6 @@ from catalog.history import list_builds
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "coffee_shop" / "target"
-BOUND = 20.0  # seconds: generous, a behaviour bound
 
 
 def _catalog(*args: str) -> list[str]:
@@ -70,12 +68,11 @@ def _start_build(args: list[str], env: dict[str, str], until: str) -> subprocess
     pytest.fail(f"the build ended (exit {proc.returncode}) before printing {until!r}:\n" + "\n".join(seen))
 
 
-def _finish(proc: subprocess.Popen[str]) -> tuple[int, str, float]:
-    """Let a paused build go on; its exit code, the rest of its stderr, and the seconds it took."""
-    began = time.monotonic()
+def _finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
+    """Let a paused build go on; its exit code and the rest of its stderr."""
     os.kill(proc.pid, signal.SIGCONT)
     _, rest = proc.communicate(timeout=120)
-    return proc.returncode, rest, time.monotonic() - began
+    return proc.returncode, rest
 
 
 # --------------------------------------------------------------------------- a silent server
@@ -109,17 +106,14 @@ def silent_server() -> Iterator[int]:
 def test_a_server_that_never_answers_fails_within_the_timeout_with_one_line():
     with silent_server() as port:
         uri = f"bolt://127.0.0.1:{port}"
-        began = time.monotonic()
         done = subprocess.run(
             _catalog("build", str(EXAMPLE), "--timeout", "2"), env=_env(uri), capture_output=True, text=True, timeout=120
         )
-        took = time.monotonic() - began
     assert done.returncode == 1, done.stderr
     _quiet(done.stderr)
     assert done.stderr.strip().splitlines() == [
         f"Error: cannot reach Neo4j at {uri}: no answer within 2 s (check NEO4J_URI / --uri, NEO4J_USER and NEO4J_PASSWORD)"
     ]
-    assert took < BOUND
 
 
 def test_neo4j_timeout_from_the_environment_and_bad_values():
@@ -155,7 +149,7 @@ def test_a_signal_during_a_build_says_so_marks_it_failed_and_keeps_the_active_bu
 
     proc = _start_build([str(target), "--project", project_name, "--jobs", "1", "--full"], env, until="models reused")
     os.kill(proc.pid, sig)  # delivered when it goes on
-    code, stderr, took = _finish(proc)
+    code, stderr = _finish(proc)
     _quiet(stderr)
     builds = {b.id: b for b in list_builds(graph, project_name)}
     stopped = max(builds)
@@ -165,7 +159,6 @@ def test_a_signal_during_a_build_says_so_marks_it_failed_and_keeps_the_active_bu
     assert stderr.strip().splitlines()[-1].startswith("Error:")
     assert builds[stopped].status == "failed"
     assert [b.id for b in builds.values() if b.status == "active"] == active
-    assert took < BOUND
 
 
 # --------------------------------------------------------------------------- a Neo4j killed mid-build
@@ -245,13 +238,12 @@ def test_neo4j_killed_mid_build_fails_fast_with_one_line(own_server, tmp_path):
     # paused once its build is created and running; Neo4j dies; it goes on to its next statement
     proc = _start_build([*args, "--full"], env, until="models reused")
     _kill(server)
-    code, stderr, took = _finish(proc)
+    code, stderr = _finish(proc)
     _quiet(stderr)
     lines = stderr.strip().splitlines()
     assert code == 1 and len(lines) == 1, stderr
     assert lines[0].startswith(f"Error: lost the connection to Neo4j at {server.bolt_uri} while running ")
     stopped = int(lines[0].rsplit("; build ", 1)[1].split()[0])
     assert lines[0].endswith(f"; build {stopped} is left for the next build to undo")
-    assert took < BOUND
     # the build stays `running` until the next build sees its process gone, undoes it and marks it
     # failed: test_builds.py::test_killed_build_is_cleaned_up_by_the_next

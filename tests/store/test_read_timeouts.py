@@ -22,9 +22,11 @@ def server_env(neo4j_env, monkeypatch):
 def test_whole_build_reads_have_no_transaction_limit_by_default(server_env):
     with graph_from(whole_build=True) as graph:
         assert graph.timeout is None
-        assert graph.read("read/list_projects") is not None  # reads run without one
+        unlimited = graph.read("read/list_projects")  # reads run without one
     with graph_from() as graph:  # every other command keeps the default
         assert graph.timeout == DEFAULT_TIMEOUT
+        assert graph.read("read/list_projects") == unlimited  # and reads the same
+    assert isinstance(unlimited, list) and all(set(row) >= {"name"} for row in unlimited)
 
 
 def test_a_timeout_asked_for_applies_to_whole_build_reads(server_env):
