@@ -383,3 +383,20 @@ def test_json_output_is_the_same_document_with_orjson_and_without(capsys, monkey
     assert documents[0]["model"] == data["model"] and documents[0]["1"] == "an integer key"
     assert documents[0]["at"] == "2026-12-01 13:00:00+00:00" and documents[0]["pair"].endswith("Pair(up='orders.id')")
     assert documents[1]["big"] == 2**70
+
+
+def _option_names(command: str) -> set[str]:
+    import typer.main
+
+    group = typer.main.get_command(make_app(command))
+    return {opt for p in group.commands[command].params for opt in getattr(p, "opts", [])}  # type: ignore[attr-defined]
+
+
+NEO4J_COMMANDS = sorted(c for c in COMMANDS if c not in ("lineage", "evaluate", "neo4j"))
+
+
+def test_every_command_that_talks_to_neo4j_takes_the_connection_options_and_timeout():
+    for command in NEO4J_COMMANDS:
+        assert {"--uri", "--user", "--password", "--database", "--timeout"} <= _option_names(command), command
+    for command in ("lineage", "evaluate"):
+        assert "--uri" not in _option_names(command)

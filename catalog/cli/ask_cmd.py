@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from catalog.cli.common import handle_errors, print_json, print_text, say, show
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
+from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
 from catalog.report.limits import DEFAULT_ANSWER_ROWS
 
 
@@ -65,6 +65,7 @@ def impact(
     user: UserOpt = None,
     password: PasswordOpt = None,
     database: DatabaseOpt = None,
+    timeout: TimeoutOpt = None,
 ) -> None:
     """What changes downstream if these columns change: every column reached, at any depth,
     with the shortest path, the type of each hop, and whether it only passes the value
@@ -72,7 +73,7 @@ def impact(
     from catalog.memory import paused_gc
     from catalog.query import Catalog
 
-    with paused_gc(), graph_from(uri, user, password, database) as graph:  # tens of thousands of records, no cycles
+    with paused_gc(), graph_from(uri, user, password, database, timeout) as graph:  # tens of thousands of records, no cycles
         answer = Catalog(graph, project, build).impact(columns, max_depth=depth, with_conditions=with_conditions)
         _emit(answer, "impact", fmt, as_json, max_rows)
     say(f"{len(answer.columns)} downstream columns in {len(answer.models())} models")
@@ -91,13 +92,14 @@ def trace(
     user: UserOpt = None,
     password: PasswordOpt = None,
     database: DatabaseOpt = None,
+    timeout: TimeoutOpt = None,
 ) -> None:
     """Where these columns come from: every upstream column back to sources and seeds, with
     the expression at each hop, so you can read how the value is computed."""
     from catalog.memory import paused_gc
     from catalog.query import Catalog
 
-    with paused_gc(), graph_from(uri, user, password, database) as graph:
+    with paused_gc(), graph_from(uri, user, password, database, timeout) as graph:
         answer = Catalog(graph, project, build).trace(columns, max_depth=depth)
         _emit(answer, "trace", fmt, as_json, max_rows)
     say(f"{len(answer.columns)} upstream columns in {len(answer.models())} models")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from catalog.cli.common import DialectOpt, JobsOpt, handle_gate_errors, print_json, print_text, say, show, warn_inputs
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
+from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
 from catalog.errors import NotFound
 
 EXIT_FINDINGS = 1  # findings at or above --fail-on; 2: could not run (handle_gate_errors)
@@ -59,6 +59,7 @@ def check(
     user: UserOpt = None,
     password: PasswordOpt = None,
     database: DatabaseOpt = None,
+    timeout: TimeoutOpt = None,
 ) -> None:
     """Every changed column of PATH against its base, what it hits downstream (models,
     columns, semantic models, metrics, exposures, saved queries; value and condition lineage
@@ -98,7 +99,7 @@ def check(
         base = str(state)
     else:
         name = project or current.name
-        with graph_from(uri, user, password, database) as graph:
+        with graph_from(uri, user, password, database, timeout) as graph:
             active = graph.find_active_build(name)
             if active is None:
                 raise NotFound(f"project {name!r} has no active build: run `catalog build`, pass --project, or compare with --state")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from catalog.cli.common import handle_errors, print_json, print_text, say, show
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
+from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
 
 if TYPE_CHECKING:
     from catalog.store.graph import Graph
@@ -38,12 +38,13 @@ def builds(
     user: UserOpt = None,
     password: PasswordOpt = None,
     database: DatabaseOpt = None,
+    timeout: TimeoutOpt = None,
 ) -> None:
     """List the builds of a project, newest first, with their status and counts."""
     from catalog.history import list_builds
     from catalog.report.history import builds_table
 
-    with graph_from(uri, user, password, database) as graph:
+    with graph_from(uri, user, password, database, timeout) as graph:
         rows = list_builds(graph, _project(graph, project))
     if as_json:
         print_json([b.model_dump() for b in rows])
@@ -62,6 +63,7 @@ def diff(
     user: UserOpt = None,
     password: PasswordOpt = None,
     database: DatabaseOpt = None,
+    timeout: TimeoutOpt = None,
 ) -> None:
     """Column edges added, removed and changed (expression, type, resolved), condition edges,
     model status changes, and columns added, removed, or whose data type, description, tags,
@@ -69,7 +71,7 @@ def diff(
     from catalog.history import diff_builds
     from catalog.report.history import diff_markdown, diff_table
 
-    with graph_from(uri, user, password, database) as graph:
+    with graph_from(uri, user, password, database, timeout) as graph:
         d = diff_builds(graph, _project(graph, project), from_build, to_build)
     if as_json or fmt == DiffFormat.json:
         print_json({**d.model_dump(), "counts": d.counts()})
@@ -88,11 +90,12 @@ def gc(
     user: UserOpt = None,
     password: PasswordOpt = None,
     database: DatabaseOpt = None,
+    timeout: TimeoutOpt = None,
 ) -> None:
     """Delete old builds and the relationships only they could see. The active build is never touched."""
     from catalog.history import collect_garbage
 
-    with graph_from(uri, user, password, database) as graph:
+    with graph_from(uri, user, password, database, timeout) as graph:
         result = collect_garbage(graph, _project(graph, project), keep)
     if as_json:
         print_json(result.model_dump())
@@ -112,13 +115,14 @@ def forget(
     user: UserOpt = None,
     password: PasswordOpt = None,
     database: DatabaseOpt = None,
+    timeout: TimeoutOpt = None,
 ) -> None:
     """Delete every build, model and column stored for one project. Other projects are untouched."""
     if not yes:
         raise typer.BadParameter("pass --yes to delete the project's whole history", param_hint="--yes")
     from catalog.history import forget_project
 
-    with graph_from(uri, user, password, database) as graph:
+    with graph_from(uri, user, password, database, timeout) as graph:
         result = forget_project(graph, project, progress=say)
     if as_json:
         print_json(result.model_dump())

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from catalog.cli.common import DialectOpt, JobsOpt, handle_errors, print_json, print_text, say, show, warn_inputs
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
+from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -65,6 +65,7 @@ def prune(
     user: UserOpt = None,
     password: PasswordOpt = None,
     database: DatabaseOpt = None,
+    timeout: TimeoutOpt = None,
 ) -> None:
     """The smallest set of models to rebuild after some columns changed, printed as a dbt
     selector: `dbt build -s "$(catalog prune -c stg_orders.status)"`.
@@ -129,7 +130,7 @@ def prune(
         else:
             plan = prune_artifacts(current, analyze_project(current, jobs=jobs), names)
     else:
-        with graph_from(uri, user, password, database) as graph:
+        with graph_from(uri, user, password, database, timeout) as graph:
             plan = prune_graph(Catalog(graph, project, build), names)
 
     if as_json or fmt == Format.json:

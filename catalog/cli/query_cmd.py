@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from catalog.cli.common import handle_errors, print_json, say, show
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, UriOpt, UserOpt, graph_from
+from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
 from catalog.errors import CatalogError, NotFound
 from catalog.store import cypher
 
@@ -103,7 +103,7 @@ def query(
     ] = None,
     list_: Annotated[bool, typer.Option("--list", help="List every query file with its summary and parameters.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")] = False,
-    timeout: Annotated[float | None, typer.Option("--timeout", min=0.1, help="Give up after this many seconds.")] = None,
+    timeout: TimeoutOpt = None,
     uri: UriOpt = None,
     user: UserOpt = None,
     password: PasswordOpt = None,
