@@ -197,6 +197,7 @@ def test_bad_bytes_in_a_compiled_sql_file_name_the_file(tmp_path):
         ("bolt://127.0.0.1:70000", "the port must be a number from 1 to 65535"),
         ("bolt://", "no host name"),
         ("ftp://host", "the scheme must be one of bolt://, bolt+s://, bolt+ssc://, neo4j://, neo4j+s://, neo4j+ssc://"),
+        ("bolt://[::1", "the host is not valid (Invalid IPv6 URL); an IPv6 address goes in brackets, e.g. bolt://[::1]:7687"),
     ],
 )
 def test_bad_uri_is_one_line(uri, why):
