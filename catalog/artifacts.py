@@ -24,9 +24,9 @@ try:  # the `fast` extra: parses a large manifest two to three times faster than
 except ImportError:  # pragma: no cover - depends on the extras installed
     orjson = None  # type: ignore[assignment]
 
-# dbt 0.21 (v4), 1.0-1.1 (v5), 1.2 (v6), 1.3 (v7), 1.4 (v8), 1.5 (v9), 1.6 (v10), 1.7 (v11), 1.8 and newer (v12)
+# dbt 1.0 (v4), 1.1 (v5), 1.2 (v6), 1.3 (v7), 1.4 (v8), 1.5 (v9), 1.6 (v10), 1.7 (v11), 1.8 and newer (v12)
 SUPPORTED_MANIFEST_VERSIONS = range(4, 13)
-SUPPORTED_DBT = "dbt 0.21 to 1.12"
+SUPPORTED_DBT = "dbt 1.0 to 1.12"
 _VERSION_RE = re.compile(r"/manifest/v(\d+)\.json$")
 
 

@@ -1,4 +1,4 @@
-"""Manifests of every schema from v4 (dbt 0.21) to v12 read into the same records."""
+"""Manifests of every schema from v4 (dbt 1.0) to v12 read into the same records."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coffee_shop" / "ta
 
 
 def as_old_schema(tmp_path: Path, version: int) -> Path:
-    """The example's artifacts rewritten the way dbt 0.21-1.2 wrote them: ``raw_sql`` and
+    """The example's artifacts rewritten the way dbt 1.0-1.2 wrote them: ``raw_sql`` and
     ``compiled_sql``, no ``language`` or ``access``, and (v4) no ``relation_name``; the catalog
     also lists ``test.*`` nodes, as store_failures leaves them."""
     target = tmp_path / "target"

@@ -146,7 +146,7 @@ def test_unsupported_manifest_version_says_which_are_read(tmp_path, version):
     assert result.exit_code == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: ")
-    assert f"manifest schema v{version}" in lines[0] and "v4-v12" in lines[0] and "dbt 0.21 to 1.12" in lines[0]
+    assert f"manifest schema v{version}" in lines[0] and "v4-v12" in lines[0] and "dbt 1.0 to 1.12" in lines[0]
 
 
 def test_not_a_manifest(tmp_path):
