@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +24,9 @@ try:  # the `fast` extra: parses a large manifest two to three times faster than
 except ImportError:  # pragma: no cover - depends on the extras installed
     orjson = None  # type: ignore[assignment]
 
-# dbt 0.21 (v4), 1.0-1.1 (v5), 1.2 (v6), 1.3 (v7), 1.4 (v8), 1.5 (v9), 1.6 (v10), 1.7 (v11), 1.8 and newer (v12)
+# dbt 1.0 (v4), 1.1 (v5), 1.2 (v6), 1.3 (v7), 1.4 (v8), 1.5 (v9), 1.6 (v10), 1.7 (v11), 1.8 and newer (v12)
 SUPPORTED_MANIFEST_VERSIONS = range(4, 13)
-SUPPORTED_DBT = "dbt 0.21 to 1.12"
+SUPPORTED_DBT = "dbt 1.0 to 1.12"
 _VERSION_RE = re.compile(r"/manifest/v(\d+)\.json$")
 
 
@@ -100,7 +101,8 @@ class ManifestMetadata(_Record):
     dbt_schema_version: str
     dbt_version: str | None = None
     generated_at: str | None = None
-    project_name: str | None = None
+    project_name: str | None = None  # dbt 1.6+
+    project_id: str | None = None  # the MD5 of the project's name
     adapter_type: str | None = None
 
 
@@ -271,6 +273,24 @@ def load_manifest(path: Path, data: bytes | None = None) -> tuple[Manifest, str]
         return Manifest.model_validate(obj), digest
     except ValidationError as e:
         raise ArtifactError(f"{path}: unexpected manifest shape at {_first_error(e)}") from e
+
+
+def project_name(manifest: Manifest, path: Path) -> str:
+    """The name of the dbt project the manifest was written for (not of a package it installs):
+    metadata.project_name (dbt 1.6+); before, the package whose name's MD5 is
+    metadata.project_id (dbt writes that hash); else the package of most models.
+    ``path``: the manifest, for the error when no node names a package."""
+    if manifest.metadata.project_name:
+        return manifest.metadata.project_name
+    nodes = [*manifest.nodes.values(), *manifest.sources.values()]
+    for name in dict.fromkeys(n.package_name for n in nodes):
+        if hashlib.md5(name.encode(), usedforsecurity=False).hexdigest() == manifest.metadata.project_id:
+            return name
+    models = Counter(n.package_name for n in nodes if n.resource_type == "model")
+    packages = models or Counter(n.package_name for n in nodes)
+    if not packages:
+        raise ArtifactError(f"{path}: metadata.project_name is missing and no node names its package; is this the manifest of a dbt project?")
+    return packages.most_common(1)[0][0]
 
 
 # what pydantic's lax mode reads as a boolean, as a ManifestColumn's quote was read

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from catalog.artifacts import Catalog, ManifestColumn, ManifestNode, declared_columns, find_target_dir, load_catalog, load_manifest
+from catalog.artifacts import Catalog, ManifestColumn, ManifestNode, declared_columns, find_target_dir, load_catalog, load_manifest, project_name
 from catalog.errors import ArtifactError
 from catalog.idents import column_name, namer, typed
 from catalog.memory import paused_gc
@@ -273,11 +273,12 @@ def _load_project(path: Path, dialect: str | None, manifest_bytes: bytes | None,
             declared = declared_columns(raw, target / "manifest.json", f"{section}.{key}")
             nodes[raw.unique_id] = _node(raw, declared, table, target, dialect)
     metadata = manifest.metadata
+    name = project_name(manifest, target / "manifest.json")
     consumers = _consumers(manifest)
     del manifest, catalog  # freed before the project's records are made: a lower peak
 
     return DbtProject.model_validate(dict(
-        name=metadata.project_name or target.parent.name,
+        name=name,
         target_dir=str(target),
         adapter_type=adapter or dialect,
         dialect=dialect,

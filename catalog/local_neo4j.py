@@ -16,6 +16,7 @@ Layout (every path can be moved with an environment variable)::
 
     $CATALOG_NEO4J_HOME                 default ~/.cache/catalog/neo4j
       <version>/lib/                    jars; $CATALOG_NEO4J_LIB overrides this directory
+      server/                           mode 0700, as each directory in it: readable only by its owner
       server/conf/neo4j.conf            rewritten by every start
       server/password                   the password of user neo4j (mode 0600)
       server/data/ logs/ run/ ...       databases, neo4j.log + console.log, pid file
@@ -62,6 +63,7 @@ ENV_HTTP_PORT = "CATALOG_NEO4J_HTTP_PORT"
 MARKER_NAME = ".catalog-installed"
 PID_NAME = "catalog-neo4j.pid"
 PASSWORD_NAME = "password"
+SERVER_DIRS = ("conf", "data", "logs", "import", "run", "plugins")  # in the server's home
 USER = "neo4j"
 INITIAL_PASSWORD = "neo4j"  # what a new system database gives USER, to be changed before any other use
 
@@ -365,7 +367,7 @@ def start(timeout: float = 120, progress: Progress | None = None, auth: bool = T
     """
     say = progress or (lambda _msg: None)
     where = layout()
-    (where.server_home / "run").mkdir(parents=True, exist_ok=True)
+    _make_server_dirs(where)
     with _file_lock(where.server_home / "run" / ".start.lock"):
         pid = _our_pid(where)
         if pid is not None:
@@ -566,10 +568,19 @@ def _size_mb(size: str) -> float:
     return value * {"k": 1 / 1024, "m": 1, "g": 1024, "": 1 / (1024 * 1024)}[unit]
 
 
+def _make_server_dirs(where: Layout) -> None:
+    """The server's home and its directories, mode 0700 whatever the umask: its databases, logs
+    and password are its owner's only. Made private again when found open (an older layout)."""
+    for path in (where.server_home, *(where.server_home / sub for sub in SERVER_DIRS)):
+        try:
+            path.mkdir(parents=True, exist_ok=True, mode=0o700)
+            path.chmod(0o700)
+        except OSError as exc:
+            raise ServerError(f"cannot make the local Neo4j's directory {path} private (mode 0700): {exc.strerror}") from None
+
+
 def _write_conf(where: Layout, auth: bool) -> None:
     home = where.server_home
-    for sub in ("conf", "data", "logs", "import", "run", "plugins"):
-        (home / sub).mkdir(parents=True, exist_ok=True)
     settings = {
         "server.default_listen_address": HOST,
         "server.bolt.enabled": "true",

@@ -17,7 +17,10 @@ SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 def check_uri(uri: str) -> str:
     """The URI when the driver can use it for Bolt, else a StoreError that says what is wrong."""
     bad = f"bad Neo4j URI {uri!r} (--uri or NEO4J_URI)"
-    parts = urlsplit(uri)
+    try:
+        parts = urlsplit(uri)
+    except ValueError as e:  # an unclosed [ or ], a bracketed host that is no IP address, ...
+        raise StoreError(f"{bad}: the host is not valid ({e}); an IPv6 address goes in brackets, e.g. bolt://[::1]:7687") from None
     scheme = parts.scheme.lower()
     if scheme in ("http", "https"):
         raise StoreError(f"{bad}: {scheme}:// is the HTTP port of Neo4j Browser; give the Bolt URI, e.g. bolt://host:7687")

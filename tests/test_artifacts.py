@@ -1,4 +1,4 @@
-"""Manifests of every schema from v4 (dbt 0.21) to v12 read into the same records."""
+"""Manifests of every schema from v4 (dbt 1.0) to v12 read into the same records."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coffee_shop" / "ta
 
 
 def as_old_schema(tmp_path: Path, version: int) -> Path:
-    """The example's artifacts rewritten the way dbt 0.21-1.2 wrote them: ``raw_sql`` and
+    """The example's artifacts rewritten the way dbt 1.0-1.2 wrote them: ``raw_sql`` and
     ``compiled_sql``, no ``language`` or ``access``, and (v4) no ``relation_name``; the catalog
     also lists ``test.*`` nodes, as store_failures leaves them."""
     target = tmp_path / "target"
@@ -72,6 +72,49 @@ def test_committed_old_manifests_load(shared_dir, name, version, field):
     assert len(models) == len(with_sql) > 100
     assert all(m.sql and m.sql_origin == "compiled" for m in models)
     assert all(m.relation_name for m in models if not m.is_ephemeral)
+
+
+def _old_manifest_copy(shared_dir: Path, name: str, dst: Path, edit=None) -> Path:
+    """A copy of a corpus target whose manifest (dbt 1.5 or older) has no metadata.project_name."""
+    shutil.copytree(shared_dir / "corpus" / name / "target", dst)
+    manifest = json.loads((dst / "manifest.json").read_text())
+    assert "project_name" not in manifest["metadata"]
+    if edit:
+        edit(manifest)
+        (dst / "manifest.json").write_text(json.dumps(manifest))
+    return dst
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize(
+    ("name", "copy", "given", "project"),
+    [
+        # written from integration_tests/docs_generate (project input_layer), which installs the_tuva_project
+        ("tuva", "target", "target", "input_layer"),
+        ("flipside-thorchain", "pr-412/target", "pr-412", "thorchain_models"),
+    ],
+)
+def test_an_old_manifest_names_its_project_not_its_folder(shared_dir, tmp_path, monkeypatch, name, copy, given, project):
+    _old_manifest_copy(shared_dir, name, tmp_path / copy)
+    monkeypatch.chdir(tmp_path)  # as in `catalog build target` or `catalog check pr-412`
+    assert load_project(Path(given)).name == project
+
+
+@pytest.mark.corpus
+def test_without_project_id_the_package_of_most_models_names_the_project(shared_dir, tmp_path):
+    target = _old_manifest_copy(shared_dir, "tuva", tmp_path / "target", lambda m: m["metadata"].pop("project_id"))
+    assert load_project(target).name == "the_tuva_project"  # 295 models; input_layer has 12
+
+
+@pytest.mark.corpus
+def test_a_nameless_manifest_without_nodes_is_refused(shared_dir, tmp_path):
+    target = _old_manifest_copy(shared_dir, "tuva", tmp_path / "target", lambda m: m.update(nodes={}, sources={}))
+    with pytest.raises(ArtifactError) as e:
+        load_project(target)
+    assert str(e.value) == (
+        f"{target / 'manifest.json'}: metadata.project_name is missing and no node names its package; "
+        "is this the manifest of a dbt project?"
+    )
 
 
 ORDERS = "model.coffee_shop.int_order_items_priced"

@@ -146,7 +146,7 @@ def test_unsupported_manifest_version_says_which_are_read(tmp_path, version):
     assert result.exit_code == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: ")
-    assert f"manifest schema v{version}" in lines[0] and "v4-v12" in lines[0] and "dbt 0.21 to 1.12" in lines[0]
+    assert f"manifest schema v{version}" in lines[0] and "v4-v12" in lines[0] and "dbt 1.0 to 1.12" in lines[0]
 
 
 def test_not_a_manifest(tmp_path):
@@ -197,6 +197,7 @@ def test_bad_bytes_in_a_compiled_sql_file_name_the_file(tmp_path):
         ("bolt://127.0.0.1:70000", "the port must be a number from 1 to 65535"),
         ("bolt://", "no host name"),
         ("ftp://host", "the scheme must be one of bolt://, bolt+s://, bolt+ssc://, neo4j://, neo4j+s://, neo4j+ssc://"),
+        ("bolt://[::1", "the host is not valid (Invalid IPv6 URL); an IPv6 address goes in brackets, e.g. bolt://[::1]:7687"),
     ],
 )
 def test_bad_uri_is_one_line(uri, why):

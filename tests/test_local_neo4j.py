@@ -118,6 +118,21 @@ def test_start_stop_on_a_separate_home(other_home: Path) -> None:
     assert local_neo4j.stop() is True
 
 
+def test_the_server_directories_are_readable_only_by_their_owner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever the umask; and a data directory left open (0755, as before they were private) is made private."""
+    server = tmp_path / "neo4j" / "server"
+    monkeypatch.setenv(local_neo4j.ENV_HOME, str(tmp_path / "neo4j"))
+    (server / "data").mkdir(parents=True)
+    (server / "data").chmod(0o755)
+    umask = os.umask(0o022)
+    try:
+        local_neo4j._make_server_dirs(local_neo4j.layout())
+    finally:
+        os.umask(umask)
+    modes = {p.name: oct(stat.S_IMODE(p.stat().st_mode)) for p in [server, *server.iterdir()]}
+    assert modes == dict.fromkeys(["server", "conf", "data", "logs", "import", "run", "plugins"], "0o700")
+
+
 def test_stale_pid_file_of_another_process_is_never_signalled(other_home: Path) -> None:
     pid_file = other_home / "server" / "run" / local_neo4j.PID_NAME
     pid_file.parent.mkdir(parents=True)

@@ -83,3 +83,16 @@ def test_graph_mode_on_the_evaluator(build, project_name, neo4j_settings, shared
         state, graph = _both(base, target, project_name, env)
         assert graph["findings"] == state["findings"], name
         assert [f["severity"] for f in graph["findings"]][0] == "breaking"
+
+
+@pytest.mark.corpus
+def test_a_pr_copy_of_an_old_manifest_is_checked_against_its_project(neo4j_settings, shared_dir, tmp_path):
+    """dbt 1.2's manifest has no metadata.project_name: the project looked up is the manifest's
+    (thorchain_models, which no test builds), not the pull request's folder."""
+    pr = tmp_path / "pr-412"
+    shutil.copytree(shared_dir / "corpus" / "flipside-thorchain" / "target", pr / "target")
+    done = CliRunner().invoke(app, ["check", str(pr)], env=neo4j_env(neo4j_settings))
+    assert done.exit_code == 1, done.output
+    assert done.stderr.strip() == (
+        "Error: project 'thorchain_models' has no active build: run `catalog build`, pass --project, or compare with --state"
+    )
