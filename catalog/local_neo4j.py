@@ -106,6 +106,7 @@ _POM = """<?xml version="1.0" encoding="UTF-8"?>
 </project>
 """
 
+PasswordSetter = Callable[[str, str, str, str], None]  # (uri, user, old, new); raises neo4j's AuthError
 Progress = Callable[[str], None]
 
 # Servers started by this Python process, to collect their exit status (see ``_reap``).
@@ -352,8 +353,14 @@ def status() -> ServerStatus:
     )
 
 
-def start(timeout: float = 120, progress: Progress | None = None, auth: bool = True) -> ServerStatus:
+def start(
+    timeout: float = 120, progress: Progress | None = None, auth: bool = True, set_password: PasswordSetter | None = None
+) -> ServerStatus:
     """Start the server in the background (installing it first if needed); wait until it answers.
+
+    ``set_password(uri, user, old, new)`` changes a user's password on the running server; the
+    store provides it (:func:`catalog.store.connection.start_local_server`), so that this
+    launcher runs no Cypher of its own. Needed with ``auth``.
 
     Ready means Bolt answers a ``verify_connectivity()`` without credentials (with
     authentication on, by refusing them), the HTTP port serves (the Browser comes up after
@@ -365,6 +372,8 @@ def start(timeout: float = 120, progress: Progress | None = None, auth: bool = T
     seconds, or when its user ``neo4j`` has a password that is neither the file's nor the
     initial one (the server is then stopped).
     """
+    if auth and set_password is None:
+        raise ValueError("start(auth=True) needs set_password: use catalog.store.connection.start_local_server")
     say = progress or (lambda _msg: None)
     where = layout()
     _make_server_dirs(where)
@@ -407,8 +416,8 @@ def start(timeout: float = 120, progress: Progress | None = None, auth: bool = T
             where.pid_file.unlink(missing_ok=True)
             raise
         problem = "" if ready else f"Neo4j was not ready on bolt://{HOST}:{where.bolt_port} within {timeout:.0f} s"
-        if ready and password is not None:
-            problem = _set_password(where, password)
+        if ready and password is not None and set_password is not None:
+            problem = _set_password(where, password, set_password)
         if problem:
             _terminate(proc.pid, 30, where)
             where.pid_file.unlink(missing_ok=True)
@@ -667,7 +676,7 @@ def _ensure_password_file(where: Layout) -> str:
     return password
 
 
-def _set_password(where: Layout, password: str) -> str:
+def _set_password(where: Layout, password: str, set_password: PasswordSetter) -> str:
     """Make ``password`` user neo4j's on the running server; "" once it is, else why not.
 
     Nothing to do when it already is. Otherwise the user still has the initial password
@@ -676,8 +685,6 @@ def _set_password(where: Layout, password: str) -> str:
     """
     from neo4j import GraphDatabase
     from neo4j.exceptions import AuthError, DriverError, Neo4jError
-
-    from catalog.store.cypher import load
 
     uri = f"bolt://{HOST}:{where.bolt_port}"
     try:
@@ -689,10 +696,7 @@ def _set_password(where: Layout, password: str) -> str:
     except (DriverError, Neo4jError, OSError) as exc:
         return f"Neo4j on {uri} did not accept a login as {USER!r}: {type(exc).__name__}"
     try:
-        with GraphDatabase.driver(uri, auth=(USER, INITIAL_PASSWORD), connection_timeout=10) as driver:
-            driver.execute_query(
-                load("system/change_own_password"), old=INITIAL_PASSWORD, new=password, database_="system"
-            )
+        set_password(uri, USER, INITIAL_PASSWORD, password)
         return ""
     except AuthError:
         return (

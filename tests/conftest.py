@@ -92,11 +92,12 @@ def neo4j_source() -> Iterator[Neo4jSource]:
 
     from catalog import local_neo4j
     from catalog.errors import ServerError
+    from catalog.store.connection import start_local_server
 
     problem = ""
     try:
         already_running = local_neo4j.status().running
-        server = local_neo4j.start()
+        server = start_local_server()
     except ServerError as exc:
         problem = str(exc)  # reported outside the except block: no chained traceback
     if problem:

@@ -16,6 +16,7 @@ from neo4j.exceptions import AuthError
 from typer.testing import CliRunner
 
 from catalog import local_neo4j
+from catalog.store.connection import start_local_server
 from catalog.cli.neo4j_cmd import app
 from catalog.errors import ServerError
 
@@ -83,7 +84,7 @@ def test_start_stop_on_a_separate_home(other_home: Path) -> None:
     the data directory of the first comes up with the generated password and its data."""
     assert local_neo4j.status().state == "stopped"
 
-    started = local_neo4j.start(timeout=180, auth=False)
+    started = start_local_server(timeout=180, auth=False)
     assert started.running and started.pid and not started.auth and started.password_file is None
     assert started.home == other_home / "server"
     assert started.bolt_uri == f"bolt://127.0.0.1:{os.environ[local_neo4j.ENV_BOLT_PORT]}"
@@ -92,7 +93,7 @@ def test_start_stop_on_a_separate_home(other_home: Path) -> None:
     assert records[0]["answer"] == 42
     assert not (other_home / "server" / "password").exists()
 
-    assert local_neo4j.start().pid == started.pid  # already running: the same server, not a new one
+    assert start_local_server().pid == started.pid  # already running: the same server, not a new one
 
     result = CliRunner().invoke(app, ["status", "--json"])
     assert result.exit_code == 0
@@ -105,7 +106,7 @@ def test_start_stop_on_a_separate_home(other_home: Path) -> None:
     assert not (other_home / "server" / "run" / local_neo4j.PID_NAME).exists()
     assert local_neo4j.stop() is False
 
-    again = local_neo4j.start(timeout=180)  # authentication on, the data directory of the first start
+    again = start_local_server(timeout=180)  # authentication on, the data directory of the first start
     assert again.auth and again.user == "neo4j" and again.password_file == other_home / "server" / "password"
     assert stat.S_IMODE(again.password_file.stat().st_mode) == 0o600
     password = local_neo4j.read_password()
@@ -148,7 +149,7 @@ def test_port_taken_by_another_process_is_a_clear_error(other_home: Path) -> Non
         busy.bind(("127.0.0.1", int(os.environ[local_neo4j.ENV_BOLT_PORT])))
         busy.listen()
         with pytest.raises(ServerError, match="already in use by another process"):
-            local_neo4j.start(timeout=30)
+            start_local_server(timeout=30)
     assert local_neo4j.status().pid is None
 
 

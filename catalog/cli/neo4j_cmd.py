@@ -81,9 +81,10 @@ def start(
     Exits with 1 when a port is taken by another process or the server dies while starting.
     """
     from catalog import local_neo4j
+    from catalog.store.connection import start_local_server
 
     was_running = local_neo4j.status().running
-    current = local_neo4j.start(timeout=timeout, progress=say, auth=not no_auth)
+    current = start_local_server(timeout=timeout, progress=say, auth=not no_auth)
     if was_running:
         say("Already running.")
         if current.auth == no_auth:

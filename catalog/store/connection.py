@@ -12,12 +12,16 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from neo4j import Driver, GraphDatabase
 from neo4j.exceptions import AuthError, ConfigurationError, DriverError, Neo4jError
 
 from catalog.errors import StoreError
 from catalog.settings import Neo4jSettings
+
+if TYPE_CHECKING:
+    from catalog.local_neo4j import Progress, ServerStatus
 
 # A handler of its own keeps the driver's warnings off stderr (Python prints records of a
 # logger without handlers); an application that configures logging still gets them.
@@ -91,3 +95,20 @@ def open_driver(settings: Neo4jSettings) -> Iterator[Driver]:
         yield driver
     finally:
         driver.close()
+
+
+# --------------------------------------------------------------------------- the local server
+def set_password(uri: str, user: str, old: str, new: str) -> None:
+    """Change ``user``'s password from ``old`` to ``new`` on the server at ``uri`` (the system
+    database's ``ALTER CURRENT USER``); raises neo4j's AuthError when ``old`` is refused."""
+    from catalog.store.cypher import load
+
+    with GraphDatabase.driver(uri, auth=(user, old), connection_timeout=10) as driver:
+        driver.execute_query(load("system/change_own_password"), old=old, new=new, database_="system")
+
+
+def start_local_server(timeout: float = 120, progress: Progress | None = None, auth: bool = True) -> ServerStatus:
+    """:func:`catalog.local_neo4j.start`, with the store setting the password of its user."""
+    from catalog import local_neo4j
+
+    return local_neo4j.start(timeout=timeout, progress=progress, auth=auth, set_password=set_password)

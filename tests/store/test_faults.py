@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from catalog import local_neo4j
+from catalog.store.connection import start_local_server
 from catalog.history import list_builds
 
 REPO = Path(__file__).resolve().parents[2]
@@ -182,7 +183,7 @@ def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[pytest.Monk
         env.setenv(local_neo4j.ENV_HTTP_PORT, str(_free_port()))
         env.setenv(local_neo4j.ENV_HEAP, "256m")  # a transaction may use 70% of it: 179 MB
         env.setenv(local_neo4j.ENV_PAGECACHE, "128m")
-        local_neo4j.start(timeout=300)
+        start_local_server(timeout=300)
         try:
             yield env
         finally:
