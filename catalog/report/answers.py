@@ -11,7 +11,7 @@ from rich.text import Text
 
 from catalog.query import Answer, ConsumerHit, Reached
 from catalog.report import markdown as md
-from catalog.report.limits import capped
+from catalog.report.limits import capped, cut
 from catalog.store.keys import short_label, unscoped_key
 
 
@@ -100,7 +100,7 @@ def answer_table(a: Answer, kind: str, max_rows: int = 0) -> Group:
                 detail = path_text(r, a.project)
             else:
                 effect = Text(r.resource_type or "")
-                detail = " <- ".join(reversed([f"{h.expr}" for h in r.hops]))
+                detail = " <- ".join(reversed([cut(h.expr or "") for h in r.hops]))
             t.add_row(model if first else "", r.column.name, str(r.depth), effect, Text(detail))
             first = False
     parts: list[Any] = [t]
@@ -137,7 +137,7 @@ def answer_markdown(a: Answer, kind: str, max_rows: int = 0) -> str:
         lines += md.table(["model", "column", "depth", "effect", "path"], rows, "llrll")
     else:
         rows = [
-            (md.code(r.column.model), md.code(r.column.name), r.depth, md.text(r.resource_type), md.code(r.hops[-1].expr if r.hops else ""))
+            (md.code(r.column.model), md.code(r.column.name), r.depth, md.text(r.resource_type), md.code(cut(r.hops[-1].expr or "") if r.hops else ""))
             for r in shown
         ]
         lines += md.table(["model", "column", "depth", "kind", "expression at last hop"], rows, "llrll")

@@ -17,7 +17,8 @@ from typing import Any
 
 from catalog import __version__
 from catalog.check import ORDER, CheckReport, Finding
-from catalog.report.check_md import CHANGE_CHARS, change_text, cut, hit_summary
+from catalog.report.check_md import CHANGE_CHARS, change_text, hit_summary
+from catalog.report.limits import cut
 
 RULES = {
     "breaking": "A removed, renamed or retyped column that something downstream reads, or a change to a governed model.",

@@ -12,6 +12,7 @@ from collections import Counter
 
 from catalog.check import CheckReport, Finding
 from catalog.prune import PruneHop
+from catalog.report.limits import cut
 from catalog.report.markdown import code, table, text
 from catalog.store.keys import short_label
 
@@ -47,11 +48,6 @@ def path_of(path: tuple[PruneHop, ...]) -> str:
         label = h.type if h.kind == "feeds" else h.clause if h.kind == "conditions" else "rows"
         out.append(f"-[{label}]-> {short_label(h.to_key)}")
     return " ".join(out)
-
-
-def cut(value: str, chars: int) -> str:
-    """``value`` whole when short, else its start and its full length."""
-    return value if len(value) <= chars else f"{value[:chars]}… ({len(value):,} characters)"
 
 
 def change_text(f: Finding) -> str:

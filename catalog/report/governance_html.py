@@ -11,6 +11,7 @@ from urllib.parse import quote
 from catalog import __version__
 from catalog.report.governance import NOTES, STATUSES, Col, GovernanceReport
 from catalog.report.governance_render import DEFAULT_MAX_ROWS, capped, path_text, summary_lines
+from catalog.report.limits import cut
 from catalog.report.governance_svg import render_picture
 
 FILTER_FROM = 12  # tables with more rows than this get a filter box
@@ -241,7 +242,7 @@ def _coverage(page: _Page, r: GovernanceReport) -> None:
     page.add("<h3>Unresolved columns</h3>")
     page.table(
         ["column", "model status", "kind", "reason", "expression"],
-        [(page.col(u.column), _status(u.model_status), _e(u.kind.replace("_", " ")), _e(u.reason), _code(u.expr))
+        [(page.col(u.column), _status(u.model_status), _e(u.kind.replace("_", " ")), _e(u.reason), _code(cut(u.expr or "")))
          for u in cov.unresolved_columns],
         "No unresolved column.",
     )

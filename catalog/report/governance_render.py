@@ -14,7 +14,7 @@ from typing import Any
 from catalog.report import markdown
 from catalog.report.governance import NOTES, GovernanceReport
 from catalog.report.json_text import json_text
-from catalog.report.limits import DEFAULT_MAX_ROWS, capped
+from catalog.report.limits import DEFAULT_MAX_ROWS, capped, cut
 
 
 def report_dict(r: GovernanceReport) -> dict[str, Any]:
@@ -105,7 +105,7 @@ def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> st
     md.add("### Unresolved columns", "")
     md.table(
         ["column", "model status", "kind", "reason", "expression"],
-        [(markdown.code(u.column.label), u.model_status, u.kind.replace("_", " "), markdown.text(u.reason), markdown.code(u.expr or ""))
+        [(markdown.code(u.column.label), u.model_status, u.kind.replace("_", " "), markdown.text(u.reason), markdown.code(cut(u.expr or "")))
          for u in cov.unresolved_columns],
         "no unresolved column",
     )

@@ -10,6 +10,7 @@ T = TypeVar("T")
 
 DEFAULT_TOP = 10  # most depended-on columns
 DEFAULT_MAX_ROWS = 500  # rows per list in html and md
+EXPR_CHARS = 500  # of an expression shown in a table (JSON and the graph keep it whole)
 DEFAULT_ANSWER_ROWS = 100  # columns of an impact or trace table (a terminal's worth; rich lays out 500 rows in a second)
 
 
@@ -18,3 +19,9 @@ def capped(rows: Sequence[T], max_rows: int) -> tuple[Sequence[T], int]:
     if max_rows <= 0 or len(rows) <= max_rows:
         return rows, 0
     return rows[:max_rows], len(rows) - max_rows
+
+
+def cut(value: str, chars: int = EXPR_CHARS) -> str:
+    """``value`` whole when short, else its start and its full length: a generated expression
+    of megabytes stays whole in the graph and in JSON, but a table shows its first lines."""
+    return value if len(value) <= chars else f"{value[:chars]}… ({len(value):,} characters)"

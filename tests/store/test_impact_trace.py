@@ -120,3 +120,29 @@ def test_a_column_named_with_a_dot(build, ask, project_name, example_copy):
     assert 'did you mean orders."a.b"' in str(err.value)
     suggested = str(err.value).split("did you mean ")[1].split(",")[0].rstrip("?")
     assert catalog.resolve(suggested) == asked
+
+
+def test_a_long_expression_is_kept_whole_and_shown_cut(build, project_name, example_copy, neo4j_env):
+    """A generated expression of 60,000 characters: the graph and --json keep it whole, the
+    trace table shows its start and its length."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from catalog.cli.app import app
+    from edits import edit_sql
+
+    tail = " || ".join(f"'part_{i:05d}'" for i in range(4_000))
+    old = "coalesce(lower(trim(status)), 'unknown') as status"
+    new_expr = f"coalesce(lower(trim(status)), {tail})"
+    edit_sql(example_copy, "model.coffee_shop.stg_orders", old, f"{new_expr} as status")
+    build(example_copy, project_name)
+    runner = CliRunner()
+    as_json = runner.invoke(app, ["trace", "orders.status", "--project", project_name, "--json"], env=neo4j_env)
+    assert as_json.exit_code == 0, as_json.output
+    (expr,) = {h["expr"] for c in json.loads(as_json.stdout)["columns"] for h in c["path"] if h["from"].endswith("source.coffee_shop.shop.orders.status")}
+    assert len(expr) == len(new_expr) > 60_000 and expr.endswith("'part_03999')")
+    table = runner.invoke(app, ["trace", "orders.status", "--project", project_name], env={**neo4j_env, "COLUMNS": "400"})
+    assert table.exit_code == 0, table.output
+    assert f"… ({len(expr):,} characters)" in table.stdout
+    assert "part_03999" not in table.stdout and len(table.stdout) < 5_000
