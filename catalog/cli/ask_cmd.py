@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from catalog.cli.common import handle_errors, print_json, print_text, say, show
+from catalog.cli.common import BuildOpt, FormatJsonOpt, ProjectOpt, handle_errors, print_json, print_text, say, show
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
 from catalog.report.limits import DEFAULT_ANSWER_ROWS
 
@@ -26,10 +26,7 @@ Columns = Annotated[
         show_default=False,
     ),
 ]
-ProjectOpt = Annotated[str | None, typer.Option("--project", help="dbt project name; needed only when the database holds several.")]
-BuildOpt = Annotated[int | None, typer.Option("--build", min=1, help="Answer as of this build id (default: the active build).")]
 DepthOpt = Annotated[int | None, typer.Option("--depth", min=1, help="Follow at most this many column edges (default: any depth).")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
 MaxRowsOpt = Annotated[
     int,
     typer.Option("--max-rows", min=0, help="Columns listed in table and md output (0: all); json and selector always hold every one."),
@@ -57,7 +54,7 @@ def impact(
         bool, typer.Option("--with-conditions", help="Also list models these columns filter, join, group or order (condition lineage).")
     ] = False,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="table, json, md (Markdown) or selector (for dbt build -s).")] = Format.table,
-    as_json: JsonOpt = False,
+    as_json: FormatJsonOpt = False,
     max_rows: MaxRowsOpt = DEFAULT_ANSWER_ROWS,
     project: ProjectOpt = None,
     build: BuildOpt = None,
@@ -84,7 +81,7 @@ def trace(
     columns: Columns,
     depth: DepthOpt = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="table, json, md (Markdown) or selector.")] = Format.table,
-    as_json: JsonOpt = False,
+    as_json: FormatJsonOpt = False,
     max_rows: MaxRowsOpt = DEFAULT_ANSWER_ROWS,
     project: ProjectOpt = None,
     build: BuildOpt = None,

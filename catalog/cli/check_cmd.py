@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from catalog.cli.common import DialectOpt, JobsOpt, handle_gate_errors, print_json, print_text, say, show, warn_inputs
+from catalog.cli.common import DialectOpt, FormatJsonOpt, JobsOpt, handle_gate_errors, print_json, print_text, say, show, warn_inputs
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
 from catalog.errors import NotFound
 
@@ -51,7 +51,7 @@ def check(
             "github (workflow annotations on the changed model's file and line); sarif (SARIF 2.1.0, for code scanning).",
         ),
     ] = Format.table,
-    as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    as_json: FormatJsonOpt = False,
     project: Annotated[str | None, typer.Option("--project", help="Without --state: the project in the graph (default: the manifest's project name).")] = None,
     dialect: DialectOpt = None,
     jobs: JobsOpt = None,

@@ -206,6 +206,9 @@ ProjectPath = Annotated[
     typer.Argument(help="A dbt target folder (with manifest.json) or a dbt project folder that holds target/."),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
+FormatJsonOpt = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
+ProjectOpt = Annotated[str | None, typer.Option("--project", help="dbt project name in the graph; needed only when the database holds several.")]
+BuildOpt = Annotated[int | None, typer.Option("--build", min=1, help="Read this build id (default: the active build).")]
 DialectOpt = Annotated[
     str | None,
     typer.Option("--dialect", help="SQL dialect for sqlglot; default: from the manifest's adapter type."),

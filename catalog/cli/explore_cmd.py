@@ -8,9 +8,9 @@ from typing import Annotated
 
 import typer
 
-from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, handle_errors, print_json, print_text, say
+from catalog.cli.common import BuildOpt, DialectOpt, JobsOpt, JsonOpt, ProjectOpt, handle_errors, print_json, print_text, say
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, ReadTimeoutOpt, UriOpt, UserOpt
-from catalog.cli.inputs import BuildOpt, OptionalProjectPath, ProjectOpt, read_input
+from catalog.cli.inputs import OptionalProjectPath, read_input
 
 DEFAULT_OUTPUT = Path("catalog-explorer.html")
 

@@ -11,9 +11,9 @@ from typing import Annotated
 
 import typer
 
-from catalog.cli.common import DialectOpt, JobsOpt, handle_errors, say
+from catalog.cli.common import BuildOpt, DialectOpt, JobsOpt, ProjectOpt, handle_errors, say
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, ReadTimeoutOpt, UriOpt, UserOpt
-from catalog.cli.inputs import BuildOpt, OptionalProjectPath, ProjectOpt, read_input
+from catalog.cli.inputs import OptionalProjectPath, read_input
 from catalog.errors import CatalogError
 from catalog.export.openlineage_http import DEFAULT_ENDPOINT, send_events
 

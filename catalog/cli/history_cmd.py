@@ -7,14 +7,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from catalog.cli.common import handle_errors, print_json, print_text, say, show
+from catalog.cli.common import JsonOpt, ProjectOpt, handle_errors, print_json, print_text, say, show
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
 
 if TYPE_CHECKING:
     from catalog.store.graph import Graph
 
-ProjectOpt = Annotated[str | None, typer.Option("--project", help="dbt project name; needed only when the database holds several.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
 
 
 class DiffFormat(str, Enum):

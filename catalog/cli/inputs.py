@@ -22,8 +22,6 @@ OptionalProjectPath = Annotated[
         show_default=False,
     ),
 ]
-ProjectOpt = Annotated[str | None, typer.Option("--project", help="dbt project name; needed only when the database holds several.")]
-BuildOpt = Annotated[int | None, typer.Option("--build", min=1, help="Read this build id (default: the active build).")]
 
 
 def read_input(

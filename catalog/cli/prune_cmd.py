@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from catalog.cli.common import DialectOpt, JobsOpt, handle_errors, print_json, print_text, say, show, warn_inputs
+from catalog.cli.common import BuildOpt, DialectOpt, JobsOpt, ProjectOpt, handle_errors, print_json, print_text, say, show, warn_inputs
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
 
 if TYPE_CHECKING:
@@ -57,8 +57,8 @@ def prune(
     state: StateOpt = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="selector (for dbt build -s), json or table.")] = Format.selector,
     as_json: Annotated[bool, typer.Option("--json", help="Same as --format json: every model with the reason it is included.")] = False,
-    project: Annotated[str | None, typer.Option("--project", help="dbt project name in the graph; needed only when it holds several.")] = None,
-    build: Annotated[int | None, typer.Option("--build", min=1, help="Prune as of this build id (default: the active build).")] = None,
+    project: ProjectOpt = None,
+    build: BuildOpt = None,
     dialect: DialectOpt = None,
     jobs: JobsOpt = None,
     uri: UriOpt = None,

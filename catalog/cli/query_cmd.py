@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from catalog.cli.common import handle_errors, print_json, say, show
+from catalog.cli.common import JsonOpt, handle_errors, print_json, say, show
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
 from catalog.errors import CatalogError, NotFound
 from catalog.store import cypher
@@ -102,7 +102,7 @@ def query(
         ),
     ] = None,
     list_: Annotated[bool, typer.Option("--list", help="List every query file with its summary and parameters.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")] = False,
+    as_json: JsonOpt = False,
     timeout: TimeoutOpt = None,
     uri: UriOpt = None,
     user: UserOpt = None,

@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 import typer
 
-from catalog.cli.common import EXIT_USAGE, fail, handle_errors, print_text, say
+from catalog.cli.common import EXIT_USAGE, BuildOpt, ProjectOpt, fail, handle_errors, print_text, say
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, ReadTimeoutOpt, UriOpt, UserOpt, graph_from
 from catalog.errors import CatalogError
 from catalog.report.limits import DEFAULT_MAX_ROWS, DEFAULT_TOP
@@ -26,8 +26,6 @@ class Format(str, Enum):
     json = "json"
 
 
-ProjectOpt = Annotated[str | None, typer.Option("--project", help="dbt project name; needed only when the database holds several.")]
-BuildOpt = Annotated[int | None, typer.Option("--build", min=1, help="Report on this build id (default: the active build).")]
 
 
 @handle_errors
