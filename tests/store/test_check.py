@@ -20,13 +20,17 @@ from typer.testing import CliRunner
 from catalog.check import CheckReport, check_states
 from catalog.cli.app import app
 from catalog.extract import load_project
-from catalog.prune import analyze_states
+from catalog.prune import analyze_states, prune_state
 from catalog.report.check_md import check_markdown
 from edits import edit_catalog_type, edit_manifest, edit_measure_expr, edit_sql
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coffee_shop" / "target"
 STG_ORDERS = "model.coffee_shop.stg_orders"
 EVALUATOR = "model.dbt_project_evaluator_integration_tests"
+JAFFLE = "model.jaffle_shop"
+# jaffle-shop's stg_orders: `tax_paid as tax_paid_cents` beside `(tax_paid / 100)::numeric(16, 2)
+# as tax_paid`; orders is `select orders.*` over it, customers sums orders.tax_paid into
+# lifetime_tax_paid, and the semantic model orders has a measure over orders.tax_paid
 DROP_STATUS = (",\n    coalesce(lower(trim(status)), 'unknown') as status", "")
 
 
@@ -126,6 +130,39 @@ def test_change_a_measure_expr_jaffle_shop(shared_dir, tmp_path):
     edit_measure_expr(target, "semantic_model.jaffle_shop.orders", "order_total", "order_total - tax_paid")
     report = check(base, target)
     assert summary(report) == [("partial", "semantic_model:orders", "order_total", ("expression",), [], ["order_total"], [], ["order_metrics"])]
+
+
+def prune_summary(base: Path, target: Path) -> dict[str, tuple]:
+    """``prune --state``: per model, why it is in, the columns that change, its own changes."""
+    old, new = load_project(base), load_project(target)
+    old_lineages, lineages = analyze_states(old, new, jobs=1)
+    plan = prune_state(old, old_lineages, new, lineages)
+    return {m.name: (m.lineage, m.columns, [(c.column, c.change, c.detail) for c in m.changes]) for m in plan.models}
+
+
+@pytest.mark.corpus
+def test_a_column_beside_a_changed_cast_is_not_reported(shared_dir, tmp_path):
+    """tax_paid_cents reads the relation's tax_paid, not the projection tax_paid beside it:
+    its expression and lineage are unchanged, so neither check nor prune reports it."""
+    base = shared_dir / "corpus" / "jaffle-shop" / "target"
+    target = copy(base, tmp_path)
+    edit_sql(target, f"{JAFFLE}.stg_orders", "(tax_paid / 100)::numeric(16, 2)", "(tax_paid / 100)::numeric(18, 2)")
+    for model in ("stg_orders", "orders"):
+        edit_catalog_type(target, f"{JAFFLE}.{model}", "tax_paid", "DECIMAL(18,2)")
+    report = check(base, target)
+    assert summary(report) == [
+        ("breaking", "orders", "tax_paid", ("data_type",), ["customers"], [], [], []),
+        ("breaking", "stg_orders", "tax_paid", ("expression", "data_type"), ["customers", "orders"], [], [], []),
+    ]
+    assert prune_summary(base, target) == {
+        "customers": ("value", ("lifetime_tax_paid",), []),
+        "orders": ("changed", ("tax_paid",), [("tax_paid", "modified", "data type decimal(16,2) -> decimal(18,2)")]),
+        "stg_orders": (
+            "changed", ("tax_paid",),
+            [("tax_paid", "modified", "expression 'CAST((tax_paid / 100) AS DECIMAL(16, 2))' -> 'CAST((tax_paid / 100) AS "
+              "DECIMAL(18, 2))'; data type decimal(16,2) -> decimal(18,2)")],
+        ),
+    }  # fmt: skip
 
 
 @pytest.mark.corpus
