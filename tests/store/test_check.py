@@ -22,7 +22,7 @@ from catalog.cli.app import app
 from catalog.extract import load_project
 from catalog.prune import analyze_states, prune_state
 from catalog.report.check_md import check_markdown
-from edits import edit_catalog_type, edit_manifest, edit_measure_expr, edit_sql
+from edits import drop_catalog_column, edit_catalog_type, edit_manifest, edit_measure_expr, edit_sql
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coffee_shop" / "target"
 STG_ORDERS = "model.coffee_shop.stg_orders"
@@ -31,6 +31,7 @@ JAFFLE = "model.jaffle_shop"
 # jaffle-shop's stg_orders: `tax_paid as tax_paid_cents` beside `(tax_paid / 100)::numeric(16, 2)
 # as tax_paid`; orders is `select orders.*` over it, customers sums orders.tax_paid into
 # lifetime_tax_paid, and the semantic model orders has a measure over orders.tax_paid
+TAX_PAID = "        (tax_paid / 100)::numeric(16, 2) as tax_paid,\n"
 DROP_STATUS = (",\n    coalesce(lower(trim(status)), 'unknown') as status", "")
 
 
@@ -163,6 +164,40 @@ def test_a_column_beside_a_changed_cast_is_not_reported(shared_dir, tmp_path):
               "DECIMAL(18, 2))'; data type decimal(16,2) -> decimal(18,2)")],
         ),
     }  # fmt: skip
+
+
+@pytest.mark.corpus
+def test_a_removed_column_lists_its_readers_changed_with_it(shared_dir, tmp_path):
+    """stg_orders.tax_paid removed, catalog.json regenerated: orders' `select orders.*` loses
+    it too, and customers' sum(orders.tax_paid) reads a missing column. Both models change in
+    the same change, and both still read it."""
+    base = shared_dir / "corpus" / "jaffle-shop" / "target"
+    target = copy(base, tmp_path)
+    edit_sql(target, f"{JAFFLE}.stg_orders", TAX_PAID, "")
+    for model in ("stg_orders", "orders"):
+        drop_catalog_column(target, f"{JAFFLE}.{model}", "tax_paid")
+    report = check(base, target)
+    assert summary(report) == [
+        ("breaking", "customers", "lifetime_tax_paid", ("reads_removed",), [], [], [], []),
+        ("breaking", "orders", "tax_paid", ("removed",), ["customers"], [], [], []),
+        ("breaking", "stg_orders", "tax_paid", ("removed",), ["customers", "orders"], [], [], []),
+    ]
+    reader, _, removed = report.findings
+    assert reader.why == "reads a removed column"
+    assert reader.detail == (
+        "sources -model.jaffle_shop.orders.tax_paid; type derived -> unknown; resolved True -> False"
+        " (column orders.tax_paid not found in its relation)"
+    )
+    assert [(h.name, [p.to_key for p in h.path]) for h in removed.hits] == [
+        ("orders.tax_paid", [f"{JAFFLE}.orders.tax_paid"]),
+        ("customers.lifetime_tax_paid", [f"{JAFFLE}.orders.tax_paid", f"{JAFFLE}.customers.lifetime_tax_paid"]),
+        ("semantic_model:orders.tax_paid", [f"{JAFFLE}.orders.tax_paid", "semantic_model.jaffle_shop.orders.tax_paid"]),
+    ]
+    assert prune_summary(base, target) == {
+        "customers": ("changed", ("lifetime_tax_paid",), [("lifetime_tax_paid", "modified", reader.detail)]),
+        "orders": ("changed", (), [("tax_paid", "removed", "")]),
+        "stg_orders": ("changed", (), [("tax_paid", "removed", "")]),
+    }
 
 
 @pytest.mark.corpus
