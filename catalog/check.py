@@ -16,18 +16,20 @@ same change included), and gets a class:
   enforced contract or ``access: public``;
 - ``partial``: values (or rows) change, and nothing reads a column that disappears;
 - ``safe``: added columns, documentation, columns nothing reads that disappear;
-- ``policy``: a PII-tagged column newly flows (value lineage, any depth) into a column not
-  tagged PII, into a public or contracted model, or into an exposure.
+- ``policy``: a PII column newly flows (value lineage, any depth) into a column not tagged PII,
+  into a public or contracted model, or into an exposure. A PII column is one tagged so, or one
+  that a tagged column passes through unchanged (passthrough or renamed, any depth up).
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from catalog.analyze.records import ModelLineage, column_key
+from catalog.analyze.records import ColumnKind, ModelLineage, column_key
 from catalog.extract import DbtColumn, DbtNode, DbtProject, is_pii
 from catalog.prune import ColumnChange, LineageGraph, PruneHop, StateDiff, _hop_dict, diff_state
 from catalog.store.keys import short_label
@@ -351,14 +353,13 @@ class _Checker:
 
     # ------------------------------------------------------------------ PII policy
     def _policy_findings(self) -> list[Finding]:
-        before = _pii_reach(self.old, self.old_graph)
-        after = _pii_reach(self.new, self.new_graph)
-        was_pii = {
-            column_key(n.unique_id, c.key_name(self.old.dialect)) for n in self.old.nodes.values() for c in n.columns if is_pii(c.tags, c.meta)
-        }
+        was_pii = pii_columns(self.old, self.old_graph)
+        pii = pii_columns(self.new, self.new_graph)
+        before = _pii_reach(self.old, self.old_graph, was_pii)
+        after = _pii_reach(self.new, self.new_graph, pii)
         out = []
         for key in sorted(after):
-            if key not in was_pii:  # newly tagged: a documentation change, not a new flow
+            if key not in was_pii:  # newly PII (a new tag): a documentation change, not a new flow
                 continue
             fresh = {t: p for t, p in after[key].items() if t not in before.get(key, {})}
             if not fresh:
@@ -369,6 +370,7 @@ class _Checker:
                 Hit(key=t, name=hit_name(self.new_graph, t, self.new_graph.column_model[t]), kind=_kind(self.new_graph.column_model[t]), owner=self.new_graph.column_model[t], lineage="value", path=tuple(p))
                 for t, p in sorted(fresh.items())
             )
+            through = "" if key in pii[key] else f" (passed unchanged into {', '.join(short_label(t) for t in sorted(pii[key]))}, tagged PII)"
             out.append(
                 Finding(
                     unique_id=uid,
@@ -376,7 +378,7 @@ class _Checker:
                     column=self.new_graph.column_name[key],
                     changes=("pii_flow",),
                     severity="policy",
-                    detail="PII now reaches " + ", ".join(h.name for h in hits),
+                    detail=f"PII{through} now reaches " + ", ".join(h.name for h in hits),
                     why="a PII column newly flows into a column not tagged PII, a public or contracted model, or an exposure",
                     hits=hits,
                 )
@@ -437,26 +439,45 @@ def _collect(graph: LineageGraph, starts: Iterable[str], skip_owner: str, keep: 
     return tuple(sorted(best.values(), key=lambda h: (h.lineage != "value", len(h.path), h.key)))
 
 
-def _pii_reach(project: DbtProject, graph: LineageGraph) -> dict[str, dict[str, list[PruneHop]]]:
-    """PII column -> the targets it reaches through value lineage that the policy forbids:
-    columns not tagged PII, columns of public or contracted models, exposures."""
-    out: dict[str, dict[str, list[PruneHop]]] = {}
+def pii_columns(project: DbtProject, graph: LineageGraph) -> dict[str, set[str]]:
+    """PII column -> the tagged columns that make it PII: each tagged column itself, and the
+    columns it passes through unchanged (passthrough or renamed, any depth up): the same
+    values, under another name."""
+    out: dict[str, set[str]] = defaultdict(set)
     for node in project.nodes.values():
         for c in node.columns:
             if not is_pii(c.tags, c.meta):
                 continue
-            key = column_key(node.unique_id, c.key_name(project.dialect))
-            targets = {}
-            for down, path in graph.walk(key, False).items():
-                owner = graph.column_model.get(down, down)
-                target = project.nodes.get(owner)
-                if owner.startswith("exposure."):
+            tagged = column_key(node.unique_id, c.key_name(project.dialect))
+            stack = [tagged]
+            while stack:
+                key = stack.pop()
+                if tagged in out[key]:
+                    continue
+                out[key].add(tagged)
+                lin = graph.lineages.get(graph.column_model.get(key, ""))
+                col = lin.column(graph.column_name[key]) if lin is not None else None
+                if col is not None and col.kind in (ColumnKind.PASSTHROUGH, ColumnKind.RENAMED):
+                    stack += [s.key for s in col.sources]
+    return out
+
+
+def _pii_reach(project: DbtProject, graph: LineageGraph, pii: Iterable[str]) -> dict[str, dict[str, list[PruneHop]]]:
+    """PII column -> the targets it reaches through value lineage that the policy forbids:
+    columns not tagged PII, columns of public or contracted models, exposures."""
+    out: dict[str, dict[str, list[PruneHop]]] = {}
+    for key in pii:
+        targets = {}
+        for down, path in graph.walk(key, False).items():
+            owner = graph.column_model.get(down, down)
+            target = project.nodes.get(owner)
+            if owner.startswith("exposure."):
+                targets[down] = path
+            elif target is not None:
+                col = target.column(graph.column_name[down], project.dialect)
+                tagged = col is not None and is_pii(col.tags, col.meta)
+                if not tagged or target.access == "public" or target.contract_enforced:
                     targets[down] = path
-                elif target is not None:
-                    col = target.column(graph.column_name[down], project.dialect)
-                    tagged = col is not None and is_pii(col.tags, col.meta)
-                    if not tagged or target.access == "public" or target.contract_enforced:
-                        targets[down] = path
-            if targets:
-                out[key] = targets
+        if targets:
+            out[key] = targets
     return out

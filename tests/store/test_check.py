@@ -242,6 +242,36 @@ def test_pii_newly_flowing_is_policy(tmp_path):
     assert report.failing("breaking") == [report.findings[0]]
 
 
+def test_pii_passed_through_by_a_tagged_column_is_policy(tmp_path):
+    """A project that tags PII on its marts only: customers.email (tagged) passes
+    stg_customers.email through unchanged, so stg_customers.email is PII too, and a new
+    column of customers taking values from it is a policy finding."""
+
+    def tag_marts_only(manifest):
+        source = manifest["sources"]["source.coffee_shop.shop.customers"]["columns"]["email"]
+        for col in (source, manifest["nodes"]["model.coffee_shop.stg_customers"]["columns"]["email"]):
+            col["tags"] = col["config"]["tags"] = []
+            col["meta"] = col["config"]["meta"] = {}
+
+    base = copy(EXAMPLE, tmp_path / "base")
+    edit_manifest(base, tag_marts_only)
+    target = copy(base, tmp_path)
+    edit_sql(
+        target,
+        "model.coffee_shop.customers",
+        "    customers.country_code,\n",
+        "    customers.country_code,\n    coalesce(lower(customers.country_code), lower(customers.email)) as account_state,\n",
+    )
+    report = check(base, target)
+    assert summary(report) == [
+        ("breaking", "customers", "account_state", ("added",), [], [], [], []),
+        ("policy", "stg_customers", "email", ("pii_flow",), ["customers"], [], [], []),
+    ]
+    assert report.findings[1].detail == (
+        "PII (passed unchanged into customers.email, customers_snapshot.email, tagged PII) now reaches customers.account_state"
+    )
+
+
 def test_documentation_and_pii_tag_changes_are_safe(tmp_path):
     target = copy(EXAMPLE, tmp_path)
 
