@@ -5,26 +5,31 @@ active build in Neo4j) column by column, from :func:`catalog.prune.diff_state` (
 column-aware comparison ``prune --state`` makes, from the analyzer's one parse). Every changed
 column becomes a :class:`Finding`: added, removed, renamed (same lineage and expression, new
 name), expression changed, lineage changed, data type changed, documentation or PII tag
-changed, or the model's rows changed (a condition: WHERE, JOIN, GROUP BY, ...). Each finding
-lists what it hits downstream, model columns, semantic-model elements, metrics, exposures and
-saved queries, with one path each, value lineage and condition lineage apart, and gets a class:
+changed, the model's rows changed (a condition: WHERE, JOIN, GROUP BY, ...), or it reads a
+column the change removes. Each finding lists what it hits downstream, model columns,
+semantic-model elements, metrics, exposures and saved queries, with one path each, value
+lineage and condition lineage apart (a removed column: what reads it, models changed in the
+same change included), and gets a class:
 
-- ``breaking``: a removed, renamed or retyped column that something downstream reads, or any
-  change but documentation to a column of a model with an enforced contract or ``access: public``;
+- ``breaking``: a removed, renamed or retyped column that something downstream reads, a column
+  that reads a removed one, or any change but documentation to a column of a model with an
+  enforced contract or ``access: public``;
 - ``partial``: values (or rows) change, and nothing reads a column that disappears;
 - ``safe``: added columns, documentation, columns nothing reads that disappear;
-- ``policy``: a PII-tagged column newly flows (value lineage, any depth) into a column not
-  tagged PII, into a public or contracted model, or into an exposure.
+- ``policy``: a PII column newly flows (value lineage, any depth) into a column not tagged PII,
+  into a public or contracted model, or into an exposure. A PII column is one tagged so, or one
+  that a tagged column passes through unchanged (passthrough or renamed, any depth up).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import defaultdict
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from catalog.analyze.records import ModelLineage, column_key
+from catalog.analyze.records import ColumnKind, ModelLineage, column_key
 from catalog.extract import DbtColumn, DbtNode, DbtProject, is_pii
 from catalog.prune import ColumnChange, LineageGraph, PruneHop, StateDiff, _hop_dict, diff_state, prune_state
 from catalog.store.keys import short_label
@@ -61,7 +66,9 @@ class Finding(BaseModel, frozen=True):
     unique_id: str  # the changed model
     model: str
     column: str  # "*": the model's rows
-    changes: tuple[str, ...]  # added, removed, renamed, expression, lineage, data_type, documentation, pii_tag, rows, pii_flow
+    # added, removed, renamed, expression, lineage, data_type, documentation, pii_tag, rows, pii_flow,
+    # reads_removed (it read a column the change removes)
+    changes: tuple[str, ...]
     severity: Severity
     detail: str = ""
     renamed_to: str | None = None
@@ -175,6 +182,9 @@ class _Checker:
         self.diff = diff
         self.old_graph, self.new_graph = old_graph, new_graph
         self.base = base
+        # the base's columns the change takes away: removed (or renamed) ones, removed models'
+        self.gone = {column_key(uid, c.column) for uid, found in diff.changes.items() for c in found if c.change == "removed"}
+        self.gone |= {key for uid in diff.removed_models for key in old_graph.model_columns.get(uid, ())}
 
     def run(self) -> CheckReport:
         findings: list[Finding] = []
@@ -213,6 +223,8 @@ class _Checker:
                 kinds, renamed_to = ("renamed",), renames[c.column]
             elif c.change in ("added", "removed", "rows"):
                 kinds = (c.change,)
+            elif self._reads_gone(uid, c.column):
+                kinds = ("reads_removed", *(a for a in c.aspects if a != "lineage"))
             else:
                 kinds = c.aspects or ("expression",)
             seen.add(c.column)
@@ -220,6 +232,26 @@ class _Checker:
             out.append(self._finding(node, c.column, kinds + docs, c.detail, renamed_to))
         out += self._doc_findings(uid, seen)
         return out
+
+    def _reads_gone(self, uid: str, name: str) -> bool:
+        """Whether a column read a column the change takes away, and the analysis now cannot
+        resolve it (its reason is in the change's detail)."""
+        old_lin, new_lin = self.old_lineages.get(uid), self.new_lineages.get(uid)
+        a, b = old_lin and old_lin.column(name), new_lin and new_lin.column(name)
+        return bool(a and b and not b.resolved and any(s.key in self.gone for s in a.sources))
+
+    def _still_reads(self, key: str) -> bool:
+        """Whether a column (or model) that read a removed column in the base reads it in the
+        change too: its model is unchanged, or the column went away as well, or it now reads a
+        column that is missing (the analysis cannot resolve it)."""
+        uid = self.old_graph.column_model.get(key, key)
+        if uid not in self.diff.changes:
+            return True
+        lin = self.new_lineages.get(uid)
+        if key == uid or lin is None:
+            return False
+        now = lin.column(self.old_graph.column_name[key])
+        return now is None or not now.resolved
 
     def _renames(self, uid: str, removed: list[str], added: list[str]) -> dict[str, str]:
         """old name -> new name, for a removed and an added column of the same value."""
@@ -289,15 +321,11 @@ class _Checker:
             return _collect(self.new_graph, starts, skip_owner=uid)
         key = column_key(uid, column)
         if kinds[0] in ("removed", "renamed"):
-            # who still reads it in the change, and who read it before: consumers (an exposure
-            # reads its models' columns) and models left unchanged (they still read it)
+            # who still reads it in the change, and who read it before and still does (see
+            # _still_reads), with models changed in the change too
             now = _collect(self.new_graph, [key], skip_owner=uid)
             seen = {h.key for h in now}
-            before = [
-                h
-                for h in _collect(self.old_graph, [key], skip_owner=uid)
-                if h.key not in seen and (h.kind != "column" or h.owner not in self.diff.changes)
-            ]
+            before = [h for h in _collect(self.old_graph, [key], skip_owner=uid, keep=self._still_reads) if h.key not in seen]
             return tuple(sorted([*now, *before], key=lambda h: (h.lineage != "value", len(h.path), h.key)))
         return _collect(self.new_graph, [key], skip_owner=uid)
 
@@ -307,6 +335,8 @@ class _Checker:
         if governed and not docs_only:
             what = "an enforced contract" if node.contract_enforced else "access: public"
             return "breaking", f"{node.display_name} has {what}"
+        if kinds[0] == "reads_removed":
+            return "breaking", "reads a removed column"
         disappears = kinds[0] in ("removed", "renamed") or "data_type" in kinds
         if disappears and hits:
             verb = {"removed": "removed", "renamed": "renamed"}.get(kinds[0], "retyped")
@@ -337,14 +367,13 @@ class _Checker:
 
     # ------------------------------------------------------------------ PII policy
     def _policy_findings(self) -> list[Finding]:
-        before = _pii_reach(self.old, self.old_graph)
-        after = _pii_reach(self.new, self.new_graph)
-        was_pii = {
-            column_key(n.unique_id, c.key_name(self.old.dialect)) for n in self.old.nodes.values() for c in n.columns if is_pii(c.tags, c.meta)
-        }
+        was_pii = pii_columns(self.old, self.old_graph)
+        pii = pii_columns(self.new, self.new_graph)
+        before = _pii_reach(self.old, self.old_graph, was_pii)
+        after = _pii_reach(self.new, self.new_graph, pii)
         out = []
         for key in sorted(after):
-            if key not in was_pii:  # newly tagged: a documentation change, not a new flow
+            if key not in was_pii:  # newly PII (a new tag): a documentation change, not a new flow
                 continue
             fresh = {t: p for t, p in after[key].items() if t not in before.get(key, {})}
             if not fresh:
@@ -355,6 +384,7 @@ class _Checker:
                 Hit(key=t, name=hit_name(self.new_graph, t, self.new_graph.column_model[t]), kind=_kind(self.new_graph.column_model[t]), owner=self.new_graph.column_model[t], lineage="value", path=tuple(p))
                 for t, p in sorted(fresh.items())
             )
+            through = "" if key in pii[key] else f" (passed unchanged into {', '.join(short_label(t) for t in sorted(pii[key]))}, tagged PII)"
             out.append(
                 Finding(
                     unique_id=uid,
@@ -362,7 +392,7 @@ class _Checker:
                     column=self.new_graph.column_name[key],
                     changes=("pii_flow",),
                     severity="policy",
-                    detail="PII now reaches " + ", ".join(h.name for h in hits),
+                    detail=f"PII{through} now reaches " + ", ".join(h.name for h in hits),
                     why="a PII column newly flows into a column not tagged PII, a public or contracted model, or an exposure",
                     hits=hits,
                 )
@@ -406,14 +436,15 @@ def hit_name(graph: LineageGraph, key: str, owner: str) -> str:
     return f"{owner.split('.', 1)[0]}:{short_label(key)}"
 
 
-def _collect(graph: LineageGraph, starts: Iterable[str], skip_owner: str) -> tuple[Hit, ...]:
+def _collect(graph: LineageGraph, starts: Iterable[str], skip_owner: str, keep: Callable[[str], bool] | None = None) -> tuple[Hit, ...]:
     """What the columns ``starts`` reach: through FEEDS first (value lineage), then what only a
-    condition reaches (condition lineage); one shortest path each, the owner's columns aside."""
+    condition reaches (condition lineage); one shortest path each, the owner's columns aside;
+    ``keep``: the columns and models the walk may go through."""
     best: dict[str, Hit] = {}
     for with_conditions in (False, True):
         lineage: Literal["value", "condition"] = "condition" if with_conditions else "value"
         for start in sorted(set(starts)):
-            for key, path in graph.walk(start, with_conditions).items():
+            for key, path in graph.walk(start, with_conditions, keep).items():
                 owner = graph.column_model.get(key, key)
                 if owner == skip_owner or key in best and (best[key].lineage == "value" or len(best[key].path) <= len(path)):
                     continue
@@ -422,26 +453,45 @@ def _collect(graph: LineageGraph, starts: Iterable[str], skip_owner: str) -> tup
     return tuple(sorted(best.values(), key=lambda h: (h.lineage != "value", len(h.path), h.key)))
 
 
-def _pii_reach(project: DbtProject, graph: LineageGraph) -> dict[str, dict[str, list[PruneHop]]]:
-    """PII column -> the targets it reaches through value lineage that the policy forbids:
-    columns not tagged PII, columns of public or contracted models, exposures."""
-    out: dict[str, dict[str, list[PruneHop]]] = {}
+def pii_columns(project: DbtProject, graph: LineageGraph) -> dict[str, set[str]]:
+    """PII column -> the tagged columns that make it PII: each tagged column itself, and the
+    columns it passes through unchanged (passthrough or renamed, any depth up): the same
+    values, under another name."""
+    out: dict[str, set[str]] = defaultdict(set)
     for node in project.nodes.values():
         for c in node.columns:
             if not is_pii(c.tags, c.meta):
                 continue
-            key = column_key(node.unique_id, c.key_name(project.dialect))
-            targets = {}
-            for down, path in graph.walk(key, False).items():
-                owner = graph.column_model.get(down, down)
-                target = project.nodes.get(owner)
-                if owner.startswith("exposure."):
+            tagged = column_key(node.unique_id, c.key_name(project.dialect))
+            stack = [tagged]
+            while stack:
+                key = stack.pop()
+                if tagged in out[key]:
+                    continue
+                out[key].add(tagged)
+                lin = graph.lineages.get(graph.column_model.get(key, ""))
+                col = lin.column(graph.column_name[key]) if lin is not None else None
+                if col is not None and col.kind in (ColumnKind.PASSTHROUGH, ColumnKind.RENAMED):
+                    stack += [s.key for s in col.sources]
+    return out
+
+
+def _pii_reach(project: DbtProject, graph: LineageGraph, pii: Iterable[str]) -> dict[str, dict[str, list[PruneHop]]]:
+    """PII column -> the targets it reaches through value lineage that the policy forbids:
+    columns not tagged PII, columns of public or contracted models, exposures."""
+    out: dict[str, dict[str, list[PruneHop]]] = {}
+    for key in pii:
+        targets = {}
+        for down, path in graph.walk(key, False).items():
+            owner = graph.column_model.get(down, down)
+            target = project.nodes.get(owner)
+            if owner.startswith("exposure."):
+                targets[down] = path
+            elif target is not None:
+                col = target.column(graph.column_name[down], project.dialect)
+                tagged = col is not None and is_pii(col.tags, col.meta)
+                if not tagged or target.access == "public" or target.contract_enforced:
                     targets[down] = path
-                elif target is not None:
-                    col = target.column(graph.column_name[down], project.dialect)
-                    tagged = col is not None and is_pii(col.tags, col.meta)
-                    if not tagged or target.access == "public" or target.contract_enforced:
-                        targets[down] = path
-            if targets:
-                out[key] = targets
+        if targets:
+            out[key] = targets
     return out

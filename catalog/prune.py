@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict, deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -304,8 +304,11 @@ class LineageGraph:
             out.append(model.model_copy(update={"columns": tuple(sorted(columns[uid]))}))
         return out
 
-    def _bfs(self, start: str, mixed: bool) -> dict[tuple[str, str], tuple[int, tuple[str, str] | None, tuple | None]]:
-        """Breadth-first from a column: node -> (depth, previous node, edge taken)."""
+    def _bfs(
+        self, start: str, mixed: bool, keep: Callable[[str], bool] | None = None
+    ) -> dict[tuple[str, str], tuple[int, tuple[str, str] | None, tuple | None]]:
+        """Breadth-first from a column: node -> (depth, previous node, edge taken); columns
+        and models ``keep`` refuses are neither reached nor passed through."""
         parent: dict[tuple[str, str], tuple[int, tuple[str, str] | None, tuple | None]] = {("c", start): (0, None, None)}
         queue = deque([("c", start)])
         while queue:
@@ -314,17 +317,17 @@ class LineageGraph:
             kind, key = node
             if kind == "c":
                 for down, typ, expr in self.feeds.get(key, ()):
-                    if ("c", down) not in parent:
+                    if ("c", down) not in parent and (keep is None or keep(down)):
                         parent[("c", down)] = (depth, node, ("feeds", typ, expr))
                         queue.append(("c", down))
                 if mixed:
                     for uid, clause in self.conditions.get(key, ()):
-                        if ("m", uid) not in parent:
+                        if ("m", uid) not in parent and (keep is None or keep(uid)):
                             parent[("m", uid)] = (depth, node, ("conditions", clause))
                             queue.append(("m", uid))
             elif mixed:
                 for col in self.model_columns.get(key, ()):
-                    if ("c", col) not in parent:
+                    if ("c", col) not in parent and (keep is None or keep(col)):
                         parent[("c", col)] = (depth, node, ("has",))
                         queue.append(("c", col))
         return parent
@@ -346,10 +349,11 @@ class LineageGraph:
         hops.reverse()
         return hops
 
-    def walk(self, start: str, with_conditions: bool) -> dict[str, list[PruneHop]]:
+    def walk(self, start: str, with_conditions: bool, keep: Callable[[str], bool] | None = None) -> dict[str, list[PruneHop]]:
         """Every column (or consumer) downstream of ``start`` with one shortest path: through
-        FEEDS only, or also through conditions (a reached model's rows, so all its columns)."""
-        parent = self._bfs(start, with_conditions)
+        FEEDS only, or also through conditions (a reached model's rows, so all its columns);
+        ``keep``: the columns and models the walk may go through."""
+        parent = self._bfs(start, with_conditions, keep)
         return {node[1]: self._path(parent, node) for node in parent if node[0] == "c" and node[1] != start}
 
     def _model(self, uid: str, lineage: str, via: str, reached: str, path: list[PruneHop]) -> PrunedModel:
@@ -581,13 +585,12 @@ def _model_changes(
         a, b = old_cols[name], new_cols[name]
         what = []
         aspects: dict[str, None] = {}
+        # with the SQL unchanged, the expression is too (a column read from a missing one
+        # has its name for expression): what changed is its lineage
         if definitions_old is not None and definitions_new is not None:
             if definitions_old.columns.get(name) != definitions_new.columns.get(name):
                 what.append(f"expression {a.expr!r} -> {b.expr!r}" if a.expr != b.expr else "expression (in a CTE or subquery)")
                 aspects["expression"] = None
-        elif a.expr != b.expr:
-            what.append(f"expression {a.expr!r} -> {b.expr!r}")
-            aspects["expression"] = None
         if sorted(s.key for s in a.sources) != sorted(s.key for s in b.sources):
             gone = sorted({s.key for s in a.sources} - {s.key for s in b.sources})
             came = sorted({s.key for s in b.sources} - {s.key for s in a.sources})
@@ -597,7 +600,7 @@ def _model_changes(
             what.append(f"type {a.kind.value} -> {b.kind.value}")
             aspects["lineage"] = None
         if a.resolved != b.resolved:
-            what.append(f"resolved {a.resolved} -> {b.resolved}")
+            what.append(f"resolved {a.resolved} -> {b.resolved}" + (f" ({b.reason})" if b.reason else ""))
             aspects["lineage"] = None
         if name in old_types and name in new_types and old_types[name] != new_types[name]:
             what.append(f"data type {old_types[name] or '?'} -> {new_types[name] or '?'}")

@@ -102,6 +102,28 @@ class _ModelFingerprint:
             return cols is None or name in cols
         return True
 
+    def _has(self, source: Any, name: str) -> bool:
+        """Whether a relation surely has the column: then a projection reading the name reads
+        that column, not another projection's alias (as the analysis resolves it)."""
+        if isinstance(source, exp.Table):
+            uid = self._table_uid(source)
+            cols = self.table_columns(uid) if uid else None
+            return cols is not None and name in cols
+        if not isinstance(source, Scope) or not isinstance(source.expression, exp.Select):
+            return False
+        names, _ = self._names(source)
+        if name in names:
+            return True
+        for p in self._projections(source):
+            star = p.this if isinstance(p, exp.Column) else p
+            if not _is_star(p) or any(star.args.values()):  # EXCLUDE, REPLACE, RENAME: not followed
+                continue
+            table = p.table if isinstance(p, exp.Column) else ""
+            inner = [source.sources.get(table)] if table else [s for _, s in source.selected_sources.values()]
+            if any(self._has(s, name) for s in inner):
+                return True
+        return False
+
     # ------------------------------------------------------------------ value of a column
     def value(self, name: str, scope: Scope) -> str:
         key = (id(scope), name)
@@ -335,10 +357,13 @@ class _ModelFingerprint:
             if isinstance(src, (Scope, exp.Table)):
                 return self._source_token(src, name)
             return "x:" + ".".join(p.name.lower() for p in col.parts)
-        cands = [self._source_token(src, name) for _, src in scope.selected_sources.values() if self._may_have(src, name)]
+        sources = [src for _, src in scope.selected_sources.values()]
+        cands = [self._source_token(src, name) for src in sources if self._may_have(src, name)]
         names, _ = self._names(scope)
         if name in names and name != own and isinstance(scope.expression, exp.Select):
-            cands.append("a:" + self.value(name, scope))  # a projection's alias, read in a clause
+            # a projection's alias, read in a clause, or in a projection when no relation has the name
+            if own is None or not any(self._has(src, name) for src in sources):
+                cands.append("a:" + self.value(name, scope))
         return "|".join(sorted(set(cands))) if cands else "x:" + name
 
     def _table_uid(self, table: exp.Table) -> str | None:

@@ -41,3 +41,11 @@ def edit_measure_expr(target: Path, semantic_model: str, measure: str, expr: str
                 m["expr"] = expr
 
     edit_manifest(target, change)
+
+
+def drop_catalog_column(target: Path, uid: str, column: str) -> None:
+    """Remove a column from catalog.json, as `dbt docs generate` would after it left the model."""
+    path = target / "catalog.json"
+    catalog = json.loads(path.read_text())
+    del catalog["nodes"][uid]["columns"][column]
+    path.write_text(json.dumps(catalog))

@@ -20,13 +20,18 @@ from typer.testing import CliRunner
 from catalog.check import CheckReport, check_states
 from catalog.cli.app import app
 from catalog.extract import load_project
-from catalog.prune import analyze_states
+from catalog.prune import analyze_states, prune_state
 from catalog.report.check_md import check_markdown
-from edits import edit_catalog_type, edit_manifest, edit_measure_expr, edit_sql
+from edits import drop_catalog_column, edit_catalog_type, edit_manifest, edit_measure_expr, edit_sql
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coffee_shop" / "target"
 STG_ORDERS = "model.coffee_shop.stg_orders"
 EVALUATOR = "model.dbt_project_evaluator_integration_tests"
+JAFFLE = "model.jaffle_shop"
+# jaffle-shop's stg_orders: `tax_paid as tax_paid_cents` beside `(tax_paid / 100)::numeric(16, 2)
+# as tax_paid`; orders is `select orders.*` over it, customers sums orders.tax_paid into
+# lifetime_tax_paid, and the semantic model orders has a measure over orders.tax_paid
+TAX_PAID = "        (tax_paid / 100)::numeric(16, 2) as tax_paid,\n"
 DROP_STATUS = (",\n    coalesce(lower(trim(status)), 'unknown') as status", "")
 
 
@@ -128,6 +133,73 @@ def test_change_a_measure_expr_jaffle_shop(shared_dir, tmp_path):
     assert summary(report) == [("partial", "semantic_model:orders", "order_total", ("expression",), [], ["order_total"], [], ["order_metrics"])]
 
 
+def prune_summary(base: Path, target: Path) -> dict[str, tuple]:
+    """``prune --state``: per model, why it is in, the columns that change, its own changes."""
+    old, new = load_project(base), load_project(target)
+    old_lineages, lineages = analyze_states(old, new, jobs=1)
+    plan = prune_state(old, old_lineages, new, lineages)
+    return {m.name: (m.lineage, m.columns, [(c.column, c.change, c.detail) for c in m.changes]) for m in plan.models}
+
+
+@pytest.mark.corpus
+def test_a_column_beside_a_changed_cast_is_not_reported(shared_dir, tmp_path):
+    """tax_paid_cents reads the relation's tax_paid, not the projection tax_paid beside it:
+    its expression and lineage are unchanged, so neither check nor prune reports it."""
+    base = shared_dir / "corpus" / "jaffle-shop" / "target"
+    target = copy(base, tmp_path)
+    edit_sql(target, f"{JAFFLE}.stg_orders", "(tax_paid / 100)::numeric(16, 2)", "(tax_paid / 100)::numeric(18, 2)")
+    for model in ("stg_orders", "orders"):
+        edit_catalog_type(target, f"{JAFFLE}.{model}", "tax_paid", "DECIMAL(18,2)")
+    report = check(base, target)
+    assert summary(report) == [
+        ("breaking", "orders", "tax_paid", ("data_type",), ["customers"], [], [], []),
+        ("breaking", "stg_orders", "tax_paid", ("expression", "data_type"), ["customers", "orders"], [], [], []),
+    ]
+    assert prune_summary(base, target) == {
+        "customers": ("value", ("lifetime_tax_paid",), []),
+        "orders": ("changed", ("tax_paid",), [("tax_paid", "modified", "data type decimal(16,2) -> decimal(18,2)")]),
+        "stg_orders": (
+            "changed", ("tax_paid",),
+            [("tax_paid", "modified", "expression 'CAST((tax_paid / 100) AS DECIMAL(16, 2))' -> 'CAST((tax_paid / 100) AS "
+              "DECIMAL(18, 2))'; data type decimal(16,2) -> decimal(18,2)")],
+        ),
+    }  # fmt: skip
+
+
+@pytest.mark.corpus
+def test_a_removed_column_lists_its_readers_changed_with_it(shared_dir, tmp_path):
+    """stg_orders.tax_paid removed, catalog.json regenerated: orders' `select orders.*` loses
+    it too, and customers' sum(orders.tax_paid) reads a missing column. Both models change in
+    the same change, and both still read it."""
+    base = shared_dir / "corpus" / "jaffle-shop" / "target"
+    target = copy(base, tmp_path)
+    edit_sql(target, f"{JAFFLE}.stg_orders", TAX_PAID, "")
+    for model in ("stg_orders", "orders"):
+        drop_catalog_column(target, f"{JAFFLE}.{model}", "tax_paid")
+    report = check(base, target)
+    assert summary(report) == [
+        ("breaking", "customers", "lifetime_tax_paid", ("reads_removed",), [], [], [], []),
+        ("breaking", "orders", "tax_paid", ("removed",), ["customers"], [], [], []),
+        ("breaking", "stg_orders", "tax_paid", ("removed",), ["customers", "orders"], [], [], []),
+    ]
+    reader, _, removed = report.findings
+    assert reader.why == "reads a removed column"
+    assert reader.detail == (
+        "sources -model.jaffle_shop.orders.tax_paid; type derived -> unknown; resolved True -> False"
+        " (column orders.tax_paid not found in its relation)"
+    )
+    assert [(h.name, [p.to_key for p in h.path]) for h in removed.hits] == [
+        ("orders.tax_paid", [f"{JAFFLE}.orders.tax_paid"]),
+        ("customers.lifetime_tax_paid", [f"{JAFFLE}.orders.tax_paid", f"{JAFFLE}.customers.lifetime_tax_paid"]),
+        ("semantic_model:orders.tax_paid", [f"{JAFFLE}.orders.tax_paid", "semantic_model.jaffle_shop.orders.tax_paid"]),
+    ]
+    assert prune_summary(base, target) == {
+        "customers": ("changed", ("lifetime_tax_paid",), [("lifetime_tax_paid", "modified", reader.detail)]),
+        "orders": ("changed", (), [("tax_paid", "removed", "")]),
+        "stg_orders": ("changed", (), [("tax_paid", "removed", "")]),
+    }
+
+
 @pytest.mark.corpus
 def test_jaffle_shop_semantic_layer_is_read(shared_dir):
     project = load_project(shared_dir / "corpus" / "jaffle-shop" / "target")
@@ -168,6 +240,36 @@ def test_pii_newly_flowing_is_policy(tmp_path):
         ("safe", "stg_customers", "greeting_name", ("added",), [], [], [], []),
     ]
     assert report.failing("breaking") == [report.findings[0]]
+
+
+def test_pii_passed_through_by_a_tagged_column_is_policy(tmp_path):
+    """A project that tags PII on its marts only: customers.email (tagged) passes
+    stg_customers.email through unchanged, so stg_customers.email is PII too, and a new
+    column of customers taking values from it is a policy finding."""
+
+    def tag_marts_only(manifest):
+        source = manifest["sources"]["source.coffee_shop.shop.customers"]["columns"]["email"]
+        for col in (source, manifest["nodes"]["model.coffee_shop.stg_customers"]["columns"]["email"]):
+            col["tags"] = col["config"]["tags"] = []
+            col["meta"] = col["config"]["meta"] = {}
+
+    base = copy(EXAMPLE, tmp_path / "base")
+    edit_manifest(base, tag_marts_only)
+    target = copy(base, tmp_path)
+    edit_sql(
+        target,
+        "model.coffee_shop.customers",
+        "    customers.country_code,\n",
+        "    customers.country_code,\n    coalesce(lower(customers.country_code), lower(customers.email)) as account_state,\n",
+    )
+    report = check(base, target)
+    assert summary(report) == [
+        ("breaking", "customers", "account_state", ("added",), [], [], [], []),
+        ("policy", "stg_customers", "email", ("pii_flow",), ["customers"], [], [], []),
+    ]
+    assert report.findings[1].detail == (
+        "PII (passed unchanged into customers.email, customers_snapshot.email, tagged PII) now reaches customers.account_state"
+    )
 
 
 def test_documentation_and_pii_tag_changes_are_safe(tmp_path):

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from catalog.cli.app import app
 from catalog.history import diff_builds
 from catalog.report.history import diff_markdown, diff_table
-from edits import edit_catalog_type, edit_manifest, edit_sql
+from edits import drop_catalog_column, edit_catalog_type, edit_manifest, edit_sql
 from test_prune import neo4j_env
 
 pytestmark = pytest.mark.neo4j
@@ -23,9 +23,7 @@ def _edit(target):
     # a column with no upstream (nothing in the edges shows it), and one dropped
     edit_sql(target, STG_ORDERS, "as status\n", "as status,\n    1 as flag\n")
     edit_sql(target, STG_PAYMENTS, "    lower(payment_method) as payment_method,\n", "")
-    catalog = json.loads((target / "catalog.json").read_text())
-    del catalog["nodes"][STG_PAYMENTS]["columns"]["payment_method"]  # as `dbt docs generate` would
-    (target / "catalog.json").write_text(json.dumps(catalog))
+    drop_catalog_column(target, STG_PAYMENTS, "payment_method")
     edit_catalog_type(target, STG_ORDERS, "order_date", "TIMESTAMP")
 
     def docs(manifest):

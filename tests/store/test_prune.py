@@ -13,6 +13,7 @@ Expected sets come from reading examples/coffee_shop/target/compiled (see each c
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -289,6 +290,22 @@ def test_state_change_inside_a_cte_is_a_column_change(example, example_copy):
         "customer_orders_daily": ("value", 1),  # sum(amount_paid)
         "customer_segments": ("value", 2),
     }
+
+
+def test_state_a_name_reads_the_relation_before_a_projection(example, example_copy, tmp_path):
+    # stg_orders: `ordered_at::timestamp as ordered_at`, and `cast(ordered_at as date) as
+    # order_date`, which reads raw_orders.ordered_at, not the projection beside it
+    edit_sql(example_copy, STG_ORDERS, "ordered_at::timestamp as ordered_at", "ordered_at::timestamptz as ordered_at")
+    plan = prune_state(*states(example, example_copy))
+    assert [(c.column, c.change) for c in by_name(plan, "stg_orders").changes] == [("ordered_at", "modified")]
+    # a name no relation has reads the projection (a lateral alias): it changes with it
+    base, target = tmp_path / "base", tmp_path / "lateral"
+    shutil.copytree(example, base)
+    edit_sql(base, STG_ORDERS, "as order_date,\n", "as order_date,\n    order_date + 1 as next_day,\n")
+    shutil.copytree(base, target)
+    edit_sql(target, STG_ORDERS, "cast(ordered_at as date) as order_date", "cast(ordered_at as date) - 1 as order_date")
+    plan = prune_state(*states(base, target))
+    assert [(c.column, c.change) for c in by_name(plan, "stg_orders").changes] == [("next_day", "modified"), ("order_date", "modified")]
 
 
 def test_state_star_replace_changes_only_the_replaced_column(example, example_copy):
