@@ -71,8 +71,9 @@ def check(
     (--project, default the manifest's project name), from the records that build kept of what
     it read: the same answers as --state with the target folder that build was made from.
 
-    breaking: a removed, renamed or retyped column something downstream reads, or any change
-    but documentation to a column of a model with an enforced contract or access: public.
+    breaking: a removed, renamed or retyped column something downstream reads, a column that
+    now reads a removed one (reads_removed), or any change but documentation to a column of a
+    model with an enforced contract or access: public.
     policy: a PII column newly flows (value lineage) into a column not tagged PII, a public or
     contracted model, or an exposure. partial: values or rows change downstream. safe: added
     columns, documentation, columns nothing reads.
