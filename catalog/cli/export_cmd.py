@@ -98,7 +98,7 @@ def export(
 
     data = read_input(
         path, dialect=dialect, jobs=jobs, project=project, build=build,
-        uri=uri, user=user, password=password, database=database, timeout=timeout,
+        uri=uri, user=user, password=password, database=database, timeout=timeout, consumers=False,
     )  # fmt: skip
     if dataset_namespace is None:
         dataset_namespace, missing = default_dataset_namespace(data)

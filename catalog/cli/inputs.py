@@ -36,7 +36,7 @@ def read_input(
     password: str | None,
     database: str | None,
     timeout: float | None = None,
-    consumers: bool = False,
+    consumers: bool,
 ) -> ExportInput:
     """The project's nodes and lineage, from PATH's artifacts or from a stored build; with
     ``consumers``, its semantic models, metrics, exposures and saved queries too."""

@@ -84,7 +84,7 @@ def report(
             if explorer is not None:  # the explorer's modules (and sqlglot) only when asked for
                 from catalog.export.stored import stored_export_input
 
-                explored = stored_export_input(catalog)
+                explored = stored_export_input(catalog, consumers=True)
         href = None
         if explorer is not None and explored is not None and target is not None:
             from catalog.report.explorer import write_explorer

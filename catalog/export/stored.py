@@ -45,7 +45,7 @@ CONSUMER_RECORDS = {
 }
 
 
-def stored_export_input(catalog: Catalog, *, consumers: bool = False) -> ExportInput:
+def stored_export_input(catalog: Catalog, *, consumers: bool) -> ExportInput:
     """The export's input from the build ``catalog`` reads (its project and build); with
     ``consumers``, its semantic models, metrics, exposures and saved queries too."""
     graph, project, build_id = catalog.graph, catalog.project, catalog.build_id

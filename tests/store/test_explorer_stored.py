@@ -47,6 +47,24 @@ def test_stored_build_gives_the_page_of_its_artifacts(build, project_name, examp
     assert {"semantic_model", "metric", "exposure"} <= kinds and stored["uses"] and stored["node_uses"]
 
 
+def test_report_writes_the_explorer_that_explore_writes(build, project_name, example, neo4j_env, tmp_path):
+    build_id = build(example, project_name).build_id
+    build(example, project_name)  # a later build (a no-op): both commands are asked for the first
+    picked = ["--project", project_name, "--build", str(build_id)]
+    explored, reported = tmp_path / "explore.html", tmp_path / "from-report.html"
+    done = runner.invoke(app, ["explore", *picked, "-o", str(explored)], env=neo4j_env)
+    assert done.exit_code == 0, done.output
+    done = runner.invoke(app, ["report", *picked, "-o", str(tmp_path / "r.html"), "--explorer", str(reported)], env=neo4j_env)
+    assert done.exit_code == 0, done.output
+
+    assert reported.read_bytes() == explored.read_bytes()
+    data = _page_data(reported.read_text(encoding="utf-8"))
+    assert data["build"] == build_id
+    names = {(n[0], n[1]) for n in data["nodes"]}
+    assert {("semantic_model", "orders"), ("metric", "revenue"), ("exposure", "sales_dashboard")} <= names
+    assert data["uses"] and data["node_uses"]
+
+
 def test_report_links_every_column_to_the_explorer(build, project_name, example, neo4j_env, tmp_path):
     build(example, project_name)
     report, explore = tmp_path / "r.html", tmp_path / "pages" / "explore.html"
