@@ -92,9 +92,12 @@ class ConsumerNode(BaseModel):
     depends_on: tuple[str, ...] = ()  # the nodes and consumers it reads
 
 
-def export_input(project: DbtProject, lineages: dict[str, ModelLineage], *, consumers: bool = False) -> ExportInput:
-    """The export's input from artifacts read by ``load_project`` and analyzed by ``analyze_project``;
-    with ``consumers``, also the project's semantic models, metrics, exposures and saved queries."""
+def export_input(
+    project: DbtProject, lineages: dict[str, ModelLineage], *, consumers: bool = False, build_id: int | None = None
+) -> ExportInput:
+    """The export's input from artifacts read by ``load_project`` and analyzed by ``analyze_project``,
+    or from the records and lineage of stored build ``build_id``; with ``consumers``, also the
+    project's semantic models, metrics, exposures and saved queries."""
     extra: dict[str, Any] = {}
     if consumers:
         from catalog.analyze.semantic import semantic_lineage
@@ -106,6 +109,7 @@ def export_input(project: DbtProject, lineages: dict[str, ModelLineage], *, cons
         adapter_type=project.adapter_type,
         dialect=project.dialect,
         generated_at=project.generated_at,
+        build_id=build_id,
         relations=project.nodes,
         lineages=lineages,
         **extra,

@@ -1,11 +1,13 @@
-"""The records a build read, kept so that a change can be compared with a build.
+"""The records a build read, kept so that a change can be compared with a build and a build
+exported as its artifacts are.
 
 Every model, seed, snapshot and source is stored as the typed record extraction made of it
 (:class:`catalog.extract.DbtNode`: SQL, columns, types, documentation, config), as JSON on a
 versioned ``(:Project)-[:RECORDS {since, until, record, sha256}]->(:Model)``; consumers keep
 theirs on ``DEFINES`` (:mod:`catalog.store.consumers`). :func:`load_build_project` makes the
 project of a build back from them, so ``catalog check PATH`` compares PATH with the active
-build exactly as ``--state`` compares it with the target folder that build was made from.
+build exactly as ``--state`` compares it with the target folder that build was made from, and
+``catalog export`` and ``catalog explore`` of a build read its nodes as the artifacts give them.
 """
 
 from __future__ import annotations
@@ -95,14 +97,15 @@ def load_build_project(graph: Graph, name: str, build: dict[str, Any]) -> DbtPro
     if not nodes:
         raise NotFound(
             f"build {build['id']} of {name!r} holds no records of what it read (it was made by an older catalog): "
-            "run `catalog build` again, or compare with a target folder (--state)"
+            "run `catalog build` again (`catalog check` can also compare with a target folder, --state)"
         )
     return DbtProject(
         name=name,
         target_dir="",
-        adapter_type=build.get("dialect") or "",
+        adapter_type=build.get("adapter_type") or build.get("dialect") or "",
         dialect=build.get("dialect") or "",
         dbt_version=None,
+        generated_at=build.get("generated_at"),
         manifest_sha256=build.get("manifest_sha256") or "",
         catalog_sha256=build.get("catalog_sha256"),
         nodes=nodes,

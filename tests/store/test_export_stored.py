@@ -63,6 +63,47 @@ def test_each_build_exports_its_own_lineage(build, graph, project_name, example,
     assert now != before
 
 
+def test_a_model_missing_from_catalog_json_has_its_yaml_columns_in_yaml_order(build, graph, project_name, example_copy):
+    # customers is not in catalog.json, and its YAML lists its columns in another order than its
+    # select does, with one the select no longer produces
+    uid = "model.coffee_shop.customers"
+    catalog_path, manifest_path = example_copy / "catalog.json", example_copy / "manifest.json"
+    catalog = json.loads(catalog_path.read_text())
+    del catalog["nodes"][uid]
+    catalog_path.write_text(json.dumps(catalog))
+    manifest = json.loads(manifest_path.read_text())
+    columns = manifest["nodes"][uid]["columns"]
+    yaml = dict(reversed(columns.items()))
+    yaml["loyalty_tier"] = {**columns["email"], "name": "loyalty_tier", "description": "No longer selected."}
+    manifest["nodes"][uid]["columns"] = yaml
+    manifest_path.write_text(json.dumps(manifest))
+    build(example_copy, project_name)
+
+    stored = openlineage_events(stored_export_input(Catalog(graph, project_name), consumers=False), job_namespace=NS)
+    assert stored == _from_artifacts(example_copy)
+    event = next(e for e in stored if e["job"]["name"] == uid)
+    fields = [(f["name"], f.get("type"), f["ordinal_position"]) for f in event["outputs"][0]["facets"]["schema"]["fields"]]
+    assert fields == [
+        ("rank_in_country", None, 1), ("lifetime_value", None, 2), ("first_order_id", None, 3), ("country_name", None, 4),
+        ("email", None, 5), ("full_name", None, 6), ("customer_id", None, 7), ("loyalty_tier", None, 8),
+    ]  # fmt: skip
+    read_by = next(e for e in stored if e["job"]["name"] == "model.coffee_shop.customer_segments")
+    read = next(d for d in read_by["inputs"] if d["name"] == event["outputs"][0]["name"])
+    assert read["facets"]["schema"] == event["outputs"][0]["facets"]["schema"]
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", ["dbt-project-evaluator", "fivetran-hubspot"])
+def test_corpus_build_gives_the_events_of_its_artifacts(build, graph, project_name, shared_dir, name):
+    """Columns the analysis does not give as the artifacts do: catalog.json's order where the
+    select's differs (dbt-project-evaluator's int_all_graph_resources), YAML columns the SQL does
+    not produce (fivetran-hubspot's history models), as outputs and as inputs of their readers."""
+    target = shared_dir / "corpus" / name / "target"
+    build(target, project_name)
+    stored = openlineage_events(stored_export_input(Catalog(graph, project_name), consumers=False), job_namespace=NS)
+    assert stored == _from_artifacts(target)
+
+
 def test_path_and_build_together_is_a_usage_error(example):
     done = runner.invoke(app, ["export", str(example), "--build", "1"])
     assert done.exit_code == 2
