@@ -79,7 +79,16 @@ class Finding(BaseModel, frozen=True):
         return sorted({h.name.split(":", 1)[-1] for h in self.hits if h.kind == kind})
 
     def hit_models(self) -> list[str]:
-        return sorted({short_label(h.owner) if h.owner.count(".") >= 2 else h.owner for h in self.hits if h.kind == "column"})
+        return sorted(set(self.hit_model_counts()))
+
+    def hit_model_counts(self) -> dict[str, int]:
+        """Model name -> how many of its columns this finding hits."""
+        counts: dict[str, int] = {}
+        for h in self.hits:
+            if h.kind == "column":
+                name = short_label(h.owner) if h.owner.count(".") >= 2 else h.owner
+                counts[name] = counts.get(name, 0) + 1
+        return counts
 
 
 class CheckReport(BaseModel):
@@ -152,7 +161,7 @@ def check_states(
     report = _Checker(old, old_lineages, new, new_lineages, diff, old_graph, new_graph, base).run()
     hit = {h.key for f in report.findings for h in f.hits if h.kind == "exposure"}
     owners = {e.name: e.owner for uid, e in new.exposures.items() if uid in hit and e.owner}
-    selector = prune_state(old, old_lineages, new, new_lineages).selector()
+    selector = prune_state(old, old_lineages, new, new_lineages, diff=diff).selector()
     files = {f.unique_id: new.nodes[f.unique_id].path or "" for f in report.findings if f.unique_id in new.nodes}
     return report.model_copy(update={"selector": selector, "exposure_owners": owners, "files": files})
 

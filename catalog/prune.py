@@ -488,9 +488,11 @@ def prune_state(
     new: DbtProject,
     new_lineages: dict[str, ModelLineage],
     also_changed: list[str] | None = None,
+    diff: StateDiff | None = None,
 ) -> PrunePlan:
-    """``--state``: compare two targets of one project and prune from what changed."""
-    diff = diff_state(old, old_lineages, new, new_lineages)
+    """``--state``: compare two targets of one project and prune from what changed (``diff``:
+    their :func:`diff_state`, when the caller has made it already)."""
+    diff = diff or diff_state(old, old_lineages, new, new_lineages)
     graph = LineageGraph(new, new_lineages)
     extra = [graph.resolve(n) for n in also_changed or []]
     keys = sorted(set(diff.start_keys) | set(extra))

@@ -69,7 +69,7 @@ def finding_details(f: Finding, owners: list[str], paths: int = PATHS, models: i
             + ", ".join(f"{kinds[k]} {label}" for k, label in KIND_LABELS if kinds[k])
             + f" ({by_lineage['value']} by value, {by_lineage['condition']} by condition only)."
         )
-        per_model = Counter(short_label(h.owner) if h.owner.count(".") >= 2 else h.owner for h in f.hits if h.kind == "column")
+        per_model = f.hit_model_counts()
         if per_model:
             named = [f"{code(m, table=False)} {n}" for m, n in sorted(per_model.items(), key=lambda kv: (-kv[1], kv[0]))[:models]]
             rest = len(per_model) - len(named)
