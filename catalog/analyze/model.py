@@ -46,7 +46,15 @@ from catalog.analyze.kinds import (
     merge_window_refs,
     output_identifier,
 )
-from catalog.analyze.names import Derived, NameResolution, Relation, Source, Unknown
+from catalog.analyze.names import (
+    ALIAS_FIRST_DIALECTS,
+    LATERAL_ALIAS_DIALECTS,
+    Derived,
+    NameResolution,
+    Relation,
+    Source,
+    Unknown,
+)
 from catalog.analyze.packed import Packed, PackedColumn, unpack
 from catalog.analyze.records import ConditionClause, ModelLineage, ModelStatus
 from catalog.analyze.relations import EPHEMERAL_PREFIX, RelationIndex
@@ -127,6 +135,8 @@ class ModelAnalyzer(SetOperations):
         self.table_columns = table_columns
         self.may_use_columns = "columns" in sql.lower()  # DuckDB's COLUMNS(...) star expression
         self.positional_params = dialect == "snowflake"  # $1 is the first column, not a bind parameter
+        self.lateral_aliases = dialect in LATERAL_ALIAS_DIALECTS  # see catalog.analyze.names
+        self.aliases_first = dialect in ALIAS_FIRST_DIALECTS
         self.conditions: set[tuple[Ref, ConditionClause]] = set()
         self._memo: dict[int, Output] = {}
         self._in_progress: dict[int, Output | None] = {}

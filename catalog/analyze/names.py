@@ -1,7 +1,13 @@
 """Name resolution: what a SELECT reads from (dbt relations, CTEs, subqueries, table
 functions) and which of them a column reference means. Qualified names go to their relation;
 an unqualified name goes to the one relation that has it, or to the one relation of unknown
-columns when no other could; USING keys merge both sides. Nothing is guessed."""
+columns when no other could; USING keys merge both sides. Nothing is guessed.
+
+A name may also be an alias the same SELECT defined earlier (a lateral column alias), as the
+warehouse reads it: in the dialects of ``LATERAL_ALIAS_DIALECTS`` a column of a relation wins
+over the alias where the relation is known to have one (the alias where ``ALIAS_FIRST_DIALECTS``),
+and the alias is what the name means where no relation is known to have it, also over
+relations whose columns are unknown (a file, an undocumented source, ``select *`` of them)."""
 
 from __future__ import annotations
 
@@ -14,6 +20,13 @@ from catalog.analyze.records import ConditionClause
 
 if TYPE_CHECKING:
     from catalog.analyze.model import ModelAnalyzer
+
+# Dialects whose SELECT may use an alias it defined earlier, in its later items and in WHERE,
+# GROUP BY, HAVING and QUALIFY: ``select a * 2 as d, d + 1 as e``.
+LATERAL_ALIAS_DIALECTS = frozenset({"duckdb", "snowflake", "redshift", "databricks", "spark", "spark2", "clickhouse"})
+# ... where such an alias wins over a relation's column of that name (ClickHouse, with its
+# default ``prefer_column_name_to_alias = 0``); in the others the column wins.
+ALIAS_FIRST_DIALECTS = frozenset({"clickhouse"})
 
 
 class Source:
@@ -146,13 +159,18 @@ class NameResolution:
             if self.parent is not None:
                 return self.parent.resolve(col, allow_alias=False)
             return Lin(frozenset(), UNKNOWN, False, f"unknown table alias {col.table!r} for column {col.name!r}")
+        alias = self.aliases.get(name) if allow_alias else None
+        if alias is not None and self.a.aliases_first:
+            return alias
         if name in self.using:
             return self.using[name]
         found = self._find_unqualified(name)
         if found is not None:
+            if alias is not None and self.a.lateral_aliases and not self._known_here(name):
+                return alias  # no relation here is known to have it: the alias is what the warehouse reads
             return found
-        if allow_alias and name in self.aliases:
-            return self.aliases[name]
+        if alias is not None:
+            return alias
         if self.parent is not None:
             outer = self.parent.resolve(col, allow_alias=False)
             if outer.resolved or self._all_unknown_sources():
@@ -225,6 +243,10 @@ class NameResolution:
                 return Lin(frozenset(), UNKNOWN, False, f"column {name!r}: this query's relation or the outer query's")
             return unknown[0].get(name)
         return None
+
+    def _known_here(self, name: str) -> bool:
+        """Whether a relation of this SELECT is known to have the column."""
+        return any(src.has(name) for src in self.sources.values())
 
     def has_known(self, name: str) -> bool:
         """Whether a relation here or in an enclosing query is known to have the column."""
