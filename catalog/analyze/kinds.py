@@ -74,6 +74,56 @@ class Output:
     # names its star excluded; any other name read from this output comes from it
     open_source: Source | None = None
     open_excluded: frozenset[str] = frozenset()
+    renamed: frozenset[str] = frozenset()  # names the warehouse gave duplicate names (Selected)
+
+
+# How a warehouse names the columns of a table or view whose SELECT gives one name twice:
+DEDUPING_DIALECTS = frozenset({"duckdb"})  # the later ones become name_1, name_2, ...
+# ... or it refuses to create it ("column specified more than once", "duplicate column name")
+REFUSING_DIALECTS = frozenset(
+    {"postgres", "snowflake", "bigquery", "redshift", "databricks", "spark", "spark2", "trino", "presto", "athena", "mysql", "tsql", "oracle"}
+)
+
+
+class Selected:
+    """The columns a SELECT gives, in order, as its items and stars add them.
+
+    A name given twice is one column with the later lineage, unless ``dedupe`` (DuckDB, which
+    names the later column ``name_1``, ``name_2``, ...: the first suffix no column has taken)."""
+
+    __slots__ = ("names", "cols", "exprs", "dedupe", "renamed", "twice")
+
+    def __init__(self, dedupe: bool):
+        self.names: list[str] = []
+        self.cols: dict[str, Lin] = {}
+        self.exprs: dict[str, exp.Expression | str] = {}
+        self.dedupe = dedupe
+        self.renamed: set[str] = set()  # names the warehouse gave duplicates
+        self.twice: list[tuple[str, exp.Expression | str, exp.Expression | str]] = []  # (name, first, second)
+
+    def add(self, name: str, lin: Lin, expr: exp.Expression | str, explicit: bool = False) -> str:
+        """Add a column; returns its name. ``explicit``: a SELECT item, whose expression is kept
+        over a star's for a name given twice."""
+        cols = self.cols
+        if name not in cols:
+            self.names.append(name)
+            cols[name] = lin
+            self.exprs[name] = expr
+            return name
+        if not self.dedupe:
+            self.twice.append((name, self.exprs[name], expr))
+            cols[name] = lin
+            if explicit:
+                self.exprs[name] = expr
+            return name
+        n = 1
+        while f"{name}_{n}" in cols:
+            n += 1
+        new = f"{name}_{n}"
+        if lin.kind == PASS:  # a bare column under the warehouse's new name
+            lin = Lin(lin.sources, RENAMED, lin.resolved, lin.reason, lin.window_refs, lin.defined_by)
+        self.renamed.add(new)
+        return self.add(new, lin, expr)
 
 
 def lower(name: str) -> str:

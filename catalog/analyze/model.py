@@ -31,8 +31,10 @@ from sqlglot.optimizer.scope import Scope, build_scope
 from catalog.analyze.conditions import ConditionCollection, columns_in, walk_value
 from catalog.analyze.fingerprint import TableColumns, definitions
 from catalog.analyze.kinds import (
+    DEDUPING_DIALECTS,
     DERIVED,
     PASS,
+    REFUSING_DIALECTS,
     RENAMED,
     SOURCE,
     UNKNOWN,
@@ -40,6 +42,7 @@ from catalog.analyze.kinds import (
     Lin,
     Output,
     Ref,
+    Selected,
     column_namer,
     lower,
     merge,
@@ -120,6 +123,7 @@ class ModelAnalyzer(SetOperations):
         output_names: list[str] | None = None,
         own_names: list[str] | None = None,
         table_columns: TableColumns | None = None,
+        creates_relation: bool = True,
     ):
         self.unique_id = unique_id
         self.sql = sql
@@ -137,6 +141,10 @@ class ModelAnalyzer(SetOperations):
         self.positional_params = dialect == "snowflake"  # $1 is the first column, not a bind parameter
         self.lateral_aliases = dialect in LATERAL_ALIAS_DIALECTS  # see catalog.analyze.names
         self.aliases_first = dialect in ALIAS_FIRST_DIALECTS
+        self.dedupes = dialect in DEDUPING_DIALECTS  # names a duplicate output name name_1, ...
+        # a table or view (not an ephemeral model's CTE) is made of the SELECT's output
+        self.creates_relation = creates_relation
+        self._refusal: str | None = None  # why the warehouse refuses the model's output names
         self.conditions: set[tuple[Ref, ConditionClause]] = set()
         self._memo: dict[int, Output] = {}
         self._in_progress: dict[int, Output | None] = {}
@@ -181,6 +189,8 @@ class ModelAnalyzer(SetOperations):
         if root is None:
             return self._fail(ModelStatus.UNRESOLVED, "no query scope in the compiled SQL")
         out = self.scope_output(root)
+        if self._refusal is not None and self.creates_relation and self.output_names is None:
+            return self._fail(ModelStatus.FAILED, self._refusal)  # catalog.json would say it was made
         packed = self._lineage(out)
         if self.table_columns is None:
             return packed
@@ -206,6 +216,12 @@ class ModelAnalyzer(SetOperations):
             query.set("with_", None)
         return query
 
+    def refuse_duplicate(self, name: str, first: exp.Expression | str, second: exp.Expression | str) -> None:
+        """The model's SELECT gives ``name`` twice: a warehouse of ``REFUSING_DIALECTS`` refuses it."""
+        if self.dialect in REFUSING_DIALECTS and self._refusal is None:
+            spelled = ", ".join(_spelling(p, self.dialect) for p in (first, second))
+            self._refusal = f"{self.dialect} refuses a table or view with two columns named {name!r} ({spelled})"
+
     def _is_known_ephemeral(self, name: str) -> bool:
         return name.lower().startswith(EPHEMERAL_PREFIX) and self.relations.ephemeral(name) is not None
 
@@ -221,7 +237,7 @@ class ModelAnalyzer(SetOperations):
             rename = {
                 old: new
                 for old, new in zip(names, self.output_names)
-                if old != new and not _explicitly_named(out.exprs.get(old))
+                if old != new and (old in out.renamed or not _explicitly_named(out.exprs.get(old)))
             }
         else:
             rename = {}
@@ -431,15 +447,15 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
         return source
 
     def projections(self) -> Output:
-        names: list[str] = []
-        cols: dict[str, Lin] = {}
-        exprs: dict[str, exp.Expression] = {}
+        selected = Selected(self.a.dedupes)
+        cols = selected.cols
         opaque: str | None = None
         unexpanded: list[tuple[Source, frozenset[str]]] = []
+        top = self.scope.parent is None  # the model's own output
         for i, proj in enumerate(self.select.expressions):
             star = star_of(proj)
             if star is not None:
-                reason = self._expand_star(proj, star, names, cols, exprs, unexpanded)
+                reason = self._expand_star(proj, star, selected, unexpanded)
                 opaque = opaque or reason
                 continue
             if isinstance(proj, PATTERN_STARS) or (self.a.may_use_columns and proj.find(exp.Columns)):
@@ -448,22 +464,22 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
                     opaque = opaque or f"{proj.sql(dialect=self.a.dialect)[:80]}: column list not expanded"
                     unexpanded.append((Unknown("COLUMNS(...) not expanded"), frozenset()))
                 else:
-                    reason = self._expand_star(proj, exp.Star(), names, cols, exprs, unexpanded, keep)
+                    reason = self._expand_star(proj, exp.Star(), selected, unexpanded, keep)
                     opaque = opaque or reason
                 continue
             name = self.a.col(output_identifier(proj)) or f"_col_{i}"
             lin = self.classify(proj, name)
-            if name not in cols:
-                names.append(name)
-            elif self.scope.parent is None and isinstance(exprs.get(name), exp.Expression):  # the model's output, named twice
-                before = cols[name]
-                if (before.sources, before.kind, before.resolved) != (lin.sources, lin.kind, lin.resolved):
-                    lin = self._named_twice(name, exprs[name], proj)  # two lineages for one column
-            cols[name] = lin
-            exprs[name] = proj
+            before = cols.get(name)
+            if before is not None and top and not selected.dedupe:  # the model's output, named twice
+                first = selected.exprs[name]
+                if isinstance(first, exp.Expression) and (before.sources, before.kind, before.resolved) != (lin.sources, lin.kind, lin.resolved):
+                    lin = self._named_twice(name, first, proj)  # two lineages for one column
+            selected.add(name, lin, proj, explicit=True)
             if isinstance(proj, exp.Alias):
                 self.aliases[name] = lin
-        self.outputs = Output(names, cols, exprs, opaque)
+        if top and selected.twice:
+            self.a.refuse_duplicate(*selected.twice[0])
+        self.outputs = Output(selected.names, cols, selected.exprs, opaque, renamed=frozenset(selected.renamed))
         if opaque and len(unexpanded) == 1:
             self.outputs.open_source, self.outputs.open_excluded = unexpanded[0]
         return self.outputs
@@ -561,9 +577,11 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
     # --------------------------------------------------------------- conditions
 
 
-def _spelling(proj: exp.Expression, dialect: str) -> str:
-    """How a projection's name is written: ``"ID"``, ``id``."""
-    ident = proj.args.get("alias") if isinstance(proj, exp.Alias) else proj.this if isinstance(proj, exp.Column) else None
+def _spelling(proj: exp.Expression | str, dialect: str) -> str:
+    """How a projection's name is written: ``"ID"``, ``id``, ``a.id`` (of ``a.*``)."""
+    if isinstance(proj, str):
+        return proj
+    ident = proj.args.get("alias") if isinstance(proj, exp.Alias) else None
     if isinstance(ident, exp.Identifier):
         return ident.sql(dialect=dialect)
     return proj.sql(dialect=dialect)[:40]

@@ -121,7 +121,9 @@ def analyze_node_packed(
         if own and node.resource_type == "snapshot":  # dbt adds these; the SQL does not select them
             own = [n for n in own if n not in SNAPSHOT_META_COLUMNS]
         table_columns = columns.all_known if definitions else None
-        analyzer = ModelAnalyzer(node.unique_id, node.sql, dialect, relations, columns, real_names, own, table_columns)
+        analyzer = ModelAnalyzer(
+            node.unique_id, node.sql, dialect, relations, columns, real_names, own, table_columns, not node.is_ephemeral
+        )
         packed = analyzer.run_packed()
     except Exception as e:  # noqa: BLE001 - recorded as the model's failure, with the error
         where = traceback.extract_tb(e.__traceback__)[-1]

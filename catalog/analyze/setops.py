@@ -122,7 +122,7 @@ class SetOperations:
             if name in left.exprs:
                 exprs[name] = left.exprs[name]
         opaque = next((o.opaque_reason for o in outputs if o.opaque_reason), None)
-        return Output(names, cols, exprs, opaque)
+        return Output(names, cols, exprs, opaque, renamed=left.renamed)
 
     def _values(self, scope: Scope) -> Output:
         values: exp.Values = scope.expression

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
-from catalog.analyze.kinds import UNKNOWN, ColumnNamer, Lin, Output, inherit, lower, output_identifier
+from catalog.analyze.kinds import UNKNOWN, ColumnNamer, Lin, Output, Selected, inherit, lower, output_identifier
 from catalog.analyze.names import Derived, Source, Unknown
 
 if TYPE_CHECKING:
@@ -31,9 +31,7 @@ class StarExpansion:
         self,
         proj: exp.Expression,
         star: exp.Star,
-        names: list[str],
-        cols: dict[str, Lin],
-        exprs: dict[str, exp.Expression],
+        selected: Selected,
         unexpanded: list[tuple[Source, frozenset[str]]],
         keep: Callable[[str], bool] | None = None,
     ) -> str | None:
@@ -73,15 +71,11 @@ class StarExpansion:
             if not (excluded or replaced or renamed or (self.using and not table)):
                 # the common case: every column as it is
                 get = source.get
+                add = selected.add
                 prefix = f"{alias}." if table else ""
                 for n in source.names:
                     lin = get(n)
-                    if n not in cols:
-                        names.append(n)
-                        exprs[n] = prefix + n
-                    elif n not in exprs:
-                        exprs[n] = prefix + n
-                    cols[n] = lin if lin is not None else Lin(frozenset(), UNKNOWN, False, f"column {n!r} missing")
+                    add(n, lin if lin is not None else Lin(frozenset(), UNKNOWN, False, f"column {n!r} missing"), prefix + n)
                 continue
             for n in source.names:
                 if n in excluded:
@@ -93,16 +87,12 @@ class StarExpansion:
                     lin = self.using[n]
                 elif n in replaced:
                     lin = self.classify(replaced[n], n)
-                    exprs[n] = replaced[n]
                 else:
                     lin = source.get(n) or Lin(frozenset(), UNKNOWN, False, f"column {n!r} missing")
                 out_name = renamed.get(n, n)
                 if out_name != n:
                     lin = Lin(lin.sources, inherit(lin.kind, False), lin.resolved, lin.reason, lin.window_refs, lin.defined_by)
-                if out_name not in cols:
-                    names.append(out_name)
-                cols[out_name] = lin
-                exprs.setdefault(out_name, f"{alias}.{n}" if table else n)
+                selected.add(out_name, lin, replaced[n] if n in replaced else f"{alias}.{n}" if table else n, n in replaced)
         return problem
 
     def _aliased_columns(self, source: Source, table: exp.Table) -> Source:

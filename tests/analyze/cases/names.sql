@@ -199,25 +199,23 @@ m  derived      ext.x
 conditions:
 where  ext.k
 
-=== DuckDB: "ID" and "id" in one output are one column (DuckDB compares even quoted names without case), so its lineage is not guessed
+=== DuckDB: "ID" and "id" in one output are one name (DuckDB compares even quoted names without case): the later is id_1
 dialect: duckdb
 schema: {"a": ["id", "key"]}
-status: partial
-reason: two output columns are named 'id' ("ID", "id")
 sql:
 select a.key as "ID", a.id as "id", a.id as other from a
 expect:
-id     unknown      unresolved
+id     renamed      a.key
+id_1   renamed      a.id
 other  renamed      a.id
 
-=== the same name twice from two relations
+=== DuckDB: the same name twice from two relations: the later is id_1
 schema: {"a": ["id"], "b": ["id"]}
-status: unresolved
-reason: two output columns are named 'id' (id, id)
 sql:
 select a.id, b.id from a join b on a.id = b.id
 expect:
-id  unknown  unresolved
+id    passthrough  a.id
+id_1  renamed      b.id
 conditions:
 join  a.id
 join  b.id

@@ -177,12 +177,11 @@ n          derived  -
 customers  derived  orders.customer_id
 top        derived  orders.amount
 
-=== a column output twice: one column of the model, whose lineage is not guessed
+=== DuckDB: a name output twice: the later column is x_1, as DuckDB names it
 schema: {"orders": ["id", "amount"]}
-status: partial
-reason: two output columns are named 'x' (x, x)
 sql:
 select id, amount as x, id as x from orders
 expect:
-id  passthrough  orders.id
-x   unknown      unresolved
+id   passthrough  orders.id
+x    renamed      orders.amount
+x_1  renamed      orders.id

@@ -21,14 +21,15 @@ conditions:
 join  orders.customer_id
 join  customers.id
 
-=== select * over a join of two relations keeps duplicate names once (the last wins)
+=== DuckDB: select * over a join of two relations names the later duplicate id_1
 schema: {"a": ["id", "x"], "b": ["id", "y"]}
 sql:
 select * from a join b on a.id = b.id
 expect:
-id  passthrough  b.id
-x   passthrough  a.x
-y   passthrough  b.y
+id    passthrough  a.id
+x     passthrough  a.x
+id_1  renamed      b.id
+y     passthrough  b.y
 conditions:
 join  a.id
 join  b.id

@@ -1,0 +1,122 @@
+# A SELECT that gives one name twice, as each warehouse names the columns of what it creates:
+# DuckDB renames the later ones name_1, name_2, ... (the first suffix no column has taken, in
+# subqueries and CTEs too); Postgres, Snowflake, BigQuery, Databricks, ... refuse to create the
+# table or view: the model is failed with that reason, unless catalog.json lists its columns
+# (the warehouse made it), where the name keeps one column whose lineage is not guessed.
+
+=== DuckDB: an expression named like a column of s.*: the star's column is elo_1
+schema: {"s": ["id", "elo", "name"], "r": ["id", "elo"]}
+sql:
+select round(r.elo, 0) as elo, s.* from s join r on s.id = r.id
+expect:
+elo    derived      r.elo
+id     passthrough  s.id
+elo_1  renamed      s.elo
+name   passthrough  s.name
+conditions:
+join  s.id
+join  r.id
+
+=== DuckDB: a suffix another column has taken is skipped
+schema: {"t": ["pts", "pts_1", "b"]}
+sql:
+select 7 as pts, t.* from t
+expect:
+pts      source   -
+pts_1    renamed  t.pts
+pts_1_1  renamed  t.pts_1
+b        passthrough  t.b
+
+=== DuckDB: a name three times, and a column named like the second
+schema: {"t": ["a", "b", "c"]}
+sql:
+select a as x, b as x, c as x, 1 as x_1 from t
+expect:
+x      renamed  t.a
+x_1    renamed  t.b
+x_2    renamed  t.c
+x_1_1  source   -
+
+=== DuckDB: a CTE giving a name twice: its star has both, the name means the first
+schema: {"t": ["pts", "b"]}
+sql:
+with x as (select pts as a, b as a from t)
+select *, a as first_a from x
+expect:
+a        renamed  t.pts
+a_1      renamed  t.b
+first_a  renamed  t.pts
+
+=== DuckDB: select * over USING keeps the key once and renames the other duplicates
+schema: {"t": ["id", "v"], "u": ["id", "v"]}
+sql:
+select * from t join u using (id)
+expect:
+id   passthrough  t.id u.id
+v    passthrough  t.v
+v_1  renamed      u.v
+conditions:
+join  t.id
+join  u.id
+
+=== DuckDB: catalog.json names the renamed column
+schema: {"a": ["id"], "b": ["id"]}
+output: ["id", "id_1"]
+sql:
+select a.id, b.id from a join b on a.id = b.id
+expect:
+id    passthrough  a.id
+id_1  renamed      b.id
+conditions:
+join  a.id
+join  b.id
+
+=== Postgres refuses two columns of one name: the model is failed with that reason
+dialect: postgres
+schema: {"a": ["id"], "b": ["id"]}
+status: failed
+reason: postgres refuses a table or view with two columns named 'id' (a.id, b.id)
+sql:
+select a.id, b.id from a join b on a.id = b.id
+expect:
+
+=== BigQuery refuses the same column selected twice
+dialect: bigquery
+schema: {"t": ["id"]}
+status: failed
+reason: two columns named 'id' (id, id)
+sql:
+select id, id from t
+expect:
+
+=== Snowflake refuses two stars that share a column name
+dialect: snowflake
+schema: {"A": ["ID", "X"], "B": ["ID", "Y"]}
+status: failed
+reason: snowflake refuses a table or view with two columns named 'id' (a.id, b.id)
+sql:
+select a.*, b.* from a join b on a.id = b.id
+expect:
+
+=== Snowflake: where catalog.json lists the model, the name twice is one column whose lineage is not guessed
+dialect: snowflake
+schema: {"A": ["ID"], "B": ["ID"]}
+output: ["ID"]
+status: unresolved
+reason: two output columns are named 'id'
+sql:
+select a.id, b.id from a join b on a.id = b.id
+expect:
+id  unknown  unresolved
+conditions:
+join  a.id
+join  b.id
+
+=== Postgres: a name twice inside a CTE is not refused; the outer query reads one of them
+dialect: postgres
+schema: {"t": ["a", "b"]}
+sql:
+with x as (select a as k, b as k, a from t)
+select a from x
+expect:
+a  passthrough  t.a
