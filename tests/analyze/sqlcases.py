@@ -31,6 +31,8 @@ Header lines (all optional but ``schema``):
 - ``status``: the expected model status (default: ``resolved`` when every expected column
   is resolved, else ``partial``).
 - ``reason``: a substring the model's reason must contain.
+- ``types``: ``{"relation.column": "TIMESTAMP"}``: DuckDB types of columns for
+  ``test_duckdb_names.py``, where the SQL needs one (a date function); the others are untyped.
 
 Expected column lines: ``<name> <type> [unresolved] [<relation>.<column> ...]``, in output
 order, names as the analysis writes them (lower case, or ``"ID"`` when their case matters); ``-`` stands for no upstream. Condition lines: ``<clause> <relation>.<column>``.
@@ -78,6 +80,7 @@ class Case:
     declared: list[str] | None = None
     status: str | None = None
     reason: str | None = None
+    types: dict[str, str] = field(default_factory=dict)
     columns: list[ExpectedColumn] = field(default_factory=list)
     conditions: list[tuple[str, str]] = field(default_factory=list)
 
@@ -115,7 +118,7 @@ def parse_cases(path: Path) -> list[Case]:
         if section == "header":
             key, _, value = stripped.partition(":")
             key, value = key.strip(), value.strip()
-            if key in ("schema", "ephemeral", "nodes", "output", "declared"):
+            if key in ("schema", "ephemeral", "nodes", "output", "declared", "types"):
                 setattr(case, key, json.loads(value))
             elif key in ("dialect", "this", "status", "reason"):
                 setattr(case, key, value)

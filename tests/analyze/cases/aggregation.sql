@@ -37,6 +37,7 @@ group_by  orders.customer_id
 group_by  orders.status
 
 === GROUP BY an expression that is not selected
+types: {"orders.ordered_at": "TIMESTAMP", "orders.amount": "INTEGER"}
 schema: {"orders": ["customer_id", "ordered_at", "amount"]}
 sql:
 select sum(amount) as total from orders group by customer_id, year(ordered_at)
@@ -47,6 +48,7 @@ group_by  orders.customer_id
 group_by  orders.ordered_at
 
 === GROUP BY a select alias
+types: {"orders.ordered_at": "TIMESTAMP", "orders.amount": "INTEGER"}
 schema: {"orders": ["ordered_at", "amount"]}
 sql:
 select date_trunc('month', ordered_at) as month, sum(amount) as total from orders group by month

@@ -93,6 +93,7 @@ s2      derived  orders.status
 a2      derived  orders.amount
 
 === string and date functions
+types: {"events.name": "VARCHAR", "events.created_at": "TIMESTAMP", "events.updated_at": "TIMESTAMP"}
 schema: {"events": ["name", "created_at", "updated_at"]}
 sql:
 select substring(name, 1, 3) as prefix, replace(name, 'a', 'b') as n2, length(name) as len,
@@ -156,12 +157,12 @@ b        derived  events.payload
 
 === unnamed expressions take the warehouse's column names
 schema: {"orders": ["id", "amount"]}
-output: ["id", "sum_amount_", "count_star()"]
+output: ["id", "sum(amount)", "count_star()"]
 sql:
 select id, sum(amount), count(*) from orders group by id
 expect:
 id            passthrough  orders.id
-sum_amount_   derived      orders.amount
+sum(amount)   derived      orders.amount
 count_star()  derived      -
 conditions:
 group_by  orders.id
