@@ -41,6 +41,7 @@ from catalog.extract import (
     dialect_for,
     input_warnings,
     is_pii,
+    lineage_declaration,
     load_project,
     read_compiled_file,
 )
@@ -52,7 +53,7 @@ from catalog.store.graph import SCHEMA_VERSION, Graph
 from catalog.store.records import node_records, open_records, same_records, write_records
 from catalog.store.keys import column_node_key, model_node_key
 
-ANALYZER_VERSION = "4"  # bump when the analyzer's output changes for the same input
+ANALYZER_VERSION = "5"  # bump when the analyzer's output changes for the same input
 # bump when what a build stores, or where, changes: a build over an active build of another
 # layout reuses nothing and rewrites every node and relationship it keeps
 STORE_VERSION = 3
@@ -178,7 +179,9 @@ def fingerprints(project: DbtProject, known: dict[str, Fingerprint] | None = Non
             elif dep in project.nodes:
                 upstream.append((dep, all_cols[dep]))
         digest_columns(uid)
-        lineage_hash = _sha(base, sql_hash, upstream, catalog_cols[uid], node.resource_type)
+        # a model without SQL has the lineage its YAML declares
+        declared = () if node.language == "sql" else (repr(lineage_declaration(node)),)
+        lineage_hash = _sha(base, sql_hash, upstream, catalog_cols[uid], node.resource_type, *declared)
         out[uid] = Fingerprint(lineage_hash=lineage_hash, sql_hash=sql_hash, meta_hash=_meta_hash(node))
     return out
 

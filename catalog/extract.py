@@ -465,13 +465,64 @@ def read_compiled_file(target: Path, relative: str) -> str | None:
         raise ArtifactError(f"{path}: not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start}); save it as UTF-8") from e
 
 
+# ---------------------------------------------------------------------------- declared lineage
+class DeclaredLineage(BaseModel):
+    """A model's column lineage as its YAML declares it, for models without SQL to analyze
+    (Python models): ``meta: {catalog: {lineage: {column: [parent.column, ...]}}}``, where a
+    parent is a model, seed or snapshot the model refs (by name) or a source it reads
+    (``source_name.table``). Only upstream columns of the model's real parents are kept."""
+
+    model_config = ConfigDict(frozen=True)
+
+    columns: dict[str, tuple[tuple[str, str], ...]] = {}  # column -> (parent unique id, column), sorted
+    problems: tuple[str, ...] = ()  # what the declaration says that the project contradicts
+
+
+def lineage_declaration(node: DbtNode) -> Any:
+    """What ``meta.catalog.lineage`` holds, or None."""
+    own = node.meta.get("catalog")
+    return own.get("lineage") if isinstance(own, dict) else None
+
+
+def declared_lineage(node: DbtNode, nodes: dict[str, DbtNode], dialect: str) -> DeclaredLineage | None:
+    """The lineage ``node``'s YAML declares, checked against its parents; None when it declares none."""
+    spec = lineage_declaration(node)
+    if spec is None:
+        return None
+    if not isinstance(spec, dict):
+        return DeclaredLineage(problems=("meta.catalog.lineage must map each column to a list of `parent.column`",))
+    parents = {p.display_name.lower(): p for p in (nodes.get(uid) for uid in node.depends_on) if p is not None}
+    others = {n.display_name.lower() for n in nodes.values() if n.resource_type in LINEAGE_TYPES}
+    columns: dict[str, tuple[tuple[str, str], ...]] = {}
+    problems: list[str] = []
+    used: set[str] = set()
+    for column, upstream in spec.items():
+        refs: set[tuple[str, str]] = set()
+        for text in [upstream] if isinstance(upstream, str) else upstream if isinstance(upstream, list) else [None]:
+            relation, _, name = str(text).rpartition(".")
+            parent = parents.get(relation.lower())
+            if text is None or not relation or not name:
+                problems.append(f"{column}: {text!r} is not `parent.column`")
+            elif parent is None:
+                why = "is not a parent of the model (ref it in the model)" if relation.lower() in others else "names no model, seed, snapshot or source"
+                problems.append(f"{column}: {relation} {why}")
+            elif parent.columns and parent.column(column_name(name, dialect, quoted=False), dialect) is None:
+                problems.append(f"{column}: {parent.display_name} has no column {name!r}")
+            else:
+                refs.add((parent.unique_id, column_name(name, dialect, quoted=False)))
+                used.add(parent.unique_id)
+        columns[column_name(str(column), dialect, quoted=False)] = tuple(sorted(refs))
+    problems += [f"parent {p.display_name} feeds no declared column" for p in parents.values() if p.unique_id not in used]
+    return DeclaredLineage(columns=columns, problems=tuple(problems))
+
+
 # ---------------------------------------------------------------------------- weaker inputs
 class InputWarning(BaseModel):
     """An input the lineage is poorer without: the build goes on, and says so."""
 
     model_config = ConfigDict(frozen=True)
 
-    code: str  # no_catalog | foreign_catalog | no_compiled_sql
+    code: str  # no_catalog | foreign_catalog | no_compiled_sql | declared_lineage
     message: str
     models: tuple[str, ...] = ()  # the unique ids concerned, when some are
 
@@ -495,6 +546,17 @@ def input_warnings(project: DbtProject) -> list[InputWarning]:
             f"snapshots and sources (is it another project's, or older than the manifest?): {weaker} "
             "(run `dbt docs generate` for this project)",
         ))  # fmt: skip
+    for node in project.models():
+        if node.language == "sql":
+            continue
+        declared = declared_lineage(node, project.nodes, project.dialect)
+        if declared is None or declared.problems:
+            problem = "declares no lineage (meta.catalog.lineage): its columns' lineage is unknown" if declared is None else "; ".join(declared.problems)
+            warnings.append(InputWarning(
+                code="declared_lineage",
+                message=f"{node.language} model {node.name} ({node.path or node.unique_id}): {problem}",
+                models=(node.unique_id,),
+            ))  # fmt: skip
     raw = sorted(n.unique_id for n in project.models() if n.sql_origin == "raw")
     if raw:
         names = ", ".join(uid.split(".", 2)[-1] for uid in raw[:5]) + (f" and {len(raw) - 5} more" if len(raw) > 5 else "")

@@ -20,7 +20,7 @@ from catalog.analyze.model import SNAPSHOT_META_COLUMNS, ModelAnalyzer
 from catalog.analyze.packed import Packed, RefCache, unpack
 from catalog.analyze.records import ColumnKind, ModelLineage, ModelStatus
 from catalog.analyze.relations import RelationIndex
-from catalog.extract import DbtNode, DbtProject
+from catalog.extract import DbtNode, DbtProject, DeclaredLineage, declared_lineage
 from catalog.memory import frozen_heap
 
 Progress = Callable[[int, int], None]
@@ -46,7 +46,7 @@ class ProjectColumns:
     analyzes a few models only names the columns of the relations those models read."""
 
     def __init__(self, project: DbtProject):
-        self._nodes = project.nodes
+        self.nodes = project.nodes
         self._dialect = project.dialect
         self._named: dict[str, tuple[list[str] | None, list[str] | None, set[str] | None]] = {}
         self._analyzed: dict[str, list[str]] = {}
@@ -55,7 +55,7 @@ class ProjectColumns:
         """(catalog.json's names, YAML's names, all of them) of a relation; None where it has none."""
         named = self._named.get(unique_id)
         if named is None:
-            node = self._nodes.get(unique_id)
+            node = self.nodes.get(unique_id)
             if node is None or not node.columns:
                 named = (None, None, None)
             else:
@@ -68,11 +68,11 @@ class ProjectColumns:
 
     def in_catalog(self, unique_id: str) -> bool:
         """Whether catalog.json lists columns of this relation (without naming them)."""
-        node = self._nodes.get(unique_id)
+        node = self.nodes.get(unique_id)
         return node is not None and any(c.in_catalog for c in node.columns)
 
     def add_analyzed(self, lineage: ModelLineage) -> None:
-        if lineage.status in (ModelStatus.RESOLVED, ModelStatus.PARTIAL) and lineage.columns:
+        if lineage.status.value in _USABLE and lineage.columns:
             self._analyzed[lineage.unique_id] = [c.name for c in lineage.columns]
 
     def add_packed(self, packed: Packed) -> None:
@@ -113,7 +113,7 @@ def analyze_node_packed(
     ``definitions``: also the fingerprints of its SQL (:mod:`catalog.analyze.fingerprint`)."""
     real_names = columns.catalog(node.unique_id)
     if node.language != "sql":
-        return _without_sql(node, real_names, f"{node.language} model: no SQL to analyze")
+        return _declared(node, real_names or columns.declared(node.unique_id), declared_lineage(node, columns.nodes, dialect))
     if not node.sql:
         return _without_sql(node, real_names, "no compiled or raw SQL in the manifest (run `dbt compile`)")
     try:
@@ -205,7 +205,7 @@ def analyze_project(
 
 
 PARALLEL_MIN_MODELS = 200
-_USABLE = (ModelStatus.RESOLVED.value, ModelStatus.PARTIAL.value)
+_USABLE = (ModelStatus.RESOLVED.value, ModelStatus.PARTIAL.value, ModelStatus.OPAQUE.value)
 _WORKER_STATE: tuple[DbtProject, RelationIndex, ProjectColumns, set[str]] | None = None
 
 
@@ -275,6 +275,23 @@ def _without_sql(
 ) -> Packed:
     cols = [(n, ColumnKind.UNKNOWN.value, False, "", (), reason) for n in (names or [])]
     return (node.unique_id, status.value, reason, cols, [], None, reason)
+
+
+def _declared(node: DbtNode, names: list[str] | None, declared: DeclaredLineage | None) -> Packed:
+    """A model without SQL (Python): ``opaque``, its columns' lineage as its YAML declares it."""
+    what = f"{node.language} model: no SQL to analyze"
+    if declared is None:
+        reason = f"{what}; its lineage can be declared in YAML (meta.catalog.lineage)"
+        return _without_sql(node, names, reason, ModelStatus.OPAQUE)
+    reason = f"{what}; lineage as declared in YAML (meta.catalog.lineage)"
+    undeclared = f"{what}; no lineage declared for this column"
+    cols = [
+        (n, ColumnKind.DECLARED.value, True, "declared in YAML", declared.columns[n], None)
+        if n in declared.columns
+        else (n, ColumnKind.UNKNOWN.value, False, "", (), undeclared)
+        for n in [*(names or []), *(n for n in declared.columns if n not in (names or []))]
+    ]
+    return (node.unique_id, ModelStatus.OPAQUE.value, reason, cols, [], None, reason)
 
 
 def _with_snapshot_meta(cols: list, real_names: list[str]) -> list:

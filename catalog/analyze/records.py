@@ -22,13 +22,15 @@ class ColumnKind(str, Enum):
     DERIVED = "derived"  # any expression, aggregate or window function
     SOURCE = "source"  # no upstream column: literals, current_timestamp
     UNKNOWN = "unknown"  # origin could not be proved
+    DECLARED = "declared"  # as the model's YAML declares it (a Python model: no SQL to read)
 
 
 class ModelStatus(str, Enum):
     RESOLVED = "resolved"  # every column resolved
     PARTIAL = "partial"  # some columns unresolved
     UNRESOLVED = "unresolved"  # no column could be resolved, or no SQL to read
-    FAILED = "failed"  # the analysis raised; see the error
+    FAILED = "failed"  # the analysis raised, or the warehouse refuses the SQL; see the reason
+    OPAQUE = "opaque"  # no SQL to read (a Python model): lineage only as its YAML declares it
 
 
 class ConditionClause(str, Enum):

@@ -34,8 +34,8 @@ from catalog.query import Catalog
 from catalog.report.limits import DEFAULT_TOP
 from catalog.report.reach import BuildLineage
 
-STATUSES = ("resolved", "partial", "unresolved", "failed")
-SEVERITY = ("failed", "unresolved", "partial", "resolved")  # order of the per-model table: problems first
+STATUSES = ("resolved", "partial", "unresolved", "opaque", "failed")
+SEVERITY = ("failed", "unresolved", "opaque", "partial", "resolved")  # order of the per-model table: problems first
 ANALYZED = ("model", "snapshot")  # dbt nodes whose SQL is analyzed; sources and seeds are origins
 COPY_TYPES = frozenset({"passthrough", "renamed"})
 
@@ -456,7 +456,7 @@ def _coverage(model_rows: list[dict[str, Any]], column_rows: list[dict[str, Any]
                 materialized=r["materialized"], access=r["access"], status=status, reason=r["reason"],
                 carried_over=bool(r["carried_over"]), columns=r["columns"], resolved=0 if failed else r["fed_resolved"],
                 no_upstream=unfed if status == "resolved" else 0,
-                unresolved=r["columns"] if failed else r["fed_unresolved"] + (unfed if status == "unresolved" else 0),
+                unresolved=r["columns"] if failed else r["fed_unresolved"] + (unfed if status in ("unresolved", "opaque") else 0),
                 untraced=unfed if status == "partial" else 0,
             )
         )

@@ -78,7 +78,7 @@ def test_bad_models_never_stop_the_others() -> None:
     assert [s.key for s in result["model.p.downstream"].column("id").sources] == ["model.p.good.id"]
     assert result["model.p.broken"].status == ModelStatus.FAILED
     assert "cannot parse" in result["model.p.broken"].reason
-    assert result["model.p.py"].status == ModelStatus.UNRESOLVED
+    assert result["model.p.py"].status == ModelStatus.OPAQUE
     assert "python" in result["model.p.py"].reason
     assert result["model.p.no_sql"].status == ModelStatus.UNRESOLVED
     assert result["model.p.not_select"].status == ModelStatus.UNRESOLVED
