@@ -234,7 +234,9 @@ class NameResolution:
         if len(holders) == 1:
             return holders[0].get(name)
         if len(holders) > 1:
-            return Lin(frozenset(), UNKNOWN, False, f"column {name!r} is ambiguous: several relations have it")
+            return same_either_way([h.get(name) for h in holders]) or Lin(
+                frozenset(), UNKNOWN, False, f"column {name!r} is ambiguous: several relations have it"
+            )
         unknown = [s for s in self.sources.values() if s.names is None or isinstance(s, Unknown)]
         if len(unknown) == 1:
             # the only relation whose columns are unknown, and no other has it: it is that one's,
@@ -264,3 +266,13 @@ class NameResolution:
         return Lin(frozenset(), UNKNOWN, False, f"column {name!r} not found in any relation of the query")
 
     # --------------------------------------------------------------- projections
+
+
+def same_either_way(candidates: list[Lin | None]) -> Lin | None:
+    """The lineage of an ambiguous name whose candidates all are the same upstream columns, of
+    one kind: the answer is the same whichever the warehouse takes."""
+    first = candidates[0]
+    if first is None or not first.sources or not first.resolved:
+        return None
+    same = all(c is not None and c.resolved and c.sources == first.sources and c.kind == first.kind for c in candidates)
+    return first if same else None

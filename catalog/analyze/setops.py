@@ -107,7 +107,8 @@ class SetOperations:
                         lin = Lin(lin.sources, RENAMED, lin.resolved, lin.reason, lin.window_refs, lin.defined_by)
                     parts.append(lin)
             sources, resolved, reason = merge(parts)
-            kinds = {p.kind for p in parts}
+            # a branch computing the value over columns of unknown origin still computes it
+            kinds = {DERIVED if computed_unknown(p) else p.kind for p in parts}
             if UNKNOWN in kinds:
                 kind = UNKNOWN
             elif kinds <= {PASS}:
@@ -133,6 +134,11 @@ class SetOperations:
             width = len(first.expressions) if isinstance(first, exp.Tuple) else 1
             names = [f"column{i + 1}" for i in range(width)]
         return Output(names, {n: Lin(frozenset(), SOURCE) for n in names})
+
+
+def computed_unknown(lin: Lin) -> bool:
+    """An expression (``md5(x)``, not a bare column) over columns whose origin is unknown."""
+    return lin.kind == UNKNOWN and lin.defined_by is not None and not isinstance(lin.defined_by, exp.Column)
 
 
 def left_chain(scope: Scope, done: Container[int] = ()) -> list[Scope]:

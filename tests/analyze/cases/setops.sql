@@ -107,3 +107,24 @@ id      passthrough  a.id b.id
 amount  derived      a.amount b.amount
 conditions:
 group_by  b.id
+
+=== a UNION column computed in every branch is derived when one branch reads a table outside the project
+schema: {"orders": ["id", "email"]}
+status: unresolved
+reason: relation legacy.customers is not a node of the dbt project
+sql:
+select md5(email) as key from orders
+union all
+select md5(email) as key from legacy.customers
+expect:
+key  derived  unresolved  orders.email
+
+=== a UNION column bare in a branch that reads a table outside the project stays unknown
+schema: {"orders": ["id", "email"]}
+status: unresolved
+sql:
+select email as key from orders
+union all
+select email as key from legacy.customers
+expect:
+key  unknown  unresolved  orders.email

@@ -160,3 +160,29 @@ wins  derived      -
 conditions:
 where     games.won
 group_by  games.team
+
+=== ClickHouse: a name two joined relations have, both from the same upstream column, has that lineage
+dialect: clickhouse
+schema: {"raw.events": ["id", "ts"], "raw.users": ["id", "name"]}
+sql:
+with a as (select id, ts from raw.events), b as (select id from raw.events)
+select id, a.ts from a join b on a.id = b.id
+expect:
+id  passthrough  raw.events.id
+ts  passthrough  raw.events.ts
+conditions:
+join  raw.events.id
+
+=== a name two joined relations have from different upstream columns stays ambiguous
+dialect: clickhouse
+status: partial
+schema: {"raw.events": ["id", "ts"], "raw.users": ["id", "name"]}
+sql:
+with a as (select id, ts from raw.events), b as (select id from raw.users)
+select id, a.ts from a join b on a.id = b.id
+expect:
+id  unknown  unresolved
+ts  passthrough  raw.events.ts
+conditions:
+join  raw.events.id
+join  raw.users.id
