@@ -91,7 +91,11 @@ class SetOperations:
         """Column i from column i of every branch (or by name for UNION BY NAME)."""
         outputs = [left, *rest]
         by_name = bool(scope.expression.args.get("by_name"))
-        names = list(left.names)
+        # a branch that is ``select *`` over one relation of unknown columns gives the names
+        # the other branches give, as that relation's columns
+        open_ = {id(o) for o in outputs if _star_over_unknown(o)}
+        named = next((o for o in outputs if id(o) not in open_), None) if open_ else None
+        names = list(left.names if named is None or id(left) not in open_ else named.names)
         if by_name:
             for o in rest:
                 names.extend(n for n in o.names if n not in names)
@@ -101,7 +105,10 @@ class SetOperations:
             parts: list[Lin] = []
             for o in outputs:
                 other = name if by_name else (o.names[i] if i < len(o.names) else None)
-                if other is not None and other in o.cols:
+                if named is not None and id(o) in open_:
+                    if name not in o.open_excluded and o.open_source is not None:
+                        parts.append(o.open_source.get(name) or Lin(frozenset(), UNKNOWN, False, o.opaque_reason))
+                elif other is not None and other in o.cols:
                     lin = o.cols[other]
                     if other != name and lin.kind == PASS:  # bare under another name: a rename
                         lin = Lin(lin.sources, RENAMED, lin.resolved, lin.reason, lin.window_refs, lin.defined_by)
@@ -122,7 +129,7 @@ class SetOperations:
             cols[name] = Lin(sources, kind, resolved, reason, merge_window_refs(parts))
             if name in left.exprs:
                 exprs[name] = left.exprs[name]
-        opaque = next((o.opaque_reason for o in outputs if o.opaque_reason), None)
+        opaque = next((o.opaque_reason for o in outputs if o.opaque_reason and (named is None or id(o) not in open_)), None)
         return Output(names, cols, exprs, opaque, renamed=left.renamed)
 
     def _values(self, scope: Scope) -> Output:
@@ -134,6 +141,11 @@ class SetOperations:
             width = len(first.expressions) if isinstance(first, exp.Tuple) else 1
             names = [f"column{i + 1}" for i in range(width)]
         return Output(names, {n: Lin(frozenset(), SOURCE) for n in names})
+
+
+def _star_over_unknown(out: Output) -> bool:
+    """A branch that is ``select *`` (nothing else) over one relation whose columns are unknown."""
+    return bool(out.opaque_reason) and out.open_source is not None and not out.names
 
 
 def computed_unknown(lin: Lin) -> bool:

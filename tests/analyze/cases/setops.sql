@@ -128,3 +128,33 @@ union all
 select email as key from legacy.customers
 expect:
 key  unknown  unresolved  orders.email
+
+=== a select * branch over a relation of unknown columns gives the columns the other branch gives
+schema: {"ext": null, "t": ["id", "name"]}
+sql:
+select id, name from t
+union all
+select * from ext
+expect:
+id    passthrough  t.id ext.id
+name  passthrough  t.name ext.name
+
+=== a select * first branch over a relation of unknown columns, with a literal in the other
+schema: {"ext": null, "t": ["id", "name"]}
+sql:
+select * from ext
+union all
+select id, 'none' as name from t
+expect:
+id    passthrough  ext.id t.id
+name  derived      ext.name
+
+=== Snowflake: a select * branch over a relation of unknown columns, through a CTE
+dialect: snowflake
+schema: {"RAW.EXT": null, "T": ["ID", "NAME"]}
+sql:
+with u as (select id, name from t union all select * from raw.ext)
+select id, upper(name) as name from u
+expect:
+id    passthrough  t.id raw.ext.id
+name  derived      t.name raw.ext.name
