@@ -470,7 +470,8 @@ class DeclaredLineage(BaseModel):
     """A model's column lineage as its YAML declares it, for models without SQL to analyze
     (Python models): ``meta: {catalog: {lineage: {column: [parent.column, ...]}}}``, where a
     parent is a model, seed or snapshot the model refs (by name) or a source it reads
-    (``source_name.table``). Only upstream columns of the model's real parents are kept."""
+    (``source_name.table``). Only columns of the model's real parents are kept, and of those
+    catalog.json lists, where it lists the parent's."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -506,7 +507,7 @@ def declared_lineage(node: DbtNode, nodes: dict[str, DbtNode], dialect: str) -> 
             elif parent is None:
                 why = "is not a parent of the model (ref it in the model)" if relation.lower() in others else "names no model, seed, snapshot or source"
                 problems.append(f"{column}: {relation} {why}")
-            elif parent.columns and parent.column(column_name(name, dialect, quoted=False), dialect) is None:
+            elif _lacks(parent, column_name(name, dialect, quoted=False), dialect):
                 problems.append(f"{column}: {parent.display_name} has no column {name!r}")
             else:
                 refs.add((parent.unique_id, column_name(name, dialect, quoted=False)))
@@ -514,6 +515,15 @@ def declared_lineage(node: DbtNode, nodes: dict[str, DbtNode], dialect: str) -> 
         columns[column_name(str(column), dialect, quoted=False)] = tuple(sorted(refs))
     problems += [f"parent {p.display_name} feeds no declared column" for p in parents.values() if p.unique_id not in used]
     return DeclaredLineage(columns=columns, problems=tuple(problems))
+
+
+def _lacks(node: DbtNode, column: str, dialect: str) -> bool:
+    """Whether catalog.json lists the relation's columns without ``column`` (YAML may document
+    only some of them: it proves nothing missing)."""
+    if not any(c.in_catalog for c in node.columns):
+        return False
+    found = node.column(column, dialect)
+    return found is None or not found.in_catalog
 
 
 # ---------------------------------------------------------------------------- weaker inputs
@@ -557,7 +567,7 @@ def input_warnings(project: DbtProject) -> list[InputWarning]:
                 message=f"{node.language} model {node.name} ({node.path or node.unique_id}): {problem}",
                 models=(node.unique_id,),
             ))  # fmt: skip
-    raw = sorted(n.unique_id for n in project.models() if n.sql_origin == "raw")
+    raw = sorted(n.unique_id for n in project.models() if n.sql_origin == "raw" and n.language == "sql")
     if raw:
         names = ", ".join(uid.split(".", 2)[-1] for uid in raw[:5]) + (f" and {len(raw) - 5} more" if len(raw) > 5 else "")
         warnings.append(InputWarning(

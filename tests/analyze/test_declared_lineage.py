@@ -9,7 +9,7 @@ from test_project_analysis import make_project, node
 
 from catalog.analyze.project import analyze_project
 from catalog.analyze.records import ColumnKind, ModelStatus
-from catalog.extract import input_warnings
+from catalog.extract import DbtColumn, input_warnings
 
 SRC = "source.p.raw.payments"
 ORDERS = "model.p.orders"
@@ -111,3 +111,14 @@ def test_a_name_twice_is_refused_for_a_table_but_not_for_an_ephemeral_model() ->
     assert result["model.p.table"].reason == "postgres refuses a table or view with two columns named 'id' (a.id, b.id)"
     assert result["model.p.eph"].status == ModelStatus.UNRESOLVED
     assert result["model.p.eph"].column("id").reason.startswith("two output columns are named 'id'")
+
+
+def test_a_parent_documented_in_yaml_only_is_not_taken_to_lack_a_column() -> None:
+    documented = node(ORDERS, "select 1 as order_id, 2 as customer_id").model_copy(
+        update={"columns": (DbtColumn(name="order_id", declared=True),)}
+    )
+    model = python_model({"x": ["orders.customer_id"]}, depends_on=(ORDERS,))
+    project = make_project([documented, model])
+    result = analyze_project(project, jobs=1)["model.p.scores"]
+    assert [(c.name, [s.key for s in c.sources]) for c in result.columns] == [("x", ["model.p.orders.customer_id"])]
+    assert [w.code for w in input_warnings(project)] == ["no_catalog"]
