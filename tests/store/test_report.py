@@ -50,7 +50,7 @@ def test_example_report_content(build, graph, project_name, example):
     # (count(*)), product_sales.source_system (a literal) and calculated_at (current_timestamp),
     # and the snapshot's four dbt_* columns.
     t = r.coverage.totals
-    assert (t.models, t.by_status) == (13, {"resolved": 13, "partial": 0, "unresolved": 0, "failed": 0})
+    assert (t.models, t.by_status) == (13, {"resolved": 13, "partial": 0, "unresolved": 0, "opaque": 0, "failed": 0})
     assert (t.columns, t.resolved, t.no_upstream, t.unresolved, t.untraced) == (99, 90, 9, 0, 0)
     assert (t.sources, t.seeds) == (5, 6)
     no_upstream = {m.name: m.no_upstream for m in r.coverage.models if m.no_upstream}
@@ -222,7 +222,7 @@ def test_coverage_of_partial_failed_and_unresolved_models(build, graph, project_
     r = collect_report(Catalog(graph, project_name))
 
     t = r.coverage.totals
-    assert t.by_status == {"resolved": 10, "partial": 1, "unresolved": 1, "failed": 1}
+    assert t.by_status == {"resolved": 10, "partial": 1, "unresolved": 1, "opaque": 0, "failed": 1}
     rows = {m.name: (m.status, m.columns, m.resolved, m.no_upstream, m.unresolved, m.untraced) for m in r.coverage.models}
     assert [m.name for m in r.coverage.models[:3]] == ["order_events", "customer_orders_daily", "product_sales"]  # problems first
     assert rows["order_events"] == ("failed", 5, 0, 0, 5, 0)
@@ -263,7 +263,7 @@ def test_coverage_of_partial_failed_and_unresolved_models(build, graph, project_
     # the earlier build is still there, fully resolved
     before = collect_report(Catalog(graph, project_name, good.build_id))
     assert before.build.id == good.build_id
-    assert before.coverage.totals.by_status == {"resolved": 13, "partial": 0, "unresolved": 0, "failed": 0}
+    assert before.coverage.totals.by_status == {"resolved": 13, "partial": 0, "unresolved": 0, "opaque": 0, "failed": 0}
 
 
 def test_no_public_model_lists_every_model(build, graph, project_name, example_copy):
