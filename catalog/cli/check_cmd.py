@@ -88,7 +88,7 @@ def check(
         raise typer.BadParameter("--project names a project in the graph; with --state the base is BASE_TARGET")
     from catalog.check import check_states
     from catalog.extract import input_warnings, load_project
-    from catalog.prune import analyze_states
+    from catalog.compare import analyze_states
     from catalog.report.check_md import check_markdown
     from catalog.store.records import load_build_project
 

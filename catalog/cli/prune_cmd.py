@@ -113,8 +113,9 @@ def prune(
         raise typer.BadParameter("--project and --build read the graph; with PATH the artifacts are read instead")
 
     from catalog.analyze.project import analyze_project
+    from catalog.compare import analyze_states
     from catalog.extract import input_warnings, load_project
-    from catalog.prune import analyze_states, prune_artifacts, prune_graph, prune_state
+    from catalog.prune import prune_artifacts, prune_graph, prune_state
     from catalog.query import Catalog
 
     t0 = time.perf_counter()
