@@ -12,8 +12,10 @@ lineage and condition lineage apart (a removed column: what reads it, models cha
 same change included), and gets a class:
 
 - ``breaking``: a removed, renamed or retyped column that something downstream reads, a column
-  that reads a removed one, or any change but documentation to a column of a model with an
-  enforced contract or ``access: public``;
+  (or a model's rows, through an unchanged WHERE, JOIN, ...) that reads a removed one, or any
+  change but documentation to a column of a model with ``access: public``; of a model whose
+  base enforces its contract, exactly what breaks the contract as dbt's state comparison says
+  (:mod:`catalog.contract`), every other finding of that model below breaking;
 - ``partial``: values (or rows) change, and nothing reads a column that disappears;
 - ``safe``: added columns, documentation, columns nothing reads that disappear;
 - ``policy``: a PII column newly flows (value lineage, any depth) into a column not tagged PII,
@@ -31,7 +33,8 @@ from pydantic import BaseModel
 
 from catalog.analyze.records import ColumnKind, ModelLineage, column_key
 from catalog.extract import DbtColumn, DbtNode, DbtProject, is_pii
-from catalog.compare import ColumnChange, StateDiff, diff_state
+from catalog.compare import ColumnChange, StateDiff, diff_state, sql_changed_models
+from catalog.contract import ContractBreak, contract_breaks
 from catalog.lineage_graph import LineageGraph, PruneHop, hop_dict
 from catalog.prune import prune_state
 from catalog.store.keys import short_label
@@ -69,7 +72,8 @@ class Finding(BaseModel, frozen=True):
     model: str
     column: str  # "*": the model's rows
     # added, removed, renamed, expression, lineage, data_type, documentation, pii_tag, rows, pii_flow,
-    # reads_removed (it read a column the change removes)
+    # reads_removed (it read a column the change removes); of an enforced contract: constraint,
+    # materialization, contract (no longer enforced)
     changes: tuple[str, ...]
     severity: Severity
     detail: str = ""
@@ -196,16 +200,35 @@ class _Checker:
         # the base's columns the change takes away: removed (or renamed) ones, removed models'
         self.gone = {column_key(uid, c.column) for uid, found in diff.changes.items() for c in found if c.change == "removed"}
         self.gone |= {key for uid in diff.removed_models for key in old_graph.model_columns.get(uid, ())}
+        self.breaks = self._contract_breaks()
+        self.sql_changed = sql_changed_models(old, new)
+
+    def _contract_breaks(self) -> dict[str, dict[str, list[ContractBreak]]]:
+        """Per model whose base enforces its contract: column (``*``: the model) -> what breaks
+        it (:mod:`catalog.contract`), a declared column gone from the model's output included."""
+        out: dict[str, dict[str, list[ContractBreak]]] = {}
+        for uid in sorted(set(self.old.nodes) & set(self.new.nodes)):
+            found = contract_breaks(self.old.nodes[uid], self.new.nodes[uid], self.new.adapter_type)
+            if found is None:
+                continue
+            contract = self.old.nodes[uid].contract
+            listed = {b.column for b in found if b.kind == "removed"}
+            for c in self.diff.changes.get(uid, ()):
+                if c.change == "removed" and c.column not in listed and contract is not None and contract.column(c.column):
+                    found.append(ContractBreak(column=c.column, kind="removed", detail="declared column gone from the model's output"))
+            by_column: dict[str, list[ContractBreak]] = defaultdict(list)
+            for b in found:
+                by_column[b.column].append(b)
+            out[uid] = dict(by_column)
+        return out
 
     def run(self) -> CheckReport:
         findings: list[Finding] = []
-        for uid, changes in sorted(self.diff.changes.items()):
-            if uid in self.diff.new_models:
-                continue
-            findings += self._model_findings(uid, changes)
         for uid in sorted(set(self.new.nodes) & set(self.old.nodes)):
-            if uid not in self.diff.changes or uid in self.diff.new_models:
+            if uid in self.diff.new_models:
                 findings += self._doc_findings(uid, set())
+            else:
+                findings += self._model_findings(uid, self.diff.changes.get(uid, ()))
         findings += self._semantic_findings()
         findings += self._policy_findings()
         findings.sort(key=lambda f: (ORDER[f.severity], f.unique_id, f.column))
@@ -232,6 +255,8 @@ class _Checker:
             renamed_to = None
             if c.change == "removed" and c.column in renames:
                 kinds, renamed_to = ("renamed",), renames[c.column]
+            elif c.change == "rows" and self._conditions_read_gone(uid):
+                kinds = ("reads_removed", "rows")
             elif c.change in ("added", "removed", "rows"):
                 kinds = (c.change,)
             elif self._reads_gone(uid, c.column):
@@ -240,9 +265,20 @@ class _Checker:
                 kinds = c.aspects or ("expression",)
             seen.add(c.column)
             docs = self._doc_changes(before, node, c.column) if c.change == "modified" else ()
-            out.append(self._finding(node, c.column, kinds + docs, c.detail, renamed_to))
+            out.append(self._finding(node, c.column, kinds + docs + self._contract_kinds(uid, c.column, kinds), c.detail, renamed_to))
+        for column, found in sorted(self.breaks.get(uid, {}).items()):
+            if column not in seen:  # a contract change alone: YAML data types, constraints, materialization
+                seen.add(column)
+                kinds = self._contract_kinds(uid, column, ()) + (self._doc_changes(before, node, column) if column != "*" else ())
+                out.append(self._finding(node, column, kinds, "; ".join(b.detail for b in found), None))
         out += self._doc_findings(uid, seen)
         return out
+
+    def _contract_kinds(self, uid: str, column: str, kinds: tuple[str, ...]) -> tuple[str, ...]:
+        """The change kinds the contract's breaking changes of a column add to ``kinds``."""
+        named = {"removed": "renamed" if "renamed" in kinds else "removed", "disabled": "contract"}
+        out = dict.fromkeys(named.get(b.kind, b.kind) for b in self.breaks.get(uid, {}).get(column, ()))
+        return tuple(k for k in out if k not in kinds)
 
     def _reads_gone(self, uid: str, name: str) -> bool:
         """Whether a column read a column the change takes away, and the analysis now cannot
@@ -251,12 +287,22 @@ class _Checker:
         a, b = old_lin and old_lin.column(name), new_lin and new_lin.column(name)
         return bool(a and b and not b.resolved and any(s.key in self.gone for s in a.sources))
 
+    def _conditions_read_gone(self, uid: str) -> bool:
+        """Whether a model whose SQL is unchanged lost a condition (WHERE, JOIN, GROUP BY, ...)
+        on a column the change takes away: it still reads it, and the analysis drops it."""
+        old_lin, new_lin = self.old_lineages.get(uid), self.new_lineages.get(uid)
+        if uid in self.sql_changed or old_lin is None or new_lin is None:
+            return False
+        lost = {(c.column.key, c.clause) for c in old_lin.conditions} - {(c.column.key, c.clause) for c in new_lin.conditions}
+        return any(key in self.gone for key, _ in lost)
+
     def _still_reads(self, key: str) -> bool:
         """Whether a column (or model) that read a removed column in the base reads it in the
-        change too: its model is unchanged, or the column went away as well, or it now reads a
-        column that is missing (the analysis cannot resolve it)."""
+        change too: its model is unchanged, or its SQL is (a condition, WHERE, JOIN, GROUP BY,
+        on a column that is missing: the analysis drops it), or the column went away as well,
+        or it now reads a column that is missing (the analysis cannot resolve it)."""
         uid = self.old_graph.column_model.get(key, key)
-        if uid not in self.diff.changes:
+        if uid not in self.diff.changes or uid not in self.sql_changed:
             return True
         lin = self.new_lineages.get(uid)
         if key == uid or lin is None:
@@ -322,7 +368,7 @@ class _Checker:
     # ------------------------------------------------------------------ one finding
     def _finding(self, node: DbtNode, column: str, kinds: tuple[str, ...], detail: str, renamed_to: str | None) -> Finding:
         hits = self._hits(node.unique_id, column, kinds)
-        return _found(node.unique_id, node.display_name, column, kinds, self._severity(node, kinds, hits), detail, hits, renamed_to)
+        return _found(node.unique_id, node.display_name, column, kinds, self._graded(node, column, kinds, hits), detail, hits, renamed_to)
 
     def _hits(self, uid: str, column: str, kinds: tuple[str, ...]) -> tuple[Hit, ...]:
         if set(kinds) <= {"added", "documentation", "pii_tag"}:
@@ -340,11 +386,26 @@ class _Checker:
             return tuple(sorted([*now, *before], key=lambda h: (h.lineage != "value", len(h.path), h.key)))
         return _collect(self.new_graph, [key], skip_owner=uid)
 
-    def _severity(self, node: DbtNode, kinds: tuple[str, ...], hits: tuple[Hit, ...]) -> tuple[Severity, str]:
-        governed = node.contract_enforced or node.access == "public"
+    def _graded(self, node: DbtNode, column: str, kinds: tuple[str, ...], hits: tuple[Hit, ...]) -> tuple[Severity, str]:
+        """The class of a model's finding: under the base's enforced contract, breaking exactly
+        what breaks the contract as dbt says (:mod:`catalog.contract`), every other finding
+        of that model with its class otherwise, breaking aside (partial)."""
+        breaks = self.breaks.get(node.unique_id)
+        if breaks is None:
+            return self._severity(node, kinds, hits)
+        name = node.display_name
+        if breaks.get(column):
+            return "breaking", f"breaks the enforced contract of {name}: " + "; ".join(b.detail for b in breaks[column])
+        severity, why = self._severity(node, kinds, hits, governed=False)
+        return ("partial" if severity == "breaking" else severity), f"{why}; not a breaking change of the enforced contract of {name}"
+
+    def _severity(self, node: DbtNode, kinds: tuple[str, ...], hits: tuple[Hit, ...], governed: bool = True) -> tuple[Severity, str]:
+        # a contract enforced in the base is graded by _graded; one the record of a stored
+        # build keeps no details of (made by an older catalog) makes every change breaking
+        unknown_contract = node.unique_id in self.old.nodes and self.old.nodes[node.unique_id].contract_enforced
         docs_only = set(kinds) <= {"documentation", "pii_tag"}
-        if governed and not docs_only:
-            what = "an enforced contract" if node.contract_enforced else "access: public"
+        if governed and not docs_only and (node.access == "public" or unknown_contract):
+            what = "access: public" if node.access == "public" else "an enforced contract"
             return "breaking", f"{node.display_name} has {what}"
         if kinds[0] == "reads_removed":
             return "breaking", "reads a removed column"

@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
-from catalog.artifacts import Catalog, ManifestColumn, ManifestNode, declared_columns, find_target_dir, load_catalog, load_manifest, project_name
+from catalog.artifacts import (
+    Catalog, ManifestColumn, ManifestNode, declared_columns, find_target_dir, first_error, load_catalog, load_manifest, project_name,
+)
 from catalog.errors import ArtifactError
 from catalog.idents import column_name, namer, typed
 from catalog.memory import paused_gc
@@ -103,6 +105,51 @@ class DbtColumn:
         return column_name(self.name, dialect, quoted=self.in_catalog or self.quoted)
 
 
+class DbtConstraint(BaseModel):
+    """A constraint of a model contract (dbt 1.5+), column- or model-level, as the manifest has it."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    type: str  # not_null, unique, primary_key, foreign_key, check, custom
+    name: str | None = None
+    expression: str | None = None
+    columns: tuple[str, ...] = ()  # model-level: the columns it holds on
+    to: str | None = None  # foreign keys: the relation and columns referenced
+    to_columns: tuple[str, ...] = ()
+    warn_unenforced: bool = True
+    warn_unsupported: bool = True
+
+    def label(self) -> str:
+        on = f" on ({', '.join(self.columns)})" if self.columns else ""
+        return f"{self.type}{f' {self.name!r}' if self.name else ''}{on}"
+
+
+class DbtContractColumn(BaseModel):
+    """A column of an enforced contract: its YAML name (as :mod:`catalog.idents` writes it),
+    declared ``data_type`` (as written) and constraints."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    data_type: str | None = None
+    constraints: tuple[DbtConstraint, ...] = ()
+
+
+class DbtContract(BaseModel):
+    """A model's contract (``config.contract``, dbt 1.5+); the declared columns and the
+    model-level constraints are kept when it is enforced (what dbt's state comparison reads)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    enforced: bool = False
+    columns: tuple[DbtContractColumn, ...] = ()
+    constraints: tuple[DbtConstraint, ...] = ()
+
+    def column(self, name: str) -> DbtContractColumn | None:
+        wanted = typed(name)
+        return next((c for c in self.columns if c.name == wanted), None)
+
+
 class DbtNode(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -129,6 +176,8 @@ class DbtNode(BaseModel):
     meta: dict[str, Any] = {}
     access: str | None = None
     contract_enforced: bool = False  # config.contract.enforced
+    # None: no contract in the manifest (dbt before 1.5), or a record made before contracts were kept
+    contract: DbtContract | None = None
     path: str | None = None
 
     def column(self, name: str, dialect: str | None) -> DbtColumn | None:
@@ -416,8 +465,39 @@ def _node(raw: ManifestNode, yaml_columns: list[ManifestColumn], table, target: 
         meta={**raw.config.meta, **raw.meta},
         access=raw.access,
         contract_enforced=bool((raw.config.contract or {}).get("enforced")),
+        contract=_contract(raw, declared, target / "manifest.json"),
         path=raw.original_file_path,
     )
+
+
+def _contract(raw: ManifestNode, declared: dict[str, ManifestColumn], manifest: Path) -> DbtContract | None:
+    """The model's contract, its declared columns and constraints when it is enforced
+    (``declared``: the YAML columns by name as SQL reads them)."""
+    if raw.config.contract is None:
+        return None
+    if not raw.config.contract.get("enforced"):
+        return DbtContract(enforced=False)
+    at = f"nodes.{raw.unique_id}"
+    columns = tuple(
+        DbtContractColumn(
+            name=key, data_type=doc.get("data_type"), constraints=_constraints(doc.get("constraints"), manifest, f"{at}.columns.{doc['name']}")
+        )
+        for key, doc in declared.items()
+    )
+    return DbtContract(enforced=True, columns=columns, constraints=_constraints(raw.constraints, manifest, at))
+
+
+def _constraints(items: Any, manifest: Path, at: str) -> tuple[DbtConstraint, ...]:
+    """Constraints as the manifest lists them, each checked, with a one-line error naming where."""
+    if items is not None and not isinstance(items, list):
+        raise ArtifactError(f"{manifest}: unexpected manifest shape at {at}.constraints: Input should be a valid list")
+    out = []
+    for i, item in enumerate(items or ()):
+        try:
+            out.append(DbtConstraint.model_validate(item))
+        except ValidationError as e:
+            raise ArtifactError(f"{manifest}: unexpected manifest shape at {at}.constraints.{i}{'.' if e.errors()[0]['loc'] else ''}{first_error(e)}") from None
+    return tuple(out)
 
 
 def _column(name: str, data_type: str | None, doc: ManifestColumn | None, in_catalog: bool) -> DbtColumn:

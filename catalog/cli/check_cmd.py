@@ -71,9 +71,12 @@ def check(
     (--project, default the manifest's project name), from the records that build kept of what
     it read: the same answers as --state with the target folder that build was made from.
 
-    breaking: a removed, renamed or retyped column something downstream reads, a column that
-    now reads a removed one (reads_removed), or any change but documentation to a column of a
-    model with an enforced contract or access: public.
+    breaking: a removed, renamed or retyped column something downstream reads, a column (or a
+    model's unchanged WHERE, JOIN, ...) that now reads a removed one (reads_removed), or any
+    change but documentation to a column of a model with access: public. A model whose base
+    enforces its contract breaks as dbt says: a declared column removed, a data_type changed,
+    a constraint removed, the materialization changed, the contract no longer enforced; its
+    other findings stay below breaking.
     policy: a PII column newly flows (value lineage) into a column not tagged PII, a public or
     contracted model, or an exposure. partial: values or rows change downstream. safe: added
     columns, documentation, columns nothing reads.
