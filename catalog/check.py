@@ -4,7 +4,7 @@ A change is compared with its base (an old dbt target, as with dbt's ``--state``
 active build in Neo4j) column by column, from :func:`catalog.compare.diff_state` (the same
 column-aware comparison ``prune --state`` makes, from the analyzer's one parse). Every changed
 column becomes a :class:`Finding`: added, removed, renamed (same lineage and expression, new
-name), expression changed, lineage changed, data type changed, documentation or PII tag
+name; or, the model's SQL unchanged, a rename upstream passed on: ``select *``), expression changed, lineage changed, data type changed, documentation or PII tag
 changed, the model's rows changed (a condition: WHERE, JOIN, GROUP BY, ...), or it reads a
 column the change removes. Each finding lists what it hits downstream, model columns,
 semantic-model elements, metrics, exposures and saved queries, with one path each, value
@@ -78,6 +78,7 @@ class Finding(BaseModel, frozen=True):
     severity: Severity
     detail: str = ""
     renamed_to: str | None = None
+    cause: str = ""  # renamed: the upstream column (model.column) whose rename it passes on
     why: str = ""  # the reason for the severity
     hits: tuple[Hit, ...] = ()
 
@@ -131,6 +132,7 @@ class CheckReport(BaseModel):
                     "why": f.why,
                     "detail": f.detail,
                     "renamed_to": f.renamed_to,
+                    "cause": f.cause,
                     "models_hit": f.hit_models(),
                     "metrics_hit": f.hit_names("metric"),
                     "exposures_hit": f.hit_names("exposure"),
@@ -202,6 +204,8 @@ class _Checker:
         self.gone |= {key for uid in diff.removed_models for key in old_graph.model_columns.get(uid, ())}
         self.breaks = self._contract_breaks()
         self.sql_changed = sql_changed_models(old, new)
+        self.renamed_keys: dict[str, str] = {}  # column id -> its new id, for renamed columns
+        self.renames = self._all_renames()
 
     def _contract_breaks(self) -> dict[str, dict[str, list[ContractBreak]]]:
         """Per model whose base enforces its contract: column (``*``: the model) -> what breaks
@@ -245,16 +249,20 @@ class _Checker:
         node, before = self.new.nodes[uid], self.old.nodes[uid]
         removed = [c for c in changes if c.change == "removed"]
         added = [c for c in changes if c.change == "added"]
-        renames = self._renames(uid, [c.column for c in removed], [c.column for c in added])
+        renames = {a: b for a, (b, _) in self.renames.get(uid, {}).items()}
         out: list[Finding] = []
         seen: set[str] = set()
         for c in changes:
             if c.column in renames.values():
                 continue  # the new name of a renamed column: reported with the old one
             kinds: tuple[str, ...]
-            renamed_to = None
+            renamed_to, detail, cause = None, c.detail, ""
             if c.change == "removed" and c.column in renames:
                 kinds, renamed_to = ("renamed",), renames[c.column]
+                upstream = self.renames[uid][c.column][1]
+                if upstream:  # a rename upstream, passed on unchanged (select *)
+                    cause = self._label(upstream)
+                    detail = f"passes on the rename of {cause} to {self.new_graph.column_name[self.renamed_keys[upstream]]}"
             elif c.change == "rows" and self._conditions_read_gone(uid):
                 kinds = ("reads_removed", "rows")
             elif c.change in ("added", "removed", "rows"):
@@ -265,7 +273,8 @@ class _Checker:
                 kinds = c.aspects or ("expression",)
             seen.add(c.column)
             docs = self._doc_changes(before, node, c.column) if c.change == "modified" else ()
-            out.append(self._finding(node, c.column, kinds + docs + self._contract_kinds(uid, c.column, kinds), c.detail, renamed_to))
+            found = self._finding(node, c.column, kinds + docs + self._contract_kinds(uid, c.column, kinds), detail, renamed_to)
+            out.append(found.model_copy(update={"cause": cause}) if cause else found)
         for column, found in sorted(self.breaks.get(uid, {}).items()):
             if column not in seen:  # a contract change alone: YAML data types, constraints, materialization
                 seen.add(column)
@@ -310,8 +319,26 @@ class _Checker:
         now = lin.column(self.old_graph.column_name[key])
         return now is None or not now.resolved
 
-    def _renames(self, uid: str, removed: list[str], added: list[str]) -> dict[str, str]:
-        """old name -> new name, for a removed and an added column of the same value."""
+    def _all_renames(self) -> dict[str, dict[str, tuple[str, str]]]:
+        """Per changed model, upstream first: old name -> (new name, the upstream column id
+        whose rename it passes on, or "")."""
+        from graphlib import TopologicalSorter
+
+        changed = {uid for uid in self.diff.changes if uid in self.old.nodes and uid not in self.diff.new_models}
+        order = TopologicalSorter({uid: [d for d in self.new.nodes[uid].depends_on if d in changed] for uid in sorted(changed)})
+        out: dict[str, dict[str, tuple[str, str]]] = {}
+        for uid in order.static_order():
+            changes = self.diff.changes[uid]
+            found = self._renames(uid, [c.column for c in changes if c.change == "removed"], [c.column for c in changes if c.change == "added"])
+            if found:
+                out[uid] = found
+                self.renamed_keys.update({column_key(uid, a): column_key(uid, b) for a, (b, _) in found.items()})
+        return out
+
+    def _renames(self, uid: str, removed: list[str], added: list[str]) -> dict[str, tuple[str, str]]:
+        """old name -> (new name, cause), for a removed and an added column of the same value:
+        the same expression over the same upstream columns, or, the model's SQL unchanged, the
+        same kind of column over the new names of upstream columns renamed (the cause)."""
         if not removed or not added:
             return {}
         old_lin, new_lin = self.old_lineages.get(uid), self.new_lineages.get(uid)
@@ -319,24 +346,32 @@ class _Checker:
             return {}
         d_old, d_new = old_lin.definitions, new_lin.definitions
 
-        def same(a: str, b: str) -> bool:
+        def same(a: str, b: str) -> str | None:
             ca, cb = old_lin.column(a), new_lin.column(b)
             if ca is None or cb is None or not ca.sources:
-                return False
-            if {s.key for s in ca.sources} != {s.key for s in cb.sources}:
-                return False
+                return None
+            moved = {s.key: self.renamed_keys.get(s.key, s.key) for s in ca.sources}
+            if set(moved.values()) != {s.key for s in cb.sources}:
+                return None
+            causes = sorted(k for k, v in moved.items() if k != v)
+            if causes:
+                return causes[0] if uid not in self.sql_changed and ca.kind == cb.kind else None
             if d_old is not None and d_new is not None and a in d_old.columns and b in d_new.columns:
-                return d_old.columns[a] == d_new.columns[b]
-            return ca.expr == cb.expr
+                return "" if d_old.columns[a] == d_new.columns[b] else None
+            return "" if ca.expr == cb.expr else None
 
-        out: dict[str, str] = {}
+        out: dict[str, tuple[str, str]] = {}
         free = list(added)
         for a in removed:
-            match = [b for b in free if same(a, b)]
+            match = [(b, cause) for b in free if (cause := same(a, b)) is not None]
             if len(match) == 1:
                 out[a] = match[0]
-                free.remove(match[0])
+                free.remove(match[0][0])
         return out
+
+    def _label(self, key: str) -> str:
+        """``stg_orders.tax_paid`` for a column id of the base."""
+        return hit_name(self.old_graph, key, self.old_graph.column_model.get(key, key))
 
     def _doc_changes(self, before: DbtNode, node: DbtNode, name: str) -> tuple[str, ...]:
         a, b = before.column(name, self.old.dialect), node.column(name, self.new.dialect)

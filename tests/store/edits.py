@@ -87,3 +87,13 @@ def edit_column(target: Path, uid: str, column: str, **fields) -> None:
             columns[column].update(fields)
 
     edit_manifest(target, change)
+
+
+def rename_catalog_column(target: Path, uid: str, column: str, new: str) -> None:
+    """Rename a column in catalog.json (same type and position), as `dbt docs generate` would
+    after the SQL renamed it."""
+    path = target / "catalog.json"
+    catalog = json.loads(path.read_text())
+    columns = catalog["nodes"][uid]["columns"]
+    columns[new] = {**columns.pop(column), "name": new}
+    path.write_text(json.dumps(catalog))

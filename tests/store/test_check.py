@@ -23,7 +23,9 @@ from catalog.extract import load_project
 from catalog.compare import analyze_states
 from catalog.prune import prune_state
 from catalog.report.check_md import check_markdown
-from edits import drop_catalog_column, edit_catalog_type, edit_column, edit_manifest, edit_measure_expr, edit_sql, enforce_contract
+from edits import (
+    drop_catalog_column, edit_catalog_type, edit_column, edit_manifest, edit_measure_expr, edit_sql, enforce_contract, rename_catalog_column,
+)
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coffee_shop" / "target"
 STG_ORDERS = "model.coffee_shop.stg_orders"
@@ -515,3 +517,28 @@ def test_a_changed_column_lists_the_models_reading_it_in_a_window_or_group_by(sh
             "lifetime_spend", "lifetime_spend_pretax", "lifetime_tax_paid",
         )
     ]  # fmt: skip
+
+
+@pytest.mark.corpus
+def test_a_rename_passed_on_by_select_star_is_a_rename_downstream(shared_dir, tmp_path):
+    """stg_orders renames tax_paid to tax_paid_dollars (catalog.json regenerated); orders'
+    `select orders.*` passes it on under the new name: a rename there too, caused by
+    stg_orders'. customers' sum(orders.tax_paid) now reads a missing column."""
+    base = shared_dir / "corpus" / "jaffle-shop" / "target"
+    target = copy(base, tmp_path)
+    edit_sql(target, f"{JAFFLE}.stg_orders", "::numeric(16, 2) as tax_paid,", "::numeric(16, 2) as tax_paid_dollars,")
+    for model in ("stg_orders", "orders"):
+        rename_catalog_column(target, f"{JAFFLE}.{model}", "tax_paid", "tax_paid_dollars")
+    report = check(base, target)
+    assert [(f.severity, f.model, f.column, f.changes, f.renamed_to, f.cause, f.detail) for f in report.findings] == [
+        ("breaking", "customers", "lifetime_tax_paid", ("reads_removed",), None, "", (
+            "sources -model.jaffle_shop.orders.tax_paid; type derived -> unknown; resolved True -> False"
+            " (column orders.tax_paid not found in its relation)"
+        )),
+        ("breaking", "orders", "tax_paid", ("renamed",), "tax_paid_dollars", "stg_orders.tax_paid",
+         "passes on the rename of stg_orders.tax_paid to tax_paid_dollars"),
+        ("breaking", "stg_orders", "tax_paid", ("renamed",), "tax_paid_dollars", "", ""),
+    ]  # fmt: skip
+    # what still reads the old name: customers (changed with it) and the semantic model's measure
+    assert [h.name for h in report.findings[1].hits] == ["customers.lifetime_tax_paid", "semantic_model:orders.tax_paid"]
+    assert report.to_dict()["findings"][1]["cause"] == "stg_orders.tax_paid"
