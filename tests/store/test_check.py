@@ -50,6 +50,18 @@ def copy(base: Path, tmp_path: Path) -> Path:
     return dst
 
 
+def edit_stg_orders(shared_dir: Path, tmp_path: Path, old: str, new: str, regenerate) -> tuple[Path, Path]:
+    """jaffle-shop and a copy with stg_orders' SQL edited and catalog.json regenerated for
+    stg_orders and for orders, whose `select orders.*` passes its columns on
+    (``regenerate(target, unique_id)``)."""
+    base = shared_dir / "corpus" / "jaffle-shop" / "target"
+    target = copy(base, tmp_path)
+    edit_sql(target, f"{JAFFLE}.stg_orders", old, new)
+    for model in ("stg_orders", "orders"):
+        regenerate(target, f"{JAFFLE}.{model}")
+    return base, target
+
+
 def summary(report: CheckReport) -> list[tuple]:
     return [
         (f.severity, f.model, f.column, f.changes, f.hit_models(), f.hit_names("metric"), f.hit_names("exposure"), f.hit_names("saved_query"))
@@ -148,11 +160,10 @@ def prune_summary(base: Path, target: Path) -> dict[str, tuple]:
 def test_a_column_beside_a_changed_cast_is_not_reported(shared_dir, tmp_path):
     """tax_paid_cents reads the relation's tax_paid, not the projection tax_paid beside it:
     its expression and lineage are unchanged, so neither check nor prune reports it."""
-    base = shared_dir / "corpus" / "jaffle-shop" / "target"
-    target = copy(base, tmp_path)
-    edit_sql(target, f"{JAFFLE}.stg_orders", "(tax_paid / 100)::numeric(16, 2)", "(tax_paid / 100)::numeric(18, 2)")
-    for model in ("stg_orders", "orders"):
-        edit_catalog_type(target, f"{JAFFLE}.{model}", "tax_paid", "DECIMAL(18,2)")
+    base, target = edit_stg_orders(
+        shared_dir, tmp_path, "(tax_paid / 100)::numeric(16, 2)", "(tax_paid / 100)::numeric(18, 2)",
+        lambda t, uid: edit_catalog_type(t, uid, "tax_paid", "DECIMAL(18,2)"),
+    )  # fmt: skip
     report = check(base, target)
     assert summary(report) == [
         ("breaking", "orders", "tax_paid", ("data_type",), ["customers"], [], [], []),
@@ -174,11 +185,7 @@ def test_a_removed_column_lists_its_readers_changed_with_it(shared_dir, tmp_path
     """stg_orders.tax_paid removed, catalog.json regenerated: orders' `select orders.*` loses
     it too, and customers' sum(orders.tax_paid) reads a missing column. Both models change in
     the same change, and both still read it."""
-    base = shared_dir / "corpus" / "jaffle-shop" / "target"
-    target = copy(base, tmp_path)
-    edit_sql(target, f"{JAFFLE}.stg_orders", TAX_PAID, "")
-    for model in ("stg_orders", "orders"):
-        drop_catalog_column(target, f"{JAFFLE}.{model}", "tax_paid")
+    base, target = edit_stg_orders(shared_dir, tmp_path, TAX_PAID, "", lambda t, uid: drop_catalog_column(t, uid, "tax_paid"))
     report = check(base, target)
     assert summary(report) == [
         ("breaking", "customers", "lifetime_tax_paid", ("reads_removed",), [], [], [], []),
@@ -474,11 +481,7 @@ def test_a_removed_column_lists_the_models_reading_it_in_a_join(shared_dir, tmp_
     they still read it (the analysis drops the join condition on a missing column). Both are
     listed with their clause, and each says it reads a removed column. customers counts
     orders.order_id (by value) and groups by orders.customer_id, whose rows change."""
-    base = shared_dir / "corpus" / "jaffle-shop" / "target"
-    target = copy(base, tmp_path)
-    edit_sql(target, f"{JAFFLE}.stg_orders", "id as order_id,", "")
-    for model in ("stg_orders", "orders"):
-        drop_catalog_column(target, f"{JAFFLE}.{model}", "order_id")
+    base, target = edit_stg_orders(shared_dir, tmp_path, "id as order_id,", "", lambda t, uid: drop_catalog_column(t, uid, "order_id"))
     report = check(base, target)
     assert [(f.severity, f.model, f.column, f.changes, f.why) for f in report.findings] == [
         ("breaking", "customers", "count_lifetime_orders", ("reads_removed",), "reads a removed column"),
@@ -524,11 +527,10 @@ def test_a_rename_passed_on_by_select_star_is_a_rename_downstream(shared_dir, tm
     """stg_orders renames tax_paid to tax_paid_dollars (catalog.json regenerated); orders'
     `select orders.*` passes it on under the new name: a rename there too, caused by
     stg_orders'. customers' sum(orders.tax_paid) now reads a missing column."""
-    base = shared_dir / "corpus" / "jaffle-shop" / "target"
-    target = copy(base, tmp_path)
-    edit_sql(target, f"{JAFFLE}.stg_orders", "::numeric(16, 2) as tax_paid,", "::numeric(16, 2) as tax_paid_dollars,")
-    for model in ("stg_orders", "orders"):
-        rename_catalog_column(target, f"{JAFFLE}.{model}", "tax_paid", "tax_paid_dollars")
+    base, target = edit_stg_orders(
+        shared_dir, tmp_path, "::numeric(16, 2) as tax_paid,", "::numeric(16, 2) as tax_paid_dollars,",
+        lambda t, uid: rename_catalog_column(t, uid, "tax_paid", "tax_paid_dollars"),
+    )  # fmt: skip
     report = check(base, target)
     assert [(f.severity, f.model, f.column, f.changes, f.renamed_to, f.cause, f.detail) for f in report.findings] == [
         ("breaking", "customers", "lifetime_tax_paid", ("reads_removed",), None, "", (
