@@ -4,8 +4,9 @@ A change is compared with its base (an old dbt target, as with dbt's ``--state``
 active build in Neo4j) column by column, from :func:`catalog.compare.diff_state` (the same
 column-aware comparison ``prune --state`` makes, from the analyzer's one parse). Every changed
 column becomes a :class:`Finding`: added, removed, renamed (same lineage and expression, new
-name; or, the model's SQL unchanged, a rename upstream passed on: ``select *``), expression changed, lineage changed, data type changed, documentation or PII tag
-changed, the model's rows changed (a condition: WHERE, JOIN, GROUP BY, ...), or it reads a
+name; or, the model's SQL unchanged, a rename upstream passed on: ``select *``), expression
+changed, lineage changed, data type changed, documentation or PII tag changed, the model's
+rows changed (a condition: WHERE, JOIN, GROUP BY, ...), or it reads a
 column the change removes. Each finding lists what it hits downstream, model columns,
 semantic-model elements, metrics, exposures and saved queries, with one path each, value
 lineage and condition lineage apart (a removed column: what reads it, models changed in the
