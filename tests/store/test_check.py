@@ -260,8 +260,8 @@ def contracted_orders(tmp_path: Path, shared_dir: Path) -> tuple[Path, Path]:
 def test_a_contracted_model_breaks_on_what_breaks_its_contract_only(shared_dir, tmp_path):
     """One change to orders: order_items_subtotal removed (SQL, YAML, catalog.json), which
     nothing downstream reads; order_cost declared decimal(38,4); is_food_order's expression
-    changed (read by the semantic model); a column added. dbt calls the first two breaking
-    changes of the contract, and nothing else."""
+    changed (read by the semantic model); a column added; customer_order_number retyped in
+    catalog.json only. dbt calls the first two breaking changes of the contract, and nothing else."""
     base, target = contracted_orders(tmp_path, shared_dir)
     orders = f"{JAFFLE}.orders"
     edit_sql(target, orders, "        order_items_summary.order_items_subtotal,\n", "")
@@ -271,10 +271,16 @@ def test_a_contracted_model_breaks_on_what_breaks_its_contract_only(shared_dir, 
     edit_catalog_type(target, orders, "order_cost", "DECIMAL(38,4)")
     edit_sql(target, orders, "count_food_items > 0 as is_food_order", "count_food_items >= 2 as is_food_order")
     edit_sql(target, orders, "as is_drink_order\n", "as is_drink_order,\n        1 as version\n")
+    # catalog.json's type alone (the declared data_type unchanged): not the contract's
+    edit_catalog_type(target, orders, "customer_order_number", "INTEGER")
     report = check(base, target)
     assert [(f.severity, f.column, f.changes, f.why) for f in report.findings] == [
         ("breaking", "order_cost", ("data_type",), "breaks the enforced contract of orders: data_type decimal(38,2) -> decimal(38,4)"),
         ("breaking", "order_items_subtotal", ("removed",), "breaks the enforced contract of orders: declared column removed"),
+        (
+            "partial", "customer_order_number", ("data_type",),
+            "retyped, and read downstream; not a breaking change of the enforced contract of orders",
+        ),
         (
             "partial", "is_food_order", ("expression",),
             "values change downstream; not a breaking change of the enforced contract of orders",
@@ -544,3 +550,17 @@ def test_a_rename_passed_on_by_select_star_is_a_rename_downstream(shared_dir, tm
     # what still reads the old name: customers (changed with it) and the semantic model's measure
     assert [h.name for h in report.findings[1].hits] == ["customers.lifetime_tax_paid", "semantic_model:orders.tax_paid"]
     assert report.to_dict()["findings"][1]["cause"] == "stg_orders.tax_paid"
+
+
+@pytest.mark.corpus
+def test_a_base_that_kept_no_contract_details_breaks_on_any_change_to_a_contracted_model(shared_dir, tmp_path):
+    """A stored build made before contracts were kept has `contract_enforced` but no details
+    to grade by dbt's rules: every change but documentation to that model stays breaking."""
+    base, target = contracted_orders(tmp_path, shared_dir)
+    edit_sql(target, f"{JAFFLE}.orders", "as is_drink_order\n", "as is_drink_order,\n        1 as version\n")
+    old, new = load_project(base), load_project(target)
+    nodes = {**old.nodes, f"{JAFFLE}.orders": old.nodes[f"{JAFFLE}.orders"].model_copy(update={"contract": None})}
+    old = old.model_copy(update={"nodes": nodes})
+    old_lineages, lineages = analyze_states(old, new, jobs=1)
+    report = check_states(old, old_lineages, new, lineages, base="build 1")
+    assert [(f.severity, f.column, f.changes, f.why) for f in report.findings] == [("breaking", "version", ("added",), "orders has an enforced contract")]
