@@ -29,6 +29,7 @@ from catalog import __version__
 from catalog.analyze.project import analyze_project, topological_models
 from catalog.analyze.records import ColumnKind, ColumnLineage, ConditionClause, ModelLineage, ModelStatus
 from catalog.analyze.semantic import semantic_lineage
+from catalog.analyze.tests import tested_columns
 from catalog.artifacts import find_target_dir, read_bytes
 from catalog.errors import ArtifactError, ConnectionLost, StoreError
 from catalog.extract import (
@@ -55,7 +56,7 @@ from catalog.store.keys import column_node_key, model_node_key
 ANALYZER_VERSION = "4"  # bump when the analyzer's output changes for the same input
 # bump when what a build stores, or where, changes: a build over an active build of another
 # layout reuses nothing and rewrites every node and relationship it keeps
-STORE_VERSION = 3
+STORE_VERSION = 4
 # The code that hashes nodes: a build keeps the active build's fingerprints only when that
 # build was hashed by the same code (an edit here, or to how columns are named, rehashes all once)
 def _hashing_code() -> str:
@@ -221,6 +222,7 @@ def _model_props(node: DbtNode) -> dict[str, Any]:
         "tags": list(node.tags),
         "meta": json.dumps(node.meta, sort_keys=True, default=str),
         "access": node.access,
+        "contract": node.contract_enforced or None,
         "path": node.path,
         "language": node.language,
     }
@@ -665,10 +667,10 @@ class Builder:
         records: dict[str, str],
         current_records: dict[str, dict[str, Any]],
     ) -> None:
-        """Semantic models, metrics, exposures and saved queries (catalog.store.consumers), and
-        the records of what the build read (catalog.store.records)."""
+        """Semantic models, metrics, exposures, saved queries and tests (catalog.store.consumers),
+        and the records of what the build read (catalog.store.records)."""
         semantic, edges = semantic_lineage(project, lineages)
-        counts = write_consumers(self.graph, project, semantic, edges, build_id)
+        counts = write_consumers(self.graph, project, semantic, edges, build_id, tested_columns(project, lineages))
         write_records(self.graph, project, build_id, records, current_records)
         self.say(f"consumers: {counts['consumers']}, {counts['consumer_relationships_written']} relationships written")
 
