@@ -29,7 +29,7 @@ from catalog import __version__
 from catalog.analyze.project import analyze_project, topological_models
 from catalog.analyze.records import ColumnKind, ColumnLineage, ConditionClause, ModelLineage, ModelStatus
 from catalog.analyze.semantic import semantic_lineage
-from catalog.analyze.tests import tested_columns
+from catalog.analyze.dbt_tests import columns_tested
 from catalog.artifacts import find_target_dir, read_bytes
 from catalog.errors import ArtifactError, ConnectionLost, StoreError
 from catalog.extract import (
@@ -670,7 +670,7 @@ class Builder:
         """Semantic models, metrics, exposures, saved queries and tests (catalog.store.consumers),
         and the records of what the build read (catalog.store.records)."""
         semantic, edges = semantic_lineage(project, lineages)
-        counts = write_consumers(self.graph, project, semantic, edges, build_id, tested_columns(project, lineages))
+        counts = write_consumers(self.graph, project, semantic, edges, build_id, columns_tested(project, lineages))
         write_records(self.graph, project, build_id, records, current_records)
         self.say(f"consumers: {counts['consumers']}, {counts['consumer_relationships_written']} relationships written")
 

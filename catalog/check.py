@@ -193,12 +193,12 @@ def tests_of_findings(
     """Each finding with the names of the tests that read its column directly (a ``*`` finding:
     any column of its model), in either version (``versions``: the base's and the change's
     project and lineages: a test of a removed column is the base's); and those tests, by name."""
-    from catalog.analyze.tests import tested_columns
+    from catalog.analyze.dbt_tests import columns_tested
 
     readers: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)  # column key -> test uid -> (name, kind)
     by_model: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
     for project, lineages in versions:
-        for uid, refs in tested_columns(project, lineages).items():
+        for uid, refs in columns_tested(project, lineages).items():
             test = project.tests[uid]
             for r in refs:
                 readers[r.key][uid] = (test.name, test.kind)

@@ -217,7 +217,7 @@ class DbtTest(BaseModel):
     """A dbt test and the columns it reads: a generic data test its column (and a
     ``relationships`` test the column it points to), a unit test the columns its expected
     rows give. A singular test, or a generic one without a plain column, keeps its compiled
-    SQL instead: the analysis reads its columns from it (:mod:`catalog.analyze.tests`)."""
+    SQL instead: the analysis reads its columns from it (:mod:`catalog.analyze.dbt_tests`)."""
 
     model_config = ConfigDict(frozen=True)
 

@@ -8,7 +8,7 @@ Nodes hold their identity only (``key``, ``project``, ``unique_id``, ``name``,
 - ``(:SemanticModel)-[:HAS]->(:Column)``: its entities, dimensions and measures (kind, type,
   expr, agg);
 - ``(:Test)-[:TESTS]->(:Column)``: a data test or unit test reads that column
-  (:mod:`catalog.analyze.tests`); the test itself is DEFINED like a consumer, with its record;
+  (:mod:`catalog.analyze.dbt_tests`); the test itself is DEFINED like a consumer, with its record;
 - ``(:Column|:Metric)-[:INPUT_OF {type, expr}]->(:Column|:Metric|:Exposure|:SavedQuery)``: a
   model column into an entity, dimension or measure (type and expr as the analysis of its
   ``expr`` found them, like a FEEDS edge), a measure into a metric, a metric into a metric, a
@@ -26,7 +26,7 @@ from typing import Any
 
 from catalog.analyze.records import ColumnRef, ModelLineage
 from catalog.analyze.semantic import ConsumerEdge
-from catalog.analyze.tests import with_columns
+from catalog.analyze.dbt_tests import with_columns
 from catalog.extract import DbtProject
 from catalog.store.graph import Graph
 from catalog.store.keys import column_node_key, model_node_key
@@ -39,7 +39,7 @@ def write_consumers(
     graph: Graph, project: DbtProject, semantic: dict[str, ModelLineage], edges: list[ConsumerEdge], build_id: int, tested: Tested | None = None
 ) -> dict[str, int]:
     """Write the consumers and tests of ``project`` for build ``build_id`` (``tested``: the
-    columns of each test, :func:`catalog.analyze.tests.tested_columns`); the counts written and closed."""
+    columns of each test, :func:`catalog.analyze.dbt_tests.columns_tested`); the counts written and closed."""
     name = project.name
     desired = _desired(project, semantic, edges) | _desired_tests(project, tested or {})
     current: dict[tuple, dict[str, Any]] = {}

@@ -25,7 +25,7 @@ CONSUMER_RECORDS: dict[str, Any] = {
     "metric": ("metrics", DbtMetric),
     "exposure": ("exposures", DbtExposure),
     "saved_query": ("saved_queries", DbtSavedQuery),
-    "test": ("tests", DbtTest),  # with the columns it reads (catalog.analyze.tests.with_columns)
+    "test": ("tests", DbtTest),  # with the columns it reads (catalog.analyze.dbt_tests.with_columns)
     "unit_test": ("tests", DbtTest),
 }
 

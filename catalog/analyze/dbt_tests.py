@@ -20,7 +20,7 @@ from catalog.extract import DbtNode, DbtProject, DbtTest
 _COPIES = (ColumnKind.PASSTHROUGH, ColumnKind.RENAMED)
 
 
-def tested_columns(project: DbtProject, lineages: dict[str, ModelLineage] | None = None) -> dict[str, tuple[ColumnRef, ...]]:
+def columns_tested(project: DbtProject, lineages: dict[str, ModelLineage] | None = None) -> dict[str, tuple[ColumnRef, ...]]:
     """Every test's columns, by the test's unique id, sorted. ``lineages``: the models'
     analyses, for the columns of ephemeral models a test's SQL reads."""
     out: dict[str, tuple[ColumnRef, ...]] = {}
@@ -33,12 +33,12 @@ def tested_columns(project: DbtProject, lineages: dict[str, ModelLineage] | None
             if relations is None or columns is None:
                 relations, columns = RelationIndex.for_project(project), ProjectColumns(project)
                 columns.update_analyzed({u: [c.name for c in lin.columns] for u, lin in (lineages or {}).items()})
-            refs = set(test_sql_columns(analyze_node(_as_node(test), project.dialect, relations, columns)))
+            refs = set(decisive_columns(analyze_node(_as_node(test), project.dialect, relations, columns)))
         out[uid] = tuple(sorted(refs, key=lambda r: r.key))
     return out
 
 
-def test_sql_columns(lineage: ModelLineage) -> list[ColumnRef]:
+def decisive_columns(lineage: ModelLineage) -> list[ColumnRef]:
     """The columns that decide a test's result, from the analysis of its SQL."""
     found = [c.column for c in lineage.conditions]
     found += [src for c in lineage.columns if c.kind not in _COPIES for src in c.sources]
