@@ -94,7 +94,7 @@ class Finding(BaseModel, frozen=True):
         return counts
 
 
-class TestHit(BaseModel, frozen=True):
+class DbtTestHit(BaseModel, frozen=True):
     """A dbt test that reads a changed column, directly."""
 
     name: str  # what `dbt build -s` selects it by
@@ -112,7 +112,7 @@ class CheckReport(BaseModel):
     selector: str = ""  # the models to rebuild, as `prune --state` selects them (`dbt build -s`)
     exposure_owners: dict[str, str] = {}  # name of an exposure hit -> its owner's name (or email)
     files: dict[str, str] = {}  # unique id of a model with findings -> its file in the project (original_file_path)
-    tests: tuple[TestHit, ...] = ()  # the dbt tests that read a changed column; their names are in the selector
+    tests: tuple[DbtTestHit, ...] = ()  # the dbt tests that read a changed column; their names are in the selector
 
     def counts(self) -> dict[str, int]:
         return {s: sum(1 for f in self.findings if f.severity == s) for s in ("breaking", "policy", "partial", "safe")}
@@ -189,7 +189,7 @@ _UNTESTED_CHANGES = frozenset({"documentation", "pii_tag"})
 
 def tests_of_findings(
     findings: tuple[Finding, ...], *versions: tuple[DbtProject, dict[str, ModelLineage]]
-) -> tuple[tuple[Finding, ...], tuple[TestHit, ...]]:
+) -> tuple[tuple[Finding, ...], tuple[DbtTestHit, ...]]:
     """Each finding with the names of the tests that read its column directly (a ``*`` finding:
     any column of its model), in either version (``versions``: the base's and the change's
     project and lineages: a test of a removed column is the base's); and those tests, by name."""
@@ -217,7 +217,7 @@ def tests_of_findings(
             hits.setdefault(uid, (name, kind, set()))[2].add(f"{f.model}.{f.column}")
         out.append(f.model_copy(update={"tests": tuple(sorted({name for name, _ in found.values()}))}) if found else f)
     tests = tuple(
-        TestHit(name=name, unique_id=uid, kind=kind, columns=tuple(sorted(columns)))
+        DbtTestHit(name=name, unique_id=uid, kind=kind, columns=tuple(sorted(columns)))
         for uid, (name, kind, columns) in sorted(hits.items(), key=lambda kv: (kv[1][0], kv[0]))
     )
     return tuple(out), tests

@@ -303,7 +303,7 @@ class UntestedColumn(BaseModel, frozen=True):
     consumers: tuple[str, ...]  # kind:name of the semantic models, metrics, exposures and saved queries it feeds
 
 
-class TestCoverage(BaseModel, frozen=True):
+class DbtTestCoverage(BaseModel, frozen=True):
     tests: int
     by_kind: dict[str, int]  # generic, singular, unit
     columns: int
@@ -327,7 +327,7 @@ class GovernanceReport(BaseModel, frozen=True):
     depended_on: tuple[DependedOn, ...]
     inheritable: tuple[Inheritable, ...]
     pictures: tuple[Picture, ...]
-    tests: TestCoverage
+    tests: DbtTestCoverage
 
 
 # ---------------------------------------------------------------------------- collection
@@ -639,7 +639,7 @@ def _inheritable(rows: list[dict[str, Any]]) -> tuple[Inheritable, ...]:
 # ---------------------------------------------------------------------------- tests
 def _test_coverage(
     node_rows: list[dict[str, Any]], test_rows: list[dict[str, Any]], input_rows: list[dict[str, Any]], walked: BuildLineage
-) -> TestCoverage:
+) -> DbtTestCoverage:
     """From ``report_test_coverage``, ``list_build_tests`` and ``report_consumer_inputs``, with
     the build's FEEDS walked in memory for what each untested column reaches."""
     models: list[ModelTests] = []
@@ -662,8 +662,11 @@ def _test_coverage(
     for r in input_rows:
         inputs[r["up"]].append((r["down"], f"{r['kind']}:{r['name']}"))
     rows: list[UntestedColumn] = []
+    feeding = _feeding(walked, set(protected) | set(inputs))
     for key, col in untested:
         i = walked.index.get(key)
+        if key not in protected and key not in inputs and i not in feeding:
+            continue  # feeds nothing that matters: its reach is not walked
         reach = {walked.keys[d] for d in walked.reach_set(i)} if i is not None else set()
         guarded_models = sorted({protected[k] for k in reach | {key} if k in protected})
         consumers = sorted(_consumers_fed(reach | {key}, inputs))
@@ -674,10 +677,26 @@ def _test_coverage(
     by_kind = {k: 0 for k in ("generic", "singular", "unit")}
     for t in test_rows:
         by_kind[t["kind"]] = by_kind.get(t["kind"], 0) + 1
-    return TestCoverage(
+    return DbtTestCoverage(
         tests=len(test_rows), by_kind=by_kind, columns=sum(m.columns for m in models), tested=sum(m.tested for m in models),
         models=tuple(models), untested=tuple(rows),
     )  # fmt: skip
+
+
+def _feeding(walked: BuildLineage, targets: set[str]) -> set[int]:
+    """The columns that feed any of ``targets`` (column keys) through FEEDS, at any depth."""
+    into: dict[int, list[int]] = defaultdict(list)
+    for up, downs in enumerate(walked.out):
+        for d in downs:
+            into[d].append(up)
+    stack = [walked.index[k] for k in targets if k in walked.index]
+    seen: set[int] = set()
+    while stack:
+        for up in into.get(stack.pop(), ()):
+            if up not in seen:
+                seen.add(up)
+                stack.append(up)
+    return seen
 
 
 def _consumers_fed(keys: set[str], inputs: dict[str, list[tuple[str, str]]]) -> set[str]:
