@@ -43,7 +43,7 @@ def hit_summary(f: Finding) -> str:
 TESTS_NAMED = 20  # test names in one line; the rest are counted
 
 
-def tests_text(names: "list[str] | tuple[str, ...]") -> str:
+def tests_text(names: list[str] | tuple[str, ...]) -> str:
     shown = ", ".join(code(n, table=False) for n in names[:TESTS_NAMED])
     return shown + (f" and {len(names) - TESTS_NAMED} more" if len(names) > TESTS_NAMED else "")
 
