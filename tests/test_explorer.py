@@ -28,6 +28,7 @@ EXAMPLE = REPO / "examples" / "coffee_shop"
 FOCUS = "model.coffee_shop.orders.items_amount"
 METRIC = "metric.coffee_shop.revenue"
 EXPOSURE = "exposure.coffee_shop.sales_dashboard"
+MEASURE = "semantic_model.coffee_shop.orders.amount_paid"
 runner = CliRunner()
 
 
@@ -304,3 +305,27 @@ def test_metrics_and_exposures_are_searched_and_drawn_downstream(browser, exampl
     used_by = "[...document.querySelectorAll('#details dt')].find(t => t.textContent === 'used by').nextSibling.textContent"
     assert browser.eval(used_by) == "sales_dashboard exposure"
     browser.screenshot(tmp_path / "metric.png")
+
+
+def test_search_tells_a_model_column_from_a_semantic_model_element(browser, example_input, tmp_path):
+    page = tmp_path / "explore.html"
+    page.write_text(explorer_html(example_input), encoding="utf-8")
+    browser.open(page.as_uri())
+    browser.type_text("#search", "orders.amount_paid")
+    browser.wait_for("document.querySelectorAll('#results li').length >= 2")
+    shown = browser.eval(
+        "[...document.querySelectorAll('#results li')].slice(0, 2)"
+        ".map(li => [li.dataset.key, li.title, [...li.childNodes].map(n => n.textContent)])"
+    )
+    # the same label, told apart by what the column is (a measure in the YAML) and whose it is
+    assert shown == [
+        ["model.coffee_shop.orders.amount_paid", "model.coffee_shop.orders.amount_paid", ["column", "orders.amount_paid", "model orders"]],
+        [MEASURE, MEASURE, ["measure", "orders.amount_paid", "semantic model orders"]],
+    ]
+    browser.eval("document.getElementById('search').value = ''")
+    browser.type_text("#search", "orders.customer")  # an entity, with an expr (customer_id)
+    browser.wait_for("(document.querySelector('#results li') || {dataset: {}}).dataset.key === 'semantic_model.coffee_shop.orders.customer'")
+    assert browser.eval("[...document.querySelector('#results li').childNodes].map(n => n.textContent)") == [
+        "entity", "orders.customer", "semantic model orders",
+    ]  # fmt: skip
+

@@ -53,6 +53,9 @@
   function colKey(i) { return N[CN[i]][2] + '.' + CM[i]; }
   function colLabel(i) { return N[CN[i]][1] + '.' + CM[i]; }
   function colType(i) { return CT[i] < 0 ? '' : TYPES[CT[i]]; }
+  // what a column is (a semantic model's entity, dimension or measure, or a plain column) and whose
+  function colRole(i) { return (D.roles || {})[i] || 'column'; }
+  function colOwner(i) { return N[CN[i]][0].replace(/_/g, ' ') + ' ' + N[CN[i]][1]; }
 
   // ------------------------------------------------------------------ fuzzy search
   var labels = null;  // lower-case labels: nodes first, then columns
@@ -114,11 +117,15 @@
       var li = document.createElement('li'), kind = document.createElement('span');
       kind.className = 'kind';
       li.setAttribute('role', 'option');
-      if (hit.col !== undefined) {
-        kind.textContent = 'column';
-        li.dataset.key = colKey(hit.col);
+      if (hit.col !== undefined) {  // a model's column and a semantic model's of the same label differ by kind and owner
+        var whose = document.createElement('span');
+        kind.textContent = colRole(hit.col);
+        whose.className = 'owner';
+        whose.textContent = colOwner(hit.col);
+        li.dataset.key = li.title = colKey(hit.col);
         li.appendChild(kind);
         li.appendChild(document.createTextNode(colLabel(hit.col)));
+        li.appendChild(whose);
       } else {
         kind.textContent = N[hit.node][0];
         li.dataset.node = N[hit.node][2];
@@ -419,7 +426,7 @@
   function showColumn(c, lin) {
     var ix = index(), n = CN[c];
     var dl = panel(colLabel(c));
-    field(dl, 'model', N[n][1] + ' (' + N[n][0] + ')');
+    field(dl, 'kind', colRole(c) + ' of ' + colOwner(c));
     field(dl, 'unique id', colKey(c));
     field(dl, 'type', colType(c) || 'not analyzed');
     field(dl, 'data type', dtype(c));
