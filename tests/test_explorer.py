@@ -329,3 +329,50 @@ def test_search_tells_a_model_column_from_a_semantic_model_element(browser, exam
         "entity", "orders.customer", "semantic model orders",
     ]  # fmt: skip
 
+
+VIEW = """(() => {
+  const g = document.getElementById('graph'), v = g.getBoundingClientRect();
+  const left = v.left + g.clientLeft, top = v.top + g.clientTop;
+  const at = e => { const b = e.getBoundingClientRect(); return [b.left - left, b.top - top, b.right - left, b.bottom - top]; };
+  return {width: g.clientWidth, height: g.clientHeight, scrollWidth: g.scrollWidth,
+          boxes: Object.fromEntries([...document.querySelectorAll('#lineage g.node')].map(n => [n.dataset.id, at(n.querySelector('rect.box'))])),
+          name: at(document.querySelector('#lineage g.col.focus text'))};
+})()"""
+
+
+def _inside(rect: list[float], view: dict) -> bool:
+    return rect[0] >= 0 and rect[1] >= 0 and rect[2] <= view["width"] and rect[3] <= view["height"]
+
+
+def test_a_wide_lineage_opens_on_its_first_model_with_the_column_in_view(browser, example_input, tmp_path):
+    """`orders.items_amount` draws 7 boxes over 5 ranks, wider than the graph pane: the view
+    opens with the sources (the first rank) whole and the selected column's name in view; in a
+    pane too narrow for both, the column's name stays in view and no model is cut at the edge."""
+    page = tmp_path / "explore.html"
+    page.write_text(explorer_html(example_input), encoding="utf-8")
+    first = {"source.coffee_shop.shop.order_items", "source.coffee_shop.shop.products"}
+    for width in (1400, 800):  # the graph pane is the width less the side panel's 340 pixels
+        browser.send("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=False)
+        try:
+            browser.open(f"{page.as_uri()}#col={FOCUS}")
+            _wait_drawn(browser, FOCUS)
+            view = browser.eval(VIEW)
+        finally:
+            browser.send("Emulation.clearDeviceMetricsOverride")
+        assert view["scrollWidth"] > view["width"], "the lineage is wider than the pane"
+        assert _inside(view["name"], view), view
+        boxes = view["boxes"]
+        ranks: dict[float, list[str]] = {}  # dagre lays a rank out on one vertical axis
+        for uid, r in boxes.items():
+            ranks.setdefault(round((r[0] + r[2]) / 2, 1), []).append(uid)
+        assert set(ranks[min(ranks)]) == first
+        if width == 1400:
+            assert all(_inside(boxes[uid], view) for uid in first), view
+        else:
+            assert not any(_inside(boxes[uid], view) for uid in first), "both do not fit in 460 pixels"
+            # no model cut by the pane's left edge; the rank left of the pane could not start
+            # it (20 pixels in, as the first rank does) with the column's name still in view
+            assert all(r[2] <= 0 or r[0] >= 0 for r in boxes.values()), view
+            hidden = [min(boxes[uid][0] for uid in rank) for rank in ranks.values() if boxes[rank[0]][2] <= 0]
+            assert view["name"][2] - (max(hidden) - 20) > view["width"], view
+

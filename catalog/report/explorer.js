@@ -11,7 +11,7 @@
   function expr(i) { var e = D.exprs[i]; return e !== undefined ? e : CT[i] >= 0 ? CM[i] : ''; }
   function dtype(i) { return D.dtypes[D.cols.dtype[i]]; }
   var SVGNS = 'http://www.w3.org/2000/svg';
-  var ROW = 18, HEAD = 34, CHAR = 7.3, PAD = 10, DEPTHS = ['1', '2', '3', '5', '10'];
+  var ROW = 18, HEAD = 34, CHAR = 7.3, PAD = 10, MARGIN = 20, DEPTHS = ['1', '2', '3', '5', '10'];
 
   // ------------------------------------------------------------------ indexes, built once when needed
   var idx = null;
@@ -295,7 +295,7 @@
     });
     lin.extraNodes.forEach(function (n) { if (!byNode.has(n)) byNode.set(n, []); });
     var g = new dagre.graphlib.Graph({ multigraph: false });
-    g.setGraph({ rankdir: 'LR', nodesep: 24, ranksep: 90, marginx: 20, marginy: 20 });
+    g.setGraph({ rankdir: 'LR', nodesep: 24, ranksep: 90, marginx: MARGIN, marginy: MARGIN });
     g.setDefaultEdgeLabel(function () { return {}; });
     byNode.forEach(function (cols, n) {
       cols.sort(function (a, b) { return a - b; });
@@ -315,10 +315,11 @@
     var svg = el('svg', { width: Math.max(gg.width, 200), height: Math.max(gg.height, 100), id: 'lineage' });
     svg.dataset.focus = focusCol !== null ? colKey(focusCol) : N[focusNode][2];
     var edgeLayer = el('g', { 'class': 'edges' }, svg), nodeLayer = el('g', { 'class': 'nodes' }, svg);
-    var rowY = new Map(), box = new Map();
+    var rowY = new Map(), box = new Map(), rankStart = new Map(), mark = null;  // mark: the selection's name
     g.nodes().forEach(function (id) {
       var n = +id, v = g.node(id), x = v.x - v.width / 2, y = v.y - v.height / 2;
       box.set(n, { x: x, y: y, w: v.width, h: v.height });
+      rankStart.set(v.x, Math.min(x, rankStart.has(v.x) ? rankStart.get(v.x) : x));  // a rank's boxes share their centre
       var status = N[n][3];
       var gn = el('g', { 'class': 'node ' + N[n][0] + (status ? ' ' + status : '') + (n === focusNode ? ' focus' : ''),
                          transform: 'translate(' + x + ',' + y + ')' }, nodeLayer);
@@ -328,6 +329,7 @@
       head.addEventListener('click', function () { go({ model: N[n][2] }); });
       var t = text(gn, PAD, 15, (status === 'failed' || status === 'unresolved' || status === 'partial' ? '\u26a0 ' : '') + N[n][1], 'title');
       t.addEventListener('click', function () { go({ model: N[n][2] }); });
+      if (n === focusNode) mark = t;
       var sub = N[n][0] + (N[n][5] ? ' \u00b7 ' + N[n][5] : '') + (status && status !== 'resolved' ? ' \u00b7 ' + status : '');
       text(gn, PAD, 27, sub, 'sub');
       title(gn, N[n][2] + (N[n][4] ? '\n' + status + ': ' + N[n][4] : ''));
@@ -337,7 +339,8 @@
                             transform: 'translate(0,' + cy + ')' }, gn);
         row.dataset.key = colKey(c);
         el('rect', { width: v.width, height: ROW }, row);
-        text(row, PAD, 13, (resolved(c) ? '' : '\u26a0 ') + CM[c]);
+        var name = text(row, PAD, 13, (resolved(c) ? '' : '\u26a0 ') + CM[c]);
+        if (c === focusCol) mark = name;
         if (colType(c)) text(row, v.width - PAD - colType(c).length * 6.4, 13, colType(c), 't');
         title(row, colLabel(c) + (colType(c) ? ' (' + colType(c) + ')' : '') + (expr(c) ? '\n' + expr(c) : '') +
               (reason(c) ? '\nnot resolved: ' + reason(c) : ''));
@@ -378,17 +381,30 @@
       title(p, fromLabel + ' \u2192 ' + N[e[1] - COUNT][1] + ' (' + N[e[1] - COUNT][0] + ', ' + type + ')');
     });
     graphEl.appendChild(svg);
-    // re-centre on the selection
-    var fb = focusCol !== null ? box.get(CN[focusCol]) : box.get(focusNode);
-    if (fb) {  // scroll only when the selection is out of view
-      var fy = focusCol !== null ? rowY.get(focusCol) : fb.y + fb.h / 2;
-      if (fb.x < graphEl.scrollLeft || fb.x + fb.w > graphEl.scrollLeft + graphEl.clientWidth) {
-        graphEl.scrollLeft = Math.max(0, fb.x + fb.w / 2 - graphEl.clientWidth / 2);
-      }
-      if (fy < graphEl.scrollTop + 20 || fy > graphEl.scrollTop + graphEl.clientHeight - 20) {
-        graphEl.scrollTop = Math.max(0, fy - graphEl.clientHeight / 2);
-      }
+    // open at the top left, on the first models, scrolled only as far as the selection's name needs
+    // and then to the start of a rank, so that no model is cut at the pane's left edge
+    if (!mark) return;
+    var fb = box.get(focusCol !== null ? CN[focusCol] : focusNode), right = fb.x + PAD + mark.getComputedTextLength();
+    var top = focusCol !== null ? rowY.get(focusCol) - ROW / 2 : fb.y, bottom = focusCol !== null ? top + ROW : fb.y + HEAD;
+    var left, down;
+    for (var pass = 0; pass < 2; pass++) {  // the second once the scroll bars the first needed are there
+      left = opening([...rankStart.values()], fb.x, right, graphEl.clientWidth);
+      down = opening([...box.values()].map(function (b) { return b.y; }), bottom - fb.y <= graphEl.clientHeight ? fb.y : top, bottom, graphEl.clientHeight);
+      // room to scroll that far, blank past the drawing's end
+      svg.setAttribute('width', Math.max(gg.width, 200, left && left + graphEl.clientWidth));
+      svg.setAttribute('height', Math.max(gg.height, 100, down && down + graphEl.clientHeight));
     }
+    graphEl.scrollLeft = left;
+    graphEl.scrollTop = down;
+  }
+  // The least scroll, 0 or MARGIN before one of `starts`, that shows lo..hi whole; failing that,
+  // lo..hi at MARGIN from the edge (or its end, when longer than the pane).
+  function opening(starts, lo, hi, size) {
+    var best = Math.max(0, hi - lo + MARGIN <= size ? lo - MARGIN : hi - size);
+    [0].concat(starts.map(function (s) { return s - MARGIN; })).forEach(function (s) {
+      if (s >= 0 && s < best && s <= lo && hi <= s + size) best = s;
+    });
+    return best;
   }
 
   // ------------------------------------------------------------------ the details panel
