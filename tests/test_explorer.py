@@ -20,7 +20,7 @@ from catalog.analyze.records import ColumnLineage, ModelStatus
 from catalog.analyze.project import analyze_project
 from catalog.cli.app import app
 from catalog.export.openlineage import ExportInput, export_input
-from catalog.extract import load_project
+from catalog.extract import DbtMetric, load_project
 from catalog.report.explorer import explorer_data, explorer_html
 
 REPO = Path(__file__).resolve().parents[1]
@@ -376,3 +376,47 @@ def test_a_wide_lineage_opens_on_its_first_model_with_the_column_in_view(browser
             hidden = [min(boxes[uid][0] for uid in rank) for rank in ranks.values() if boxes[rank[0]][2] <= 0]
             assert view["name"][2] - (max(hidden) - 20) > view["width"], view
 
+
+def _derived_input() -> ExportInput:
+    """The example with a derived metric over `revenue`, as dbt writes one (type_params.metrics)."""
+    project = load_project(EXAMPLE)
+    derived = DbtMetric(unique_id="metric.coffee_shop.revenue_x2", name="revenue_x2", type="derived", metrics=(METRIC,), expr="revenue * 2")
+    project = project.model_copy(update={"metrics": {**project.metrics, derived.unique_id: derived}})
+    return export_input(project, analyze_project(project, jobs=1), consumers=True)
+
+
+def test_a_metric_draws_its_measure_and_everything_upstream(browser, example_input, tmp_path):
+    page = tmp_path / "explore.html"
+    page.write_text(explorer_html(example_input), encoding="utf-8")
+    browser.open(f"{page.as_uri()}#model={METRIC}")
+    _wait_drawn(browser, METRIC)
+    # revenue = sum(amount_paid), the measure over orders.amount_paid = coalesce(sum(stg_payments.amount), 0),
+    # and stg_payments.amount = amount_cents::decimal(10, 2) / 100 from the source's raw payments
+    want_edges = {
+        ("model.coffee_shop.orders.amount_paid", MEASURE, "passthrough"),
+        ("model.coffee_shop.stg_payments.amount", "model.coffee_shop.orders.amount_paid", "derived"),
+        ("source.coffee_shop.shop.payments.amount_cents", "model.coffee_shop.stg_payments.amount", "derived"),
+    }
+    assert _drawn(browser) == expected_lineage(example_input, MEASURE) == ({MEASURE} | {e[0] for e in want_edges}, want_edges)
+    assert _drawn_uses(browser) == {(MEASURE, METRIC, "measure"), (METRIC, EXPOSURE, "metric")}
+    nodes = set(browser.eval("[...document.querySelectorAll('#lineage g.node')].map(g => g.dataset.id)"))
+    assert nodes == {METRIC, EXPOSURE, "semantic_model.coffee_shop.orders", "model.coffee_shop.orders",
+                     "model.coffee_shop.stg_payments", "source.coffee_shop.shop.payments"}  # fmt: skip
+    sm = "#lineage g.node[data-id='semantic_model.coffee_shop.orders']"
+    assert browser.eval(f"[...document.querySelectorAll({json.dumps(sm + ' g.col')})].map(g => g.dataset.key)") == [MEASURE]
+    assert browser.eval(f"document.querySelector({json.dumps(sm + ' text.sub:last-of-type')}).textContent") == "+ 4 more columns"
+    assert "revenue" in browser.eval("document.getElementById('details').innerText")
+
+    # one hop: the measure and what reads the metric
+    browser.eval("document.getElementById('depth').value = '1'; document.getElementById('depth').dispatchEvent(new Event('change'))")
+    browser.wait_for("location.hash.includes('depth=1')")
+    assert _drawn(browser) == ({MEASURE}, set())
+    assert _drawn_uses(browser) == {(MEASURE, METRIC, "measure"), (METRIC, EXPOSURE, "metric")}
+
+    # a derived metric: through the metric it reads to the same measure and sources
+    derived = "metric.coffee_shop.revenue_x2"
+    page.write_text(explorer_html(_derived_input()), encoding="utf-8")
+    browser.open(f"{page.as_uri()}#model={derived}")
+    _wait_drawn(browser, derived)
+    assert _drawn(browser) == expected_lineage(example_input, MEASURE)
+    assert _drawn_uses(browser) == {(MEASURE, METRIC, "measure"), (METRIC, derived, "metric")}

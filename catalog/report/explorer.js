@@ -33,21 +33,24 @@
     }
     var d = D.deps;
     for (i = 0; i < d.length; i += 2) { depUp[d[i]].push(d[i + 1]); depDown[d[i + 1]].push(d[i]); }
-    // the consumers: a column into a consumer node, a consumer node into another
-    var usesOf = [], nodeUsesDown = [], useType = new Map(), u = D.uses || [], nu = D.node_uses || [];
+    // the consumers: a column into a consumer node, a consumer node into another; both ways, a
+    // consumer node as item COUNT + node (what it reads: its measures, the metrics it reads)
+    var usesOf = [], nodeUsesDown = [], reads = [], useType = new Map(), u = D.uses || [], nu = D.node_uses || [];
     for (i = 0; i < u.length; i += 3) {
       (usesOf[u[i]] || (usesOf[u[i]] = [])).push(COUNT + u[i + 1]);
+      (reads[u[i + 1]] || (reads[u[i + 1]] = [])).push(u[i]);
       useType.set(u[i] + ' ' + (COUNT + u[i + 1]), D.use_types[u[i + 2]]);
     }
     for (i = 0; i < nu.length; i += 3) {
       (nodeUsesDown[nu[i]] || (nodeUsesDown[nu[i]] = [])).push(COUNT + nu[i + 1]);
+      (reads[nu[i + 1]] || (reads[nu[i + 1]] = [])).push(COUNT + nu[i]);
       useType.set((COUNT + nu[i]) + ' ' + (COUNT + nu[i + 1]), D.use_types[nu[i + 2]]);
     }
     var byKey = Object.create(null), byNode = Object.create(null);
     for (i = 0; i < COUNT; i++) byKey[colKey(i)] = i;
     for (i = 0; i < N.length; i++) byNode[N[i][2]] = i;
     idx = { up: up, down: down, nodeCols: nodeCols, condsOf: condsOf, condsOn: condsOn, depUp: depUp,
-            depDown: depDown, byKey: byKey, byNode: byNode, usesOf: usesOf, nodeUsesDown: nodeUsesDown, useType: useType };
+            depDown: depDown, byKey: byKey, byNode: byNode, usesOf: usesOf, nodeUsesDown: nodeUsesDown, reads: reads, useType: useType };
     return idx;
   }
   function colKey(i) { return N[CN[i]][2] + '.' + CM[i]; }
@@ -205,20 +208,22 @@
     }
     return { seen: seen, edges: edges };
   }
+  // The lineage of a column, or of a metric (item COUNT + node): an item >= COUNT is node item - COUNT.
   function columnLineage(focus, depth, withConditions) {
     var ix = index();
-    var ups = bfs(focus, function (c) { return ix.up[c]; }, depth);
-    // downstream walks columns, then the consumers they feed: an item >= COUNT is node item - COUNT
+    // upstream walks the columns a column reads, and the measures and metrics a metric reads
+    var ups = bfs(focus, function (c) { return c < COUNT ? ix.up[c] : ix.reads[c - COUNT]; }, depth);
+    // downstream walks columns, then the consumers they feed
     var downs = bfs(focus, function (c) {
       if (c >= COUNT) return ix.nodeUsesDown[c - COUNT];
       var into = ix.usesOf[c];
       return into ? (ix.down[c] || []).concat(into) : ix.down[c];
     }, depth);
     var cols = new Set([...ups.seen.keys(), ...downs.seen.keys()].filter(function (c) { return c < COUNT; }));
-    var edges = ups.edges.map(function (e) { return [e[1], e[0]]; }).concat(downs.edges.filter(function (e) { return e[1] < COUNT; }));
-    var uses = downs.edges.filter(function (e) { return e[1] >= COUNT; });
-    var conds = [], extraNodes = new Set();
-    uses.forEach(function (e) { extraNodes.add(e[1] - COUNT); });
+    var all = ups.edges.map(function (e) { return [e[1], e[0]]; }).concat(downs.edges);
+    var edges = all.filter(function (e) { return e[1] < COUNT; }), uses = all.filter(function (e) { return e[1] >= COUNT; });
+    var conds = [], extraNodes = new Set(focus >= COUNT ? [focus - COUNT] : []);
+    uses.forEach(function (e) { extraNodes.add(e[1] - COUNT); if (e[0] >= COUNT) extraNodes.add(e[0] - COUNT); });
     if (withConditions) {
       var nodesWithCols = new Set([...cols].map(function (c) { return CN[c]; }));
       var seenCond = new Set();
@@ -266,7 +271,8 @@
       showColumn(focus, lin);
     } else if (sel.model !== undefined && ix.byNode[sel.model] !== undefined) {
       var n = ix.byNode[sel.model];
-      draw(modelLineage(n, depth), null, n);
+      // a metric: what it reads back to the sources, as a column's; any other node: its neighbours
+      draw(N[n][0] === 'metric' ? columnLineage(COUNT + n, depth, condBox.checked) : modelLineage(n, depth), null, n);
       showNode(n);
     } else if (sel.col !== undefined || sel.model !== undefined) {
       var p = document.createElement('p');

@@ -282,7 +282,7 @@ PAGE = """<!DOCTYPE html>
   <label><input id="conditions" type="checkbox"> conditions (where, join, group by…)</label>
   <span class="legend" id="legend"></span>
 </header>
-<main id="graph"><p class="hint">Type a model, column, metric or exposure name above. Selecting a column draws where it comes from (left) and what it feeds (right), down to metrics and exposures; click a column to re-centre on it, a model's header to see all its columns, an edge to see its expression. The address keeps the selection: copy it to share.</p></main>
+<main id="graph"><p class="hint">Type a model, column, metric or exposure name above. Selecting a column or a metric draws where it comes from (left) and what it feeds (right), down to metrics and exposures; click a column to draw its own, a model's header to see all its columns, an edge to see its expression. The address keeps the selection: copy it to share.</p></main>
 <aside id="details"></aside>
 <script type="application/json" id="catalog-data">{data}</script>
 <script>{dagre}</script>
