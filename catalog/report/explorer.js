@@ -318,7 +318,8 @@
     (lin.uses || []).forEach(function (e) { g.setEdge(String(owner(e[0])), String(owner(e[1]))); });
     dagre.layout(g);
     var gg = g.graph();
-    var svg = el('svg', { width: Math.max(gg.width, 200), height: Math.max(gg.height, 100), id: 'lineage' });
+    var width = Math.max(gg.width, 200), height = Math.max(gg.height, 100);
+    var svg = el('svg', { width: width, height: height, id: 'lineage' });
     svg.dataset.focus = focusCol !== null ? colKey(focusCol) : N[focusNode][2];
     var edgeLayer = el('g', { 'class': 'edges' }, svg), nodeLayer = el('g', { 'class': 'nodes' }, svg);
     var rowY = new Map(), box = new Map(), rankStart = new Map(), mark = null;  // mark: the selection's name
@@ -392,13 +393,15 @@
     if (!mark) return;
     var fb = box.get(focusCol !== null ? CN[focusCol] : focusNode), right = fb.x + PAD + mark.getComputedTextLength();
     var top = focusCol !== null ? rowY.get(focusCol) - ROW / 2 : fb.y, bottom = focusCol !== null ? top + ROW : fb.y + HEAD;
-    var left, down;
-    for (var pass = 0; pass < 2; pass++) {  // the second once the scroll bars the first needed are there
-      left = opening([...rankStart.values()], fb.x, right, graphEl.clientWidth);
-      down = opening([...box.values()].map(function (b) { return b.y; }), bottom - fb.y <= graphEl.clientHeight ? fb.y : top, bottom, graphEl.clientHeight);
-      // room to scroll that far, blank past the drawing's end
-      svg.setAttribute('width', Math.max(gg.width, 200, left && left + graphEl.clientWidth));
-      svg.setAttribute('height', Math.max(gg.height, 100, down && down + graphEl.clientHeight));
+    var left, down, starts = [...rankStart.values()], tops = [...box.values()].map(function (b) { return b.y; });
+    for (var pass = 0; pass < 2; pass++) {  // the second once the scroll bars the first added are there
+      var cw = graphEl.clientWidth, ch = graphEl.clientHeight;
+      left = opening(starts, fb.x, right, cw);
+      down = opening(tops, bottom - fb.y <= ch ? fb.y : top, bottom, ch);
+      if (left + cw <= width && down + ch <= height) break;
+      // room to scroll that far: blank past the drawing's end
+      width = Math.max(width, left + cw); height = Math.max(height, down + ch);
+      svg.setAttribute('width', width); svg.setAttribute('height', height);
     }
     graphEl.scrollLeft = left;
     graphEl.scrollTop = down;
