@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from catalog.cli.common import BuildOpt, DialectOpt, JobsOpt, ProjectOpt, handle_errors, print_json, print_text, say, show, warn_inputs
+from catalog.cli.common import BuildOpt, DialectOpt, JobsOpt, ProjectOpt, emit, handle_errors, say, warn_inputs
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
 
 if TYPE_CHECKING:
@@ -134,12 +134,7 @@ def prune(
         with graph_from(uri, user, password, database, timeout) as graph:
             plan = prune_graph(Catalog(graph, project, build), names)
 
-    if as_json or fmt == Format.json:
-        print_json({**plan.to_dict(), "warnings": warnings})
-    elif fmt == Format.table:
-        show(plan_table(plan))
-    else:
-        print_text(plan.selector())
+    emit(fmt, as_json, json=lambda: {**plan.to_dict(), "warnings": warnings}, table=lambda: plan_table(plan), selector=plan.selector)
     _summary(plan, time.perf_counter() - t0)
 
 
