@@ -303,8 +303,6 @@ class _Checker:
     # ------------------------------------------------------------------ per model
     def _model_findings(self, uid: str, changes: tuple[ColumnChange, ...]) -> list[Finding]:
         node, before = self.new.nodes[uid], self.old.nodes[uid]
-        removed = [c for c in changes if c.change == "removed"]
-        added = [c for c in changes if c.change == "added"]
         renames = {a: b for a, (b, _) in self.renames.get(uid, {}).items()}
         out: list[Finding] = []
         seen: set[str] = set()
