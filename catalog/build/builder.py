@@ -35,9 +35,8 @@ from catalog.build.writer import LineageWriter, Progress
 from catalog.errors import ConnectionLost, StoreError
 from catalog.extract import DbtNode, DbtProject, check_dialect, checked_dialect_for, dialect_for, input_warnings, load_project
 from catalog.memory import frozen_heap, paused_gc
-from catalog.store import cypher
 from catalog.store.consumers import write_consumers
-from catalog.store.graph import SCHEMA_VERSION, Graph
+from catalog.store.graph import SCHEMA_VERSION, BuildStart, Graph
 from catalog.store.records import node_records, open_records, same_records, write_records
 
 # bump when what a build stores, or where, changes: a build over an active build of another
@@ -214,8 +213,8 @@ class Builder:
         pid = os.getpid()
         now = _now()
 
-        def work(tx):
-            state = tx.run(cypher.load("write/lock_project"), project=project, now=now).single()
+        def work(tx: BuildStart):
+            state = tx.lock_project(project, now)
             dead, alive = [], []
             for r in state["running"]:
                 (alive if _is_alive(r, host) else dead).append(r)
@@ -249,20 +248,17 @@ class Builder:
                 "store_version": STORE_VERSION,
                 "full": self.full,
             }
-            tx.run(cypher.load("write/create_build"), project=project, build=build).consume()
+            tx.create_build(project, build)
             if no_change:
                 summary = unchanged_summary(project, state["next_id"], active)
                 summary.timings = self.timings
-                row = tx.run(
-                    cypher.load("write/set_active_build"),
-                    project=project, build_id=state["next_id"], summary=build_properties(summary), now=_now(),
-                ).single()  # fmt: skip
+                row = tx.activate(project, state["next_id"], build_properties(summary), _now())
                 summary.previous_build_id = row["previous_id"]
                 summary.status = "active"
                 return state["next_id"], state, dead, summary
             return state["next_id"], state, dead, None
 
-        build_id, state, dead, done = self.graph.transaction("write/lock_project", work)
+        build_id, state, dead, done = self.graph.build_start(work)
         self.build_id = build_id
         self._last_heartbeat = time.monotonic()
         for r in dead:  # undone first, then marked failed: a dead build is never left failed and not undone
