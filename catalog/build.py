@@ -50,6 +50,7 @@ from catalog.store import cypher
 from catalog.store.consumers import write_consumers
 from catalog.store.graph import SCHEMA_VERSION, Graph
 from catalog.store.records import node_records, open_records, same_records, write_records
+from catalog.store.upstream import UpstreamBuild, foreign_projects, upstream_builds, with_upstream
 from catalog.store.keys import column_node_key, model_node_key
 
 ANALYZER_VERSION = "4"  # bump when the analyzer's output changes for the same input
@@ -171,7 +172,10 @@ def fingerprints(project: DbtProject, known: dict[str, Fingerprint] | None = Non
         for dep in sorted(node.depends_on):
             if dep in project.nodes:
                 digest_columns(dep)
-            if catalog_cols.get(dep):
+            producer = project.nodes[dep].upstream_key if dep in project.nodes else None
+            if producer is not None:  # dbt Mesh: fed by that producer's columns
+                upstream.append((dep, catalog_cols[dep], producer))
+            elif catalog_cols.get(dep):
                 upstream.append((dep, catalog_cols[dep]))
             elif dep in out:
                 upstream.append((dep, out[dep].lineage_hash))
@@ -179,6 +183,8 @@ def fingerprints(project: DbtProject, known: dict[str, Fingerprint] | None = Non
                 upstream.append((dep, all_cols[dep]))
         digest_columns(uid)
         lineage_hash = _sha(base, sql_hash, upstream, catalog_cols[uid], node.resource_type)
+        if node.upstream_key is not None:  # a foreign node: which producer build it is read from
+            lineage_hash = _sha(lineage_hash, node.upstream_key, node.upstream_build)
         out[uid] = Fingerprint(lineage_hash=lineage_hash, sql_hash=sql_hash, meta_hash=_meta_hash(node))
     return out
 
@@ -330,6 +336,7 @@ class Builder:
         progress: Progress | None = None,
         project_name: str | None = None,
         fail_after: str | None = None,
+        upstream: dict[str, int] | None = None,
     ):
         self.graph = graph
         self.path = Path(path)
@@ -338,6 +345,9 @@ class Builder:
         self.jobs = jobs
         self.say = progress or (lambda _msg: None)
         self.project_name = project_name  # store under this name instead of the dbt project's
+        # dbt Mesh: {producer project: build id} pinned (--upstream), and the builds read
+        self.pins = {k.lower(): v for k, v in (upstream or {}).items()}
+        self.upstream: dict[str, UpstreamBuild] = {}
         # fault injection for crash-safety tests: "<stage>" raises after that stage,
         # "kill:<stage>" kills the process with SIGKILL there
         self.fail_after = fail_after or os.environ.get("CATALOG_FAULT_AFTER")
@@ -410,6 +420,7 @@ class Builder:
                 and active.get("dialect") == dialect_hint
                 and not active.get("models_failed")
                 and active.get("compiled_sha256") == compiled_digest(target, list(active.get("compiled_files") or []))
+                and sorted(active.get("upstream") or []) == inputs["upstream"]
             )
 
         inputs = {
@@ -418,11 +429,21 @@ class Builder:
             "adapter_type": adapter_type,
             "generated_at": _text(metadata.get("generated_at")),
         }
+        # the producer builds read (dbt Mesh): of the projects the manifest's foreign nodes name,
+        # or before it is parsed those the active build's named (the same ones if it is unchanged)
+        if project is not None:
+            producers = foreign_projects(project)
+        else:
+            producers = list((self.graph.find_active_build(project_name) or {}).get("foreign_projects") or [])
+        inputs["foreign_projects"] = producers
+        inputs["upstream"] = self._read_upstream(producers)
         try:
             build_id, active, schema_version, done = self._start(project_name, inputs, unchanged, project)
         except _NotChecked:  # the inputs changed: read and check them all before writing anything
             project = self._load(target)
             t = self._stage("extract", t)
+            inputs["foreign_projects"] = foreign_projects(project)
+            inputs["upstream"] = self._read_upstream(inputs["foreign_projects"])
             build_id, active, schema_version, done = self._start(project.name, inputs, unchanged, project)
         if done is not None:  # the no-change build was created and made active in that one transaction
             self._stage("start", t)
@@ -445,6 +466,11 @@ class Builder:
             if isinstance(e, ConnectionLost):
                 raise ConnectionLost(f"{e}; {self.left_behind()}") from e
             raise
+
+    def _read_upstream(self, producers: list[str]) -> list[str]:
+        """Find the producer builds this build reads; their entries, as the build records them."""
+        self.upstream = upstream_builds(self.graph, producers, self.pins)
+        return sorted(b.entry for b in self.upstream.values())
 
     def _load(self, target: Path) -> DbtProject:
         manifest_bytes, catalog_bytes = self._inputs
@@ -576,6 +602,7 @@ class Builder:
         t_start: float,
     ) -> BuildSummary:
         t = time.perf_counter()
+        project = with_upstream(self.graph, project, self.upstream)
         name = project.name
         active_id = active["id"] if active else None
         # tens of thousands of rows beside the project's millions of records: the collector
@@ -1040,9 +1067,16 @@ class _Writer:
                 "same": props,
             }
 
+    def _upstream_key(self, uid: str, col: str) -> str | None:
+        """The producer's column a foreign node's column is (dbt Mesh), or None."""
+        node = self.project.nodes.get(uid)
+        return f"{node.upstream_key}.{typed(col)}" if node is not None and node.upstream_key is not None else None
+
     def _desired_for(self, uid: str, desired: dict[tuple, dict[str, Any]]) -> None:
         node = self.project.nodes[uid]
         mkey = self._mkey(uid)
+        if node.upstream_key is not None:
+            return  # its columns are the producer's: the consumer's columns are fed by those
         if node.resource_type in ("source", "seed"):
             self._desired_columns(uid, [c.key_name(self.project.dialect) for c in node.columns], desired)
             return
@@ -1054,18 +1088,20 @@ class _Writer:
             down = self._ckey(uid, c.name)
             kind = _VALUE[c.kind]
             for src in c.sources:
-                up = self._ckey(src.unique_id, src.column)
+                foreign = self._upstream_key(src.unique_id, src.column)
+                up = foreign or self._ckey(src.unique_id, src.column)
                 desired[("feeds", up, down)] = {
                     "row": {"up": up, "down": down, "expr": c.expr, "type": kind, "resolved": c.resolved, "model": mkey},
-                    "endpoints": [(src.unique_id, src.column)],
+                    "endpoints": [] if foreign else [(src.unique_id, src.column)],
                     "same": (c.expr, kind, c.resolved),
                 }
         for cond in lin.conditions:
-            ckey = self._ckey(cond.column.unique_id, cond.column.column)
+            foreign = self._upstream_key(cond.column.unique_id, cond.column.column)
+            ckey = foreign or self._ckey(cond.column.unique_id, cond.column.column)
             clause = _VALUE[cond.clause]
             desired[("conditions", ckey, mkey, clause)] = {
                 "row": {"column": ckey, "model": mkey, "clause": clause},
-                "endpoints": [(cond.column.unique_id, cond.column.column)],
+                "endpoints": [] if foreign else [(cond.column.unique_id, cond.column.column)],
             }
         for dep in node.depends_on:
             if dep == uid:

@@ -34,8 +34,8 @@ from catalog.query import Catalog
 from catalog.report.limits import DEFAULT_TOP
 from catalog.report.reach import BuildLineage
 
-STATUSES = ("resolved", "partial", "unresolved", "failed")
-SEVERITY = ("failed", "unresolved", "partial", "resolved")  # order of the per-model table: problems first
+STATUSES = ("resolved", "partial", "unresolved", "failed", "external")
+SEVERITY = ("failed", "unresolved", "partial", "resolved", "external")  # order of the per-model table: problems first
 ANALYZED = ("model", "snapshot")  # dbt nodes whose SQL is analyzed; sources and seeds are origins
 COPY_TYPES = frozenset({"passthrough", "renamed"})
 
