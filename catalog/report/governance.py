@@ -34,8 +34,8 @@ from catalog.query import Catalog
 from catalog.report.limits import DEFAULT_TOP
 from catalog.report.reach import BuildLineage
 
-STATUSES = ("resolved", "partial", "unresolved", "failed", "external")
-SEVERITY = ("failed", "unresolved", "partial", "resolved", "external")  # order of the per-model table: problems first
+STATUSES = ("resolved", "partial", "unresolved", "failed")
+SEVERITY = ("failed", "unresolved", "partial", "resolved")  # order of the per-model table: problems first
 ANALYZED = ("model", "snapshot")  # dbt nodes whose SQL is analyzed; sources and seeds are origins
 COPY_TYPES = frozenset({"passthrough", "renamed"})
 
@@ -54,7 +54,8 @@ NOTES = {
         "edges all proved), no upstream (proved to have no upstream column: literals, current_timestamp, "
         "count(*), row_number()), unresolved (an unproved edge, no edge in an unresolved model, or any "
         "column of a failed model) and untraced (no edge in a partial model: either no upstream column or an unresolved one, "
-        "the graph does not record which). Sources and seeds are origins and are not counted."
+        "the graph does not record which). Sources and seeds are origins and are not counted, nor are the nodes of "
+        "other dbt projects (external, dbt Mesh): their own project's report counts them."
     ),
     "pii": (
         "Columns tagged PII in dbt (meta contains_pii / pii / is_pii, or tag pii / sensitive / personal) and "
@@ -448,6 +449,8 @@ def _coverage(model_rows: list[dict[str, Any]], column_rows: list[dict[str, Any]
             seeds += r["resource_type"] == "seed"
             continue
         status = r["status"] or "resolved"
+        if status == "external":
+            continue  # another dbt project's node (dbt Mesh): counted in that project's report
         unfed = r["unfed"]
         failed = status == "failed"  # lineage carried over from an earlier build proves nothing about this SQL
         models.append(

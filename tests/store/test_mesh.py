@@ -229,3 +229,17 @@ def test_export_and_explorer_show_the_cross_project_edges(build, ask, producer, 
     pairs = {(feeds[i], feeds[i + 1]) for i in range(0, len(feeds), 2)}
     assert (index[(DIM, "email")], index[("model.finance.customer_revenue", "email")]) in pairs
     assert rows["exposure.finance.customer_dashboard"][5] == "dashboard, column-level"
+
+
+def test_the_consumer_report_counts_its_own_models(build, ask, producer, project_name):
+    from catalog.report.governance import collect_report
+
+    build(PLATFORM, producer)
+    finance = f"{project_name}_finance"
+    build(FINANCE, finance)
+    t = collect_report(ask(finance)).coverage.totals
+    # customer_revenue (5 columns), monthly_revenue (2), revenue_by_country (2); platform's four
+    # models are platform's report's; count(*) as order_count has no upstream column
+    assert (t.models, t.by_status, t.columns, t.no_upstream) == (3, {"resolved": 3, "partial": 0, "unresolved": 0, "failed": 0}, 9, 1)
+    p = collect_report(ask(producer)).coverage.totals
+    assert (p.models, p.by_status["resolved"], p.seeds) == (4, 4, 2)
