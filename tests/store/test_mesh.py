@@ -189,6 +189,10 @@ def test_check_of_a_producer_change_lists_the_consumer_hits(build, producer, pro
         (f"{finance}:customer_dashboard", "exposure"),
     ]
     assert doc["exposure_precision"] == {"customer_dashboard": "column"}
+    # the consumer's own unchanged artifacts against its build: its foreign nodes read alike, no finding
+    done = runner.invoke(app, ["check", str(FINANCE), "--project", finance, "--json"], env=env)
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["findings"] == []
     # the table names the consumer's model too
     done = runner.invoke(app, ["check", str(without_email(tmp_path / "again")), "--project", producer], env=env)
     assert f"{finance}:customer_revenue" in done.stdout
