@@ -111,6 +111,9 @@ def test_check_hits_a_column_level_exposure_only_through_its_columns(tmp_path):
         ("partial", "customer_revenue", "revenue", ("expression",), ["revenue_by_country"], [], ["board_report", "customer_dashboard"], []),
     ]
     assert report.to_dict()["exposure_precision"] == {"board_report": "model", "customer_dashboard": "column"}
+    from catalog.report.check_md import check_markdown
+
+    assert "Exposures hit: `board_report` (model-level), `customer_dashboard` (column-level)" in check_markdown(report, "breaking")
 
 
 def test_the_explorer_shows_each_exposure_precision_and_only_its_columns():
