@@ -1,7 +1,7 @@
 """``catalog check``: what a change does to everything downstream, and whether it may merge.
 
 A change is compared with its base (an old dbt target, as with dbt's ``--state``, or the
-active build in Neo4j) column by column, from :func:`catalog.prune.diff_state` (the same
+active build in Neo4j) column by column, from :func:`catalog.compare.diff_state` (the same
 column-aware comparison ``prune --state`` makes, from the analyzer's one parse). Every changed
 column becomes a :class:`Finding`: added, removed, renamed (same lineage and expression, new
 name), expression changed, lineage changed, data type changed, documentation or PII tag
@@ -31,7 +31,9 @@ from pydantic import BaseModel
 
 from catalog.analyze.records import ColumnKind, ModelLineage, column_key
 from catalog.extract import DbtColumn, DbtNode, DbtProject, is_pii
-from catalog.prune import ColumnChange, LineageGraph, PruneHop, StateDiff, _hop_dict, diff_state, prune_state
+from catalog.compare import ColumnChange, StateDiff, diff_state
+from catalog.lineage_graph import LineageGraph, PruneHop, hop_dict
+from catalog.prune import prune_state
 from catalog.store.keys import short_label
 
 Severity = Literal["breaking", "policy", "partial", "safe"]
@@ -131,7 +133,7 @@ class CheckReport(BaseModel):
                     "exposures_hit": f.hit_names("exposure"),
                     "saved_queries_hit": f.hit_names("saved_query"),
                     "hits": [
-                        {"key": h.key, "name": h.name, "kind": h.kind, "lineage": h.lineage, "path": [_hop_dict(p) for p in h.path]}
+                        {"key": h.key, "name": h.name, "kind": h.kind, "lineage": h.lineage, "path": [hop_dict(p) for p in h.path]}
                         for h in f.hits
                     ],
                 }
@@ -157,7 +159,7 @@ def check_states(
     new_lineages: dict[str, ModelLineage],
     base: str,
 ) -> CheckReport:
-    """Compare two versions of a project (lineages from :func:`catalog.prune.analyze_states`)."""
+    """Compare two versions of a project (lineages from :func:`catalog.compare.analyze_states`)."""
     diff = diff_state(old, old_lineages, new, new_lineages)
     old_graph, new_graph = lineage_graph(old, old_lineages), lineage_graph(new, new_lineages)
     report = _Checker(old, old_lineages, new, new_lineages, diff, old_graph, new_graph, base).run()

@@ -14,7 +14,8 @@ Nodes hold their identity only (``key``, ``project``, ``unique_id``, ``name``,
   that model-level answers (reports, column impact) stay about models.
 
 A build compares the open relationships with the ones it wants, closes those that changed or
-went and creates the new ones, so an unchanged consumer keeps its relationships.
+went and creates the new ones (:mod:`catalog.store.versioned`), so an unchanged consumer keeps
+its relationships.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from catalog.analyze.semantic import ConsumerEdge
 from catalog.extract import DbtProject
 from catalog.store.graph import Graph
 from catalog.store.keys import column_node_key, model_node_key
+from catalog.store.versioned import changes
 
 LABELS = {"semantic_model": "SemanticModel", "metric": "Metric", "exposure": "Exposure", "saved_query": "SavedQuery"}
 
@@ -41,9 +43,9 @@ def write_consumers(
     for r in graph.read("read/list_consumer_relationships", project=name):
         props = {k: v for k, v in (r["props"] or {}).items() if k not in ("since", "until")}
         current[(r["kind"], r["a"], r["b"])] = {"id": r["id"], "props": props}
-    stored = {k: _stored(v) for k, v in desired.items()}
-    to_close = [c["id"] for k, c in current.items() if k not in stored or stored[k] != c["props"]]
-    to_create = {k: v for k, v in desired.items() if k not in current or current[k]["props"] != stored[k]}
+    diff = changes({k: _stored(v) for k, v in desired.items()}, {k: (c["id"], c["props"]) for k, c in current.items()})
+    to_close = diff.close
+    to_create = {k: desired[k] for k in diff.create}
     nodes = [
         {"label": LABELS[uid.split(".", 1)[0]], "node": {"key": model_node_key(name, uid), "project": name, "unique_id": uid, "name": n, "resource_type": uid.split(".", 1)[0]}}
         for uid, n in _consumer_names(project).items()

@@ -19,6 +19,7 @@ from catalog.errors import NotFound
 from catalog.extract import DbtExposure, DbtMetric, DbtNode, DbtProject, DbtSavedQuery, DbtSemanticModel
 from catalog.store.graph import Graph
 from catalog.store.keys import model_node_key
+from catalog.store.versioned import changes
 
 CONSUMER_RECORDS: dict[str, Any] = {
     "semantic_model": ("semantic_models", DbtSemanticModel),
@@ -69,13 +70,9 @@ def write_records(
     for position, (uid, record) in enumerate(records.items()):
         desired[model_node_key(project.name, uid)] = (record, position, _record_sha(position, record))
     current = open_records(graph, project.name) if current is None else current
-    to_close = [r["id"] for k, r in current.items() if k not in desired or desired[k][2] != r["sha256"]]
-    rows = [
-        {"key": k, "record": record, "position": position, "sha256": sha}
-        for k, (record, position, sha) in desired.items()
-        if k not in current or current[k]["sha256"] != sha
-    ]
-    graph.close_relationships(build_id, to_close)
+    diff = changes({k: v[2] for k, v in desired.items()}, {k: (r["id"], r["sha256"]) for k, r in current.items()})
+    rows = [{"key": k, "record": desired[k][0], "position": desired[k][1], "sha256": desired[k][2]} for k in diff.create]
+    graph.close_relationships(build_id, diff.close)
     return graph.write_batches("write/create_node_records", rows, project=project.name, build_id=build_id)
 
 

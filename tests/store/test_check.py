@@ -20,7 +20,8 @@ from typer.testing import CliRunner
 from catalog.check import CheckReport, check_states
 from catalog.cli.app import app
 from catalog.extract import load_project
-from catalog.prune import analyze_states, prune_state
+from catalog.compare import analyze_states
+from catalog.prune import prune_state
 from catalog.report.check_md import check_markdown
 from edits import drop_catalog_column, edit_catalog_type, edit_manifest, edit_measure_expr, edit_sql
 
