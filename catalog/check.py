@@ -76,6 +76,7 @@ class Finding(BaseModel, frozen=True):
     renamed_to: str | None = None
     why: str = ""  # the reason for the severity
     hits: tuple[Hit, ...] = ()
+    tests: tuple[str, ...] = ()  # names of the dbt tests that read the changed column (or, for "*", the model)
 
     def hit_names(self, kind: str) -> list[str]:
         return sorted({h.name.split(":", 1)[-1] for h in self.hits if h.kind == kind})
@@ -93,6 +94,15 @@ class Finding(BaseModel, frozen=True):
         return counts
 
 
+class DbtTestHit(BaseModel, frozen=True):
+    """A dbt test that reads a changed column, directly."""
+
+    name: str  # what `dbt build -s` selects it by
+    unique_id: str
+    kind: str  # generic | singular | unit
+    columns: tuple[str, ...]  # the changed columns it reads, as model.column
+
+
 class CheckReport(BaseModel):
     project: str
     base: str  # the old target's path, or "build N"
@@ -103,6 +113,7 @@ class CheckReport(BaseModel):
     exposure_owners: dict[str, str] = {}  # name of an exposure hit -> its owner's name (or email)
     exposure_precision: dict[str, str] = {}  # name of an exposure hit -> column (it lists its columns) or model
     files: dict[str, str] = {}  # unique id of a model with findings -> its file in the project (original_file_path)
+    tests: tuple[DbtTestHit, ...] = ()  # the dbt tests that read a changed column; their names are in the selector
 
     def counts(self) -> dict[str, int]:
         return {s: sum(1 for f in self.findings if f.severity == s) for s in ("breaking", "policy", "partial", "safe")}
@@ -132,6 +143,7 @@ class CheckReport(BaseModel):
                     "metrics_hit": f.hit_names("metric"),
                     "exposures_hit": f.hit_names("exposure"),
                     "saved_queries_hit": f.hit_names("saved_query"),
+                    "tests": list(f.tests),
                     "hits": [
                         {"key": h.key, "name": h.name, "kind": h.kind, "lineage": h.lineage, "path": [hop_dict(p) for p in h.path]}
                         for h in f.hits
@@ -142,6 +154,7 @@ class CheckReport(BaseModel):
             "new_models": list(self.new_models),
             "removed_models": list(self.removed_models),
             "selector": self.selector,
+            "tests": [t.model_dump(mode="json") for t in self.tests],
             "exposure_owners": dict(sorted(self.exposure_owners.items())),
             "exposure_precision": dict(sorted(self.exposure_precision.items())),
         }
@@ -168,7 +181,49 @@ def check_states(
     precision = {e.name: e.precision for uid, e in new.exposures.items() if uid in hit}
     selector = prune_state(old, old_lineages, new, new_lineages, diff=diff).selector()
     files = {f.unique_id: new.nodes[f.unique_id].path or "" for f in report.findings if f.unique_id in new.nodes}
-    return report.model_copy(update={"selector": selector, "exposure_owners": owners, "exposure_precision": precision, "files": files})
+    findings, tests = tests_of_findings(report.findings, (old, old_lineages), (new, new_lineages))
+    selector = " ".join([selector, *sorted({t.name for t in tests})]).strip()
+    return report.model_copy(update={"selector": selector, "exposure_owners": owners, "exposure_precision": precision, "files": files, "findings": findings, "tests": tests})
+
+
+# what a finding's test must see again: not a change of documentation or tags alone
+_UNTESTED_CHANGES = frozenset({"documentation", "pii_tag"})
+
+
+def tests_of_findings(
+    findings: tuple[Finding, ...], *versions: tuple[DbtProject, dict[str, ModelLineage]]
+) -> tuple[tuple[Finding, ...], tuple[DbtTestHit, ...]]:
+    """Each finding with the names of the tests that read its column directly (a ``*`` finding:
+    any column of its model), in either version (``versions``: the base's and the change's
+    project and lineages: a test of a removed column is the base's); and those tests, by name."""
+    from catalog.analyze.dbt_tests import columns_tested
+
+    readers: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)  # column key -> test uid -> (name, kind)
+    by_model: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
+    for project, lineages in versions:
+        for uid, refs in columns_tested(project, lineages).items():
+            test = project.tests[uid]
+            for r in refs:
+                readers[r.key][uid] = (test.name, test.kind)
+                by_model[r.unique_id][uid] = (test.name, test.kind)
+    out: list[Finding] = []
+    hits: dict[str, tuple[str, str, set[str]]] = {}
+    for f in findings:
+        if set(f.changes) <= _UNTESTED_CHANGES:
+            out.append(f)
+            continue
+        if f.column == "*":
+            found = by_model.get(f.unique_id, {})
+        else:
+            found = {**readers.get(column_key(f.unique_id, f.column), {}), **readers.get(column_key(f.unique_id, f.renamed_to or f.column), {})}
+        for uid, (name, kind) in found.items():
+            hits.setdefault(uid, (name, kind, set()))[2].add(f"{f.model}.{f.column}")
+        out.append(f.model_copy(update={"tests": tuple(sorted({name for name, _ in found.values()}))}) if found else f)
+    tests = tuple(
+        DbtTestHit(name=name, unique_id=uid, kind=kind, columns=tuple(sorted(columns)))
+        for uid, (name, kind, columns) in sorted(hits.items(), key=lambda kv: (kv[1][0], kv[0]))
+    )
+    return tuple(out), tests
 
 
 def lineage_graph(project: DbtProject, lineages: dict[str, ModelLineage]) -> LineageGraph:

@@ -25,6 +25,7 @@ import sqlglot
 from catalog import __version__
 from catalog.analyze.project import analyze_project
 from catalog.analyze.records import ModelLineage, ModelStatus
+from catalog.analyze.dbt_tests import columns_tested
 from catalog.analyze.semantic import semantic_lineage
 from catalog.artifacts import find_target_dir, read_bytes
 from catalog.build.fingerprints import ANALYZER_VERSION, HASHING_CODE, Fingerprint, fingerprints
@@ -42,7 +43,7 @@ from catalog.store.upstream import UpstreamBuild, foreign_projects, upstream_bui
 
 # bump when what a build stores, or where, changes: a build over an active build of another
 # layout reuses nothing and rewrites every node and relationship it keeps
-STORE_VERSION = 3
+STORE_VERSION = 4
 STALE_HEARTBEAT_SECONDS = 600  # a running build on another host not heard of for this long is dead
 HEARTBEAT_SECONDS = 30
 
@@ -427,10 +428,10 @@ class Builder:
         records: dict[str, str],
         current_records: dict[str, dict[str, Any]],
     ) -> None:
-        """Semantic models, metrics, exposures and saved queries (catalog.store.consumers), and
-        the records of what the build read (catalog.store.records)."""
+        """Semantic models, metrics, exposures, saved queries and tests (catalog.store.consumers),
+        and the records of what the build read (catalog.store.records)."""
         semantic, edges = semantic_lineage(project, lineages)
-        counts = write_consumers(self.graph, project, semantic, edges, build_id)
+        counts = write_consumers(self.graph, project, semantic, edges, build_id, columns_tested(project, lineages))
         write_records(self.graph, project, build_id, records, current_records)
         self.say(f"consumers: {counts['consumers']}, {counts['consumer_relationships_written']} relationships written")
 

@@ -45,6 +45,7 @@ def model_props(node: DbtNode) -> dict[str, Any]:
         "tags": list(node.tags),
         "meta": json.dumps(node.meta, sort_keys=True, default=str),
         "access": node.access,
+        "contract": node.contract_enforced or None,
         "path": node.path,
         "language": node.language,
     }

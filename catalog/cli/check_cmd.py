@@ -79,7 +79,8 @@ def check(
     columns, documentation, columns nothing reads.
 
     Every format also gives the rebuild selector: the models to rebuild, as `prune --state`
-    selects them, ready for `dbt build -s`.
+    selects them, then the dbt tests that read a changed column, by name, ready for
+    `dbt build -s`.
 
     Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 could not run
     (usage, bad input, Neo4j unreachable).
@@ -173,6 +174,8 @@ def check_table(report: CheckReport) -> Group:
         parts.append(Text("New: " + ", ".join(report.new_models)))
     if report.removed_models:
         parts.append(Text("Removed: " + ", ".join(report.removed_models)))
+    if report.tests:
+        parts.append(Text("Tests that read a changed column: " + ", ".join(t.name for t in report.tests)))
     if report.selector:
         parts.append(Text("Rebuild: dbt build -s " + report.selector))
     return Group(*parts)

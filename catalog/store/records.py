@@ -4,7 +4,7 @@ exported as its artifacts are.
 Every model, seed, snapshot and source is stored as the typed record extraction made of it
 (:class:`catalog.extract.DbtNode`: SQL, columns, types, documentation, config), as JSON on a
 versioned ``(:Project)-[:RECORDS {since, until, record, sha256}]->(:Model)``; consumers keep
-theirs on ``DEFINES`` (:mod:`catalog.store.consumers`). :func:`load_build_project` makes the
+theirs on ``DEFINES`` (:mod:`catalog.store.consumers`), and so do tests. :func:`load_build_project` makes the
 project of a build back from them, so ``catalog check PATH`` compares PATH with the active
 build exactly as ``--state`` compares it with the target folder that build was made from, and
 ``catalog export`` and ``catalog explore`` of a build read its nodes as the artifacts give them.
@@ -16,7 +16,7 @@ import hashlib
 from typing import Any
 
 from catalog.errors import NotFound
-from catalog.extract import DbtExposure, DbtMetric, DbtNode, DbtProject, DbtSavedQuery, DbtSemanticModel
+from catalog.extract import DbtExposure, DbtMetric, DbtNode, DbtProject, DbtSavedQuery, DbtSemanticModel, DbtTest
 from catalog.store.graph import Graph
 from catalog.store.keys import model_node_key
 from catalog.store.versioned import changes
@@ -26,6 +26,8 @@ CONSUMER_RECORDS: dict[str, Any] = {
     "metric": ("metrics", DbtMetric),
     "exposure": ("exposures", DbtExposure),
     "saved_query": ("saved_queries", DbtSavedQuery),
+    "test": ("tests", DbtTest),  # with the columns it reads (catalog.analyze.dbt_tests.with_columns)
+    "unit_test": ("tests", DbtTest),
 }
 
 
