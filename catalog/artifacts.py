@@ -128,6 +128,7 @@ class ManifestExposure(_Record):
     depends_on: dict[str, Any] = Field(default_factory=dict)
     tags: list[str] = Field(default_factory=list)
     meta: dict[str, Any] = Field(default_factory=dict)
+    config: dict[str, Any] = Field(default_factory=dict)  # dbt 1.10+: its meta may be here
 
 
 class SemanticElement(_Record):

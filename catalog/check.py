@@ -117,6 +117,7 @@ class CheckReport(BaseModel):
     removed_models: tuple[str, ...] = ()
     selector: str = ""  # the models to rebuild, as `prune --state` selects them (`dbt build -s`)
     exposure_owners: dict[str, str] = {}  # name of an exposure hit -> its owner's name (or email)
+    exposure_precision: dict[str, str] = {}  # name of an exposure hit -> column (it lists its columns) or model
     files: dict[str, str] = {}  # unique id of a model with findings -> its file in the project (original_file_path)
     tests: tuple[DbtTestHit, ...] = ()  # the dbt tests that read a changed column; their names are in the selector
 
@@ -162,6 +163,7 @@ class CheckReport(BaseModel):
             "selector": self.selector,
             "tests": [t.model_dump(mode="json") for t in self.tests],
             "exposure_owners": dict(sorted(self.exposure_owners.items())),
+            "exposure_precision": dict(sorted(self.exposure_precision.items())),
         }
 
     def owners_hit(self, f: Finding) -> list[str]:
@@ -183,11 +185,12 @@ def check_states(
     report = _Checker(old, old_lineages, new, new_lineages, diff, old_graph, new_graph, base).run()
     hit = {h.key for f in report.findings for h in f.hits if h.kind == "exposure"}
     owners = {e.name: e.owner for uid, e in new.exposures.items() if uid in hit and e.owner}
+    precision = {e.name: e.precision for uid, e in new.exposures.items() if uid in hit}
     selector = prune_state(old, old_lineages, new, new_lineages, diff=diff).selector()
     files = {f.unique_id: new.nodes[f.unique_id].path or "" for f in report.findings if f.unique_id in new.nodes}
     findings, tests = tests_of_findings(report.findings, (old, old_lineages), (new, new_lineages))
     selector = " ".join([selector, *sorted({t.name for t in tests})]).strip()
-    return report.model_copy(update={"selector": selector, "exposure_owners": owners, "files": files, "findings": findings, "tests": tests})
+    return report.model_copy(update={"selector": selector, "exposure_owners": owners, "exposure_precision": precision, "files": files, "findings": findings, "tests": tests})
 
 
 # what a finding's test must see again: not a change of documentation or tags alone

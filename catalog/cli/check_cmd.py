@@ -102,16 +102,24 @@ def check(
         old = load_project(state, dialect=dialect)
         warnings += warn_inputs(input_warnings(old))
         base = str(state)
+        old_lineages, lineages = analyze_states(old, current, jobs=jobs)
+        report = check_states(old, old_lineages, current, lineages, base=base)
     else:
+        from catalog.check_across import with_consumer_projects
+        from catalog.query import Catalog
+        from catalog.store.upstream import foreign_projects, upstream_builds, with_upstream
+
         name = project or current.name
         with graph_from(uri, user, password, database, timeout) as graph:
             active = graph.find_active_build(name)
             if active is None:
                 raise NotFound(f"project {name!r} has no active build: run `catalog build`, pass --project, or compare with --state")
             old = load_build_project(graph, name, active)
-        base = f"build {active['id']}"
-    old_lineages, lineages = analyze_states(old, current, jobs=jobs)
-    report = check_states(old, old_lineages, current, lineages, base=base)
+            # dbt Mesh: its foreign nodes as a build would read them now, and the other projects it feeds
+            current = with_upstream(graph, current, upstream_builds(graph, foreign_projects(current), {}))
+            old_lineages, lineages = analyze_states(old, current, jobs=jobs)
+            report = check_states(old, old_lineages, current, lineages, base=f"build {active['id']}")
+            report = with_consumer_projects(report, Catalog(graph, name, active["id"]))
 
     from catalog.report.check_ci import github_annotations, sarif_log
 
