@@ -30,6 +30,7 @@ class ModelStatus(str, Enum):
     PARTIAL = "partial"  # some columns unresolved
     UNRESOLVED = "unresolved"  # no column could be resolved, or no SQL to read
     FAILED = "failed"  # the analysis raised, or the warehouse refuses the SQL; see the reason
+    EXTERNAL = "external"  # a node of another dbt project (dbt Mesh): that project's build has its lineage
     OPAQUE = "opaque"  # no SQL to read (a Python model): lineage only as its YAML declares it
 
 
