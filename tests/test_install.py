@@ -27,6 +27,7 @@ def _repo_files(folder: str, pattern: str) -> set[str]:
 
 QUERY_FILES = _repo_files("cypher", "*.cypher")
 PAGE_ASSETS = {"explorer.js"} | {f"vendor/{name}" for name in _repo_files("catalog/report/vendor", "*")}
+PACKAGE_DATA = {"catalog/mcp/graph_schema.md"}  # read by `catalog mcp`
 
 
 def _run(args: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 600) -> str:
@@ -53,6 +54,7 @@ def test_wheel_carries_every_query_file_and_page_asset(dist: Path):
     assert missing == []
     missing = sorted(f for f in PAGE_ASSETS if f"catalog/report/{f}" not in names)
     assert missing == []
+    assert sorted(PACKAGE_DATA - names) == []
 
 
 def test_sdist_carries_every_query_file_and_page_asset(dist: Path):
@@ -63,6 +65,7 @@ def test_sdist_carries_every_query_file_and_page_asset(dist: Path):
     assert missing == []
     missing = sorted(f for f in PAGE_ASSETS if f"catalog/report/{f}" not in names)
     assert missing == []
+    assert sorted(PACKAGE_DATA - names) == []
     assert "pyproject.toml" in names and "README.md" in names
 
 
