@@ -61,7 +61,7 @@ def mcp(
         if dialect is not None:
             fail("--dialect applies to PATH: a stored build keeps the dialect it was built with", EXIT_USAGE)
         settings = Neo4jSettings.from_env(uri, user, password, database, timeout)
-        source = Stored(settings, project=project, build=build)
+        source = Stored(settings, project=project, build=build, jobs=jobs)
         where = f"Neo4j at {settings.uri}"
     if token is not None and not http:
         fail("--token applies to --http", EXIT_USAGE)

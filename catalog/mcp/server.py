@@ -171,7 +171,7 @@ def make_server(source: Any, *, timeout: float | None = None) -> MCPServer:
         limit: Limit = DEFAULT_LIMIT,
         cursor: Cursor = None,
     ) -> dict[str, Any]:
-        return _answer(source, lambda: tools.check_change(base_target, target, fail_on, limit, cursor))
+        return _answer(source, lambda: tools.check_change(source, base_target, target, fail_on, limit, cursor))
 
     if source.stored:
         _stored_tools(server, source, tool, timeout)

@@ -32,8 +32,9 @@ class Stored:
 
     stored = True
 
-    def __init__(self, settings: Neo4jSettings, project: str | None = None, build: int | None = None):
+    def __init__(self, settings: Neo4jSettings, project: str | None = None, build: int | None = None, jobs: int | None = None):
         self.settings = settings
+        self.jobs = jobs  # processes for the analyses of check_change
         self.project = project
         self.build = build
         self._driver_stack: contextlib.ExitStack | None = None
@@ -106,6 +107,7 @@ class InMemory:
 
         loaded = load_project(path, dialect=dialect)
         self.path = path
+        self.jobs = jobs
         self._view = ProjectView(export_input(loaded, analyze_project(loaded, jobs=jobs), consumers=True))
 
     def view(self, project: str | None, build: int | None) -> ProjectView:

@@ -220,7 +220,7 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def check_change(base_target: str, target: str, fail_on: str, limit: int, cursor: str | None) -> dict[str, Any]:
+def check_change(src: Any, base_target: str, target: str, fail_on: str, limit: int, cursor: str | None) -> dict[str, Any]:
     from catalog.check import check_states
     from catalog.extract import input_warnings, load_project
     from catalog.prune import analyze_states
@@ -229,7 +229,7 @@ def check_change(base_target: str, target: str, fail_on: str, limit: int, cursor
         raise BadArgument(f"fail_on {fail_on!r}: give breaking, partial or never")
     old = load_project(Path(base_target))
     current = load_project(Path(target))
-    old_lineages, lineages = analyze_states(old, current)
+    old_lineages, lineages = analyze_states(old, current, jobs=src.jobs)
     report = check_states(old, old_lineages, current, lineages, base=base_target)
     data = report.to_dict()
     findings = data.pop("findings", [])

@@ -84,8 +84,11 @@ class ProjectView:
         self.conditions: dict[str, list[tuple[str, str]]] = defaultdict(list)  # column key -> (model uid, clause)
         self.parents: dict[str, set[str]] = defaultdict(set)
         self.children: dict[str, set[str]] = defaultdict(set)
-        self.consumer_reads: dict[str, list[tuple[str, str, str | None]]] = defaultdict(list)  # column key or consumer uid -> (consumer uid, type, expr)
-        self.consumer_inputs: dict[str, list[tuple[str, str, str | None]]] = defaultdict(list)  # consumer uid -> (column key or uid, type, expr)
+        # a column into a semantic model's column, a measure into a metric, a metric into a metric,
+        # saved query or exposure, a model column into an exposure (the graph's INPUT_OF): ends
+        # are column keys or a consumer's <project>/<unique_id>, edges (other end, type, expr)
+        self.consumer_reads: dict[str, list[tuple[str, str, str | None]]] = defaultdict(list)
+        self.consumer_inputs: dict[str, list[tuple[str, str, str | None]]] = defaultdict(list)
         self._index(data)
         self._by_name: dict[tuple[str, str], list[str]] | None = None
         self._labels: list[tuple[str, str, str]] | None = None  # (lower label, kind, key or uid)
@@ -136,16 +139,11 @@ class ProjectView:
         for uid, lin in sorted(data.semantic.items()):  # a semantic model's columns read its model's
             for c in lin.columns:
                 for src in c.sources:
-                    self.consumer_reads[self.key(src.unique_id, src.column)].append((uid, c.kind.value, c.expr))
-                    self.consumer_inputs[uid].append((self.key(src.unique_id, src.column), c.kind.value, c.expr))
+                    self._use(self.key(src.unique_id, src.column), self.key(uid, c.name), c.kind.value, c.expr)
         for up, down, kind, expr in data.consumer_edges:
-            if down not in data.consumers or up.startswith("semantic_model."):
-                continue
-            source = up if up in data.consumers else self._column_of(up)
-            if source is None:
-                continue
-            self.consumer_reads[source].append((down, kind, expr))
-            self.consumer_inputs[down].append((source, kind, expr))
+            source = f"{self.project}/{up}" if up in data.consumers else self._column_of(up)
+            if down in data.consumers and source is not None:
+                self._use(source, f"{self.project}/{down}", kind, expr or None)
         for uid, rel in data.relations.items():
             for dep in set(rel.depends_on):
                 if dep != uid and dep in data.relations:
@@ -162,6 +160,10 @@ class ProjectView:
         uid, _, name = text.rpartition(".")
         key = self.key(uid, name) if uid else ""
         return key if key in self.columns else None
+
+    def _use(self, up: str, down: str, kind: str, expr: str | None) -> None:
+        self.consumer_reads[up].append((down, kind, expr))
+        self.consumer_inputs[down].append((up, kind, expr))
 
     def _edge(self, edge: Edge) -> None:
         if edge.up not in self.columns:  # a column of a node the project does not describe
@@ -303,21 +305,18 @@ class ProjectView:
         queue = deque(sorted((k, v) for k, v in starts.items() if k in self.consumer_reads))
         while queue:
             at, (depth, hops, via) = queue.popleft()
-            for uid, kind, expr in self.consumer_reads.get(at, ()):
-                node = self.nodes[uid]
-                target = f"{self.project}/{uid}"
-                hop = Hop(at, target, kind, expr, True)
-                name = node.name
-                if node.kind == "semantic_model":
-                    col = next((k for k in node.columns if self.columns[k].expr == expr or self.columns[k].id.name == (expr or "")), None)
-                    name = f"{node.name}.{self.columns[col].id.name}" if col else node.name
-                    target = col or target
-                    hop = Hop(at, target, kind, expr, True)
-                hit = ConsumerHit(target, uid, name, node.kind, depth + 1, via, tuple(hops) + (hop,))
-                old = best.get(hit.key)
+            for target, kind, expr in self.consumer_reads.get(at, ()):
+                column = self.columns.get(target)
+                if column is not None:  # a semantic model's column
+                    uid, name, what = column.id.unique_id, f"{self.nodes[column.id.unique_id].name}.{column.id.name}", "semantic_model"
+                else:
+                    uid = target.split("/", 1)[1] if target.startswith(f"{self.project}/") else target
+                    name, what = self.nodes[uid].name, self.nodes[uid].kind
+                hit = ConsumerHit(target, uid, name, what, depth + 1, via, tuple(hops) + (Hop(at, target, kind, expr, True),))
+                old = best.get(target)
                 if old is None or (hit.depth, hit.via) < (old.depth, old.via):
-                    best[hit.key] = hit
-                    queue.append((uid, (hit.depth, hit.hops, via)))
+                    best[target] = hit
+                    queue.append((target, (hit.depth, hit.hops, via)))
         return sorted(best.values(), key=lambda h: (h.kind, h.name))
 
     def resolve_consumer(self, text: str) -> ColumnId | None:
@@ -338,7 +337,8 @@ class ProjectView:
             start = consumer or self.resolve(n)
             asked.append(start)
             for key, (depth, hops) in _paths_up(self, start.key, max_depth).items():
-                r = Reached(self.columns[key].id, depth, hops, start.key, self.nodes[self.columns[key].id.unique_id].kind)
+                kind = self.nodes[self.columns[key].id.unique_id].kind
+                r = Reached(self.columns[key].id, depth, hops, start.key, None if kind == "semantic_model" else kind)
                 if key not in best or (depth, start.key) < (best[key].depth, best[key].via):
                     best[key] = r
         columns = sorted(best.values(), key=lambda r: (r.column.model, r.column.name))
@@ -349,13 +349,8 @@ def _paths_up(view: ProjectView, start: str, max_depth: int | None) -> dict[str,
     """Each column upstream of ``start`` (a column key or a consumer's ``<project>/<uid>``) with
     one shortest path, in data-flow order."""
     def ins(key: str) -> list[tuple[str, str, str | None, bool | None]]:
-        if key in view.columns and not view.columns[key].id.unique_id.startswith("semantic_model."):
-            return [(e.up, e.type, e.expr, e.resolved) for e in view.ups.get(key, ())]
-        uid = key.split("/", 1)[1] if key.startswith(f"{view.project}/") and key not in view.columns else view.columns[key].id.unique_id
-        if key in view.columns:  # a semantic model's column
-            col = view.columns[key]
-            return [(up, kind, expr, True) for up, kind, expr in view.consumer_inputs.get(uid, ()) if expr == col.expr]
-        return [(up if up in view.columns else f"{view.project}/{up}", kind, expr, True) for up, kind, expr in view.consumer_inputs.get(uid, ())]
+        feeds = [(e.up, e.type, e.expr, e.resolved) for e in view.ups.get(key, ())]
+        return feeds + [(up, kind, expr, True) for up, kind, expr in view.consumer_inputs.get(key, ())]
 
     found: dict[str, tuple[int, tuple[Hop, ...]]] = {}
     layer: dict[str, tuple[Hop, ...]] = {start: ()}

@@ -252,3 +252,28 @@ def test_catalog_mcp_over_stdio_answers_an_agent(jaffle, neo4j_env):
     assert names == ["builds", "check_change", "column_lineage", "cypher", "diff", "graph_schema", "impact", "model", "path", "search", "trace"]
     assert (hit.structured_content["total"], hit.structured_content["truncated"], len(hit.structured_content["hits"])) == (7, True, 2)
     assert typo.is_error and "no model, source or consumer 'custmers'" in typo.content[0].text and "did you mean customers" in typo.content[0].text
+
+
+@pytest.mark.parametrize(
+    "tool, args",
+    [
+        ("impact", {"columns": ["stg_orders.order_total", "stg_customers.customer_id"], "conditions": True}),
+        ("trace", {"column": "customers.lifetime_spend"}),
+        ("trace", {"column": "metric:order_total"}),
+        ("path", {"from_column": "stg_orders.customer_id", "to_column": "customers.lifetime_spend"}),
+        ("column_lineage", {"column": "orders.order_total", "conditions": True}),
+        ("model", {"name": "orders"}),
+        ("search", {"query": "cust"}),
+    ],
+)
+def test_a_target_in_memory_answers_as_its_stored_build(server, shared_dir, tool, args):
+    from catalog.mcp.stored import InMemory
+
+    memory = make_server(InMemory(shared_dir / "corpus" / "jaffle-shop" / "target", jobs=1))
+    stored, alone = answer(server, tool, args), answer(memory, tool, args)
+    for got in (stored, alone):
+        del got["project"], got["build"]
+        if args.get("column", "").startswith("metric:"):  # a stored trace does not name the kind of a column a consumer reads
+            for c in got["columns"]:
+                del c["resource_type"]
+    assert alone == stored
