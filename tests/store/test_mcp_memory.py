@@ -7,16 +7,23 @@ exposure sales_dashboard reads orders (see tests/store/test_check.py)."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import socket
+import subprocess
+import sys
+import time
 from typing import Any
 
+import anyio
 import pytest
+from mcp import Client
 
 from catalog.mcp.server import make_server
 from catalog.mcp.stored import InMemory
 from edits import edit_sql
 from test_check import DROP_STATUS, EXAMPLE, STG_ORDERS
-from test_mcp import SHOP, answer, call, failure
+from test_mcp import REPO, SHOP, answer, call, failure
 
 
 @pytest.fixture(scope="module")
@@ -66,12 +73,8 @@ def test_in_memory_trace_of_a_metric_reaches_the_source(jaffle_memory):
 
 def test_in_memory_has_no_stored_build_tools(example_memory):
     async def names() -> list[str]:
-        from mcp import Client
-
         async with Client(example_memory) as client:
             return sorted(t.name for t in (await client.list_tools()).tools)
-
-    import anyio
 
     assert anyio.run(names) == ["check_change", "column_lineage", "impact", "model", "path", "search", "trace"]
     assert "answers from" in failure(example_memory, "impact", {"columns": ["orders.status"], "build": 3})
@@ -117,3 +120,52 @@ def test_search_is_bounded(example_memory):
 def test_in_memory_errors_keep_the_server_answering(example_memory):
     assert "Error executing tool model" in failure(example_memory, "model", {"name": "nope"})
     assert answer(example_memory, "model", {"name": "orders"})["unique_id"] == "model.coffee_shop.orders"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_http_binds_localhost_checks_host_origin_and_the_token(tmp_path):
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": str(REPO), "CATALOG_MCP_TOKEN": "s3cret-token"}
+    args = [sys.executable, "-m", "catalog.cli.app", "mcp", str(EXAMPLE), "--http", "--port", str(port), "--jobs", "1"]
+    server = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        for _ in range(600):  # the analysis of the example, then uvicorn's start
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                break
+            except OSError:
+                assert server.poll() is None, server.communicate()[1].decode()
+                time.sleep(0.1)
+        body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        assert httpx2.post(url, json=body, headers=headers).status_code == 401
+        auth = {**headers, "Authorization": "Bearer s3cret-token"}
+        assert httpx2.post(url, json=body, headers={**auth, "Authorization": "Bearer wrong"}).status_code == 401
+        assert httpx2.post(url, json=body, headers={**auth, "Host": f"evil.example:{port}"}).status_code == 421
+        assert httpx2.post(url, json=body, headers={**auth, "Origin": "http://evil.example"}).status_code == 403
+
+        async def ask() -> Any:
+            async with httpx2.AsyncClient(headers={"Authorization": "Bearer s3cret-token"}) as http:
+                async with Client(streamable_http_client(url, http_client=http)) as client:
+                    return await client.call_tool("impact", {"columns": ["stg_orders.status"], "limit": 1})
+
+        got = anyio.run(ask)
+        assert not got.is_error
+        # orders passes status through and computes payment_status from it (customers only filters
+        # on it); the semantic model orders has the dimension status; the exposure reads orders
+        assert [h["name"] for h in got.structured_content["hits"]] == ["sales_dashboard"]
+        assert (got.structured_content["total"], got.structured_content["truncated"]) == (4, True)
+        assert got.structured_content["summary"]["columns"] == 2
+        assert got.structured_content["summary"]["selector"] == "orders"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
