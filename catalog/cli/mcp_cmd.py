@@ -46,7 +46,9 @@ def mcp(
     active build); every list is bounded (`limit`, `total`, `truncated`, `next_cursor`). Errors
     are tool errors with the CLI's one-line message; the server goes on answering.
 
-    Neo4j is connected on the first question (and again after it was unreachable).
+    Over stored builds, Neo4j is connected at start and again after it was unreachable (a
+    failure is the answer to the question that met it), and the default build's records are
+    read in the background for search, model and column_lineage.
     """
     from catalog.mcp.server import make_server
     from catalog.mcp.stored import InMemory, Stored
@@ -62,6 +64,7 @@ def mcp(
             fail("--dialect applies to PATH: a stored build keeps the dialect it was built with", EXIT_USAGE)
         settings = Neo4jSettings.from_env(uri, user, password, database, timeout)
         source = Stored(settings, project=project, build=build, jobs=jobs)
+        source.warm()
         where = f"Neo4j at {settings.uri}"
     if token is not None and not http:
         fail("--token applies to --http", EXIT_USAGE)

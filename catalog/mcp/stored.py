@@ -41,6 +41,7 @@ class Stored:
         self._graph: Graph | None = None
         self._views: dict[tuple[str, int], ProjectView] = {}
         self._lock = threading.Lock()
+        self._view_lock = threading.Lock()
 
     def graph(self) -> Graph:
         with self._lock:
@@ -75,15 +76,26 @@ class Stored:
     def view(self, project: str | None, build: int | None) -> ProjectView:
         catalog = self.catalog(project, build)
         key = (catalog.project, catalog.build_id)
-        if key not in self._views:
-            from catalog.export.stored import stored_export_input
-            from catalog.mcp.view import ProjectView
+        with self._view_lock:  # one read of a build's records, however many ask at once
+            if key not in self._views:
+                from catalog.export.stored import stored_export_input
+                from catalog.mcp.view import ProjectView
 
-            self._views[key] = ProjectView(stored_export_input(catalog, consumers=True))
-        return self._views[key]
+                self._views[key] = ProjectView(stored_export_input(catalog, consumers=True))
+            return self._views[key]
 
     def asker(self, project: str | None, build: int | None) -> Catalog:
         return self.catalog(project, build)
+
+    def warm(self) -> None:
+        """Read the default build's records in the background, so that the first search, model
+        or column_lineage does not wait for them (a failure is told by the first question)."""
+
+        def read() -> None:
+            with contextlib.suppress(Exception):
+                self.view(None, None)
+
+        threading.Thread(target=read, name="catalog-mcp-warm", daemon=True).start()
 
     def project_name(self, project: str | None) -> str:
         """The project the builds and diff tools read: the one given, else the only one."""

@@ -10,6 +10,7 @@ the graph's (``<project>/<unique_id>.<column>``), so the answers of
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -230,13 +231,11 @@ class ProjectView:
         if not q:
             return []
         wanted = set(kinds or SEARCH_KINDS)
+        in_order = re.compile(".*?".join(map(re.escape, q)), re.DOTALL)  # the letters in order, with gaps
         ranked = []
         for label, kind, ident in self._search_labels():
-            if kind not in wanted:
-                continue
-            r = _rank(label, q)
-            if r >= 0:
-                ranked.append((r, len(label), label, kind, ident))
+            if kind in wanted and in_order.search(label):  # every match has its letters in order
+                ranked.append((_rank(label, q), len(label), label, kind, ident))
         ranked.sort()
         out = []
         for _, _, _, kind, ident in ranked:
