@@ -114,3 +114,17 @@ def _installed_commands(venv: Path, elsewhere: Path, env: dict[str, str], projec
     _run([catalog, "explore", "--project", project, "-o", str(page)], cwd=elsewhere, env=env)
     html = page.read_text(encoding="utf-8")
     assert "dagre" in html and "stg_orders" in html
+
+    # `catalog mcp` with the SDK installed from PyPI as a dependency, driven over stdio by that SDK's client
+    client = (
+        "import anyio, os, sys\n"
+        "from mcp import Client, StdioServerParameters\n"
+        "async def ask():\n"
+        "    params = StdioServerParameters(command=sys.argv[1], args=['mcp', '--project', sys.argv[2]], env=dict(os.environ))\n"
+        "    async with Client(params) as client:\n"
+        "        got = await client.call_tool('impact', {'columns': ['stg_orders.order_id'], 'limit': 1})\n"
+        "        print(got.structured_content['total'], got.structured_content['truncated'])\n"
+        "anyio.run(ask)\n"
+    )
+    total, truncated = _run([str(venv / "bin" / "python"), "-c", client, catalog, project], cwd=elsewhere, env=env).split()
+    assert int(total) == len(impact["columns"]) + len(impact["consumers"]) and truncated == "True"

@@ -107,7 +107,8 @@ def make_server(source: Any, *, timeout: float | None = None) -> MCPServer:
         "(effect 'passthrough') or computes from it ('needs review'). The summary counts are exact even when the hits are cut."
     )
     def impact(
-        columns: Annotated[list[str], Field(min_length=1, description="One or more columns, MODEL.COLUMN each.")],
+        columns: Annotated[list[str] | None, Field(description="One or more columns, MODEL.COLUMN each.")] = None,
+        column: Annotated[str | None, Field(description="One column, MODEL.COLUMN (instead of columns).")] = None,
         depth: Depth = None,
         conditions: Annotated[bool, Field(description="Also list the models these columns filter, join or group (condition lineage).")] = False,
         limit: Limit = DEFAULT_LIMIT,
@@ -115,7 +116,8 @@ def make_server(source: Any, *, timeout: float | None = None) -> MCPServer:
         project: Project = None,
         build: Build = None,
     ) -> dict[str, Any]:
-        return _answer(source, lambda: tools.impact(source, columns, depth, conditions, limit, cursor, project, build))
+        asked = [*(columns or ()), *([column] if column else [])]
+        return _answer(source, lambda: tools.impact(source, asked, depth, conditions, limit, cursor, project, build))
 
     @tool(
         "Where a column comes from: every upstream column back to sources and seeds, each with one shortest path and "
@@ -175,12 +177,6 @@ def make_server(source: Any, *, timeout: float | None = None) -> MCPServer:
 
     if source.stored:
         _stored_tools(server, source, tool, timeout)
-
-    @server.resource("catalog://graph-schema", name="graph_schema", title="The catalog graph", mime_type="text/markdown",
-                     description="Labels, relationships, properties and the versioning rule, for the cypher tool.")  # fmt: skip
-    def graph_schema_resource() -> str:
-        return tools.graph_schema()
-
     return server
 
 
@@ -217,4 +213,9 @@ def _stored_tools(server: MCPServer, source: Any, tool: Callable[[str], Any], ti
 
     @tool("The graph contract for the cypher tool: labels, relationships, properties and the versioning rule with an example WHERE.")
     def graph_schema() -> str:
+        return tools.graph_schema()
+
+    @server.resource("catalog://graph-schema", name="graph_schema", title="The catalog graph", mime_type="text/markdown",
+                     description="Labels, relationships, properties and the versioning rule, for the cypher tool.")  # fmt: skip
+    def graph_schema_resource() -> str:
         return tools.graph_schema()

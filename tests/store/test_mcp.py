@@ -102,6 +102,14 @@ def test_impact_of_an_order_total_reaches_lifetime_spend_and_the_metric(server, 
     assert hits[("column", "order_total")]["effect"] == "passthrough"
 
 
+def test_impact_takes_one_column_or_several(server):
+    one = answer(server, "impact", {"column": "stg_orders.order_total"})
+    assert one == answer(server, "impact", {"columns": ["stg_orders.order_total"]})
+    both = answer(server, "impact", {"columns": ["stg_orders.order_total"], "column": "stg_orders.tax_paid"})
+    assert both["columns_asked"] == ["stg_orders.order_total", "stg_orders.tax_paid"]
+    assert failure(server, "impact", {}) == "Error executing tool impact: name at least one column as MODEL.COLUMN"
+
+
 def test_impact_pages_say_what_is_left(server):
     first = answer(server, "impact", {"columns": ["stg_orders.order_total"], "limit": 3})
     assert (len(first["hits"]), first["total"], first["truncated"], first["next_cursor"]) == (3, 7, True, "3")
@@ -184,6 +192,12 @@ def test_builds_diff_and_the_graph_schema(server, jaffle):
     assert (same["from_build"], same["to_build"], same["total"], same["changes"]) == (BUILDS[0], BUILDS[1], 0, [])
     schema = answer(server, "graph_schema")["result"]
     assert "since <= b.id AND (s.until IS NULL OR s.until > b.id)" in schema and "(:Column)-[:FEEDS]->(:Column)" in schema
+
+    async def resource() -> str:
+        async with Client(server) as client:
+            return (await client.read_resource("catalog://graph-schema")).contents[0].text
+
+    assert anyio.run(resource) == schema
 
 
 def answer_rows(graph) -> list[int]:
