@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -63,7 +64,8 @@ def mcp(
         if dialect is not None:
             fail("--dialect applies to PATH: a stored build keeps the dialect it was built with", EXIT_USAGE)
         settings = Neo4jSettings.from_env(uri, user, password, database, timeout)
-        source = Stored(settings, project=project, build=build, jobs=jobs)
+        asked = timeout is not None or bool(os.environ.get("NEO4J_TIMEOUT", "").strip())  # as `catalog explore` reads a build
+        source = Stored(settings, project=project, build=build, jobs=jobs, whole_build_timeout=settings.timeout if asked else None)
         source.warm()
         where = f"Neo4j at {settings.uri}"
     if token is not None and not http:

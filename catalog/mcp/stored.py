@@ -32,8 +32,14 @@ class Stored:
 
     stored = True
 
-    def __init__(self, settings: Neo4jSettings, project: str | None = None, build: int | None = None, jobs: int | None = None):
+    def __init__(
+        self, settings: Neo4jSettings, project: str | None = None, build: int | None = None, jobs: int | None = None,
+        whole_build_timeout: float | None = None,
+    ):  # fmt: skip
+        """``whole_build_timeout``: seconds the reads of a whole build's records may take (they
+        grow with the project; None: no limit), as `catalog explore` reads them."""
         self.settings = settings
+        self.whole_build_timeout = whole_build_timeout
         self.jobs = jobs  # processes for the analyses of check_change
         self.project = project
         self.build = build
@@ -80,8 +86,12 @@ class Stored:
             if key not in self._views:
                 from catalog.export.stored import stored_export_input
                 from catalog.mcp.view import ProjectView
+                from catalog.query import Catalog
+                from catalog.store.graph import Graph
 
-                self._views[key] = ProjectView(stored_export_input(catalog, consumers=True))
+                g = catalog.graph
+                whole = Catalog(Graph(g.driver, g.database, timeout=self.whole_build_timeout, uri=g.uri), *key)
+                self._views[key] = ProjectView(stored_export_input(whole, consumers=True))
             return self._views[key]
 
     def asker(self, project: str | None, build: int | None) -> Catalog:
