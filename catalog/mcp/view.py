@@ -145,13 +145,9 @@ class ProjectView:
             source = f"{self.project}/{up}" if up in data.consumers else self._column_of(up)
             if down in data.consumers and source is not None:
                 self._use(source, f"{self.project}/{down}", kind, expr or None)
-        for uid, rel in data.relations.items():
-            for dep in set(rel.depends_on):
-                if dep != uid and dep in data.relations:
-                    self.parents[uid].add(dep)
-                    self.children[dep].add(uid)
-        for uid, con in data.consumers.items():
-            for dep in set(con.depends_on):
+        readers = [(uid, rel.depends_on) for uid, rel in data.relations.items()] + [(uid, con.depends_on) for uid, con in data.consumers.items()]
+        for uid, reads in readers:
+            for dep in set(reads):
                 if dep != uid and dep in self.nodes:
                     self.parents[uid].add(dep)
                     self.children[dep].add(uid)

@@ -138,12 +138,14 @@ def test_http_binds_localhost_checks_host_origin_and_the_token(tmp_path):
     server = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}/mcp"
     try:
-        for _ in range(600):  # the analysis of the example, then uvicorn's start
+        deadline = time.monotonic() + 300  # the analysis of the example, then uvicorn's start (slow on a loaded machine)
+        while True:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
                 break
             except OSError:
                 assert server.poll() is None, server.communicate()[1].decode()
+                assert time.monotonic() < deadline, "catalog mcp --http did not listen within 300 s"
                 time.sleep(0.1)
         body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
         headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
