@@ -74,11 +74,11 @@ def test_installed_wheel_runs_the_main_commands_from_another_folder(dist: Path, 
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", str(venv)], cwd=tmp_path)
     (wheel,) = dist.glob("*.whl")
-    _run([str(venv / "bin" / "pip"), "install", "--quiet", str(wheel)], cwd=tmp_path, timeout=900)
+    env = {**os.environ, **neo4j_env}
+    env.pop("PYTHONPATH", None)  # a checkout on it (its egg-info) would make pip take the package as installed
+    _run([str(venv / "bin" / "pip"), "install", "--quiet", str(wheel)], cwd=tmp_path, env=env, timeout=900)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    env = {**os.environ, **neo4j_env}
-    env.pop("PYTHONPATH", None)
     project = f"test_wheel_{uuid.uuid4().hex[:10]}"
     try:
         _installed_commands(venv, elsewhere, env, project)

@@ -104,7 +104,8 @@ def make_server(source: Any, *, timeout: float | None = None) -> MCPServer:
         "exposures, saved queries and semantic models are hit, and the dbt selector of the models to rebuild), then "
         "the hits: metrics, exposures, saved queries and semantic models, then columns, each with its depth, one "
         "shortest path (type and expression of each hop) and, for columns, whether it only passes the value through "
-        "(effect 'passthrough') or computes from it ('needs review'). The summary counts are exact even when the hits are cut."
+        "(effect 'passthrough') or computes from it ('needs review'); with conditions, then the models these columns "
+        "filter, join or group (kind 'condition'). The summary counts are exact even when the hits are cut."
     )
     def impact(
         columns: Annotated[list[str] | None, Field(description="One or more columns, MODEL.COLUMN each.")] = None,
@@ -150,7 +151,7 @@ def make_server(source: Any, *, timeout: float | None = None) -> MCPServer:
     @tool(
         "One model, source, seed, snapshot or consumer (metric:NAME, exposure:NAME, ...): its columns with data type, "
         "description, PII flag, lineage type, expression and whether it was resolved (with the reason when not), the "
-        "analysis status and reason, and its parents and children."
+        "analysis status and reason, and its parents and children (at most limit of each, with their totals)."
     )
     def model(
         name: Annotated[str, Field(description="Its name (orders, shop.orders for a source) or unique id.")],

@@ -88,17 +88,17 @@ def impact(
     for kind in ("metric", "exposure", "saved_query", "semantic_model"):
         counts[f"{kind}s" if kind != "saved_query" else "saved_queries"] = sum(1 for c in answer.consumers if c.kind == kind)
     hits = _hits(answer, "impact")
+    if conditions:
+        counts["conditions"] = len(answer.conditions)
+        hits += [{"kind": "condition", **c} for c in answer_dict(answer, "impact")["conditions"]]
     shown, bounds = page(hits, limit, cursor)
-    out = {
+    return {
         **_where(answer.project, answer.build_id or None),
         "columns_asked": [c.label for c in answer.asked],
         "summary": {**counts, "selector": answer_selector(answer)},
         **bounds,
         "hits": shown,
     }
-    if conditions:
-        out["conditions"] = answer_dict(answer, "impact")["conditions"]
-    return out
 
 
 def trace(src: Any, column: str, depth: int | None, limit: int, cursor: str | None, project: str | None, build: int | None) -> dict[str, Any]:
@@ -161,14 +161,16 @@ def model(src: Any, name: str, limit: int, cursor: str | None, project: str | No
         })  # fmt: skip
     shown, bounds = page(cols, limit, cursor)
 
-    def named(uids: set[str]) -> list[dict[str, str]]:
-        return [{"kind": view.nodes[u].kind, "name": view.nodes[u].name, "unique_id": u} for u in sorted(uids)]
+    def named(side: str, uids: set[str]) -> dict[str, Any]:
+        """The first ``limit`` parents or children, and how many there are."""
+        listed = [{"kind": view.nodes[u].kind, "name": view.nodes[u].name, "unique_id": u} for u in sorted(uids)]
+        return {side: listed[:limit], f"{side}_total": len(listed), f"{side}_truncated": len(listed) > limit}
 
     return {
         **_where(view.project, view.build_id),
         "kind": node.kind, "name": node.name, "unique_id": node.unique_id, "materialized": node.materialized or None,
         "description": node.description, "status": node.status or None, "reason": node.reason or None,
-        "parents": named(view.parents.get(node.unique_id, set())), "children": named(view.children.get(node.unique_id, set())),
+        **named("parents", view.parents.get(node.unique_id, set())), **named("children", view.children.get(node.unique_id, set())),
         **bounds, "columns": shown,
     }  # fmt: skip
 

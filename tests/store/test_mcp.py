@@ -110,6 +110,15 @@ def test_impact_takes_one_column_or_several(server):
     assert failure(server, "impact", {}) == "Error executing tool impact: name at least one column as MODEL.COLUMN"
 
 
+def test_impact_with_conditions_lists_them_as_hits(server):
+    got = answer(server, "impact", {"columns": ["stg_orders.customer_id"], "conditions": True, "limit": 1000})
+    conditions = [h for h in got["hits"] if h["kind"] == "condition"]
+    assert got["summary"]["conditions"] == len(conditions) and got["total"] == len(got["hits"])
+    # customers groups its orders summary by orders.customer_id (`group by 1`)
+    assert {"kind": "condition", "column": f"{SHOP}.orders.customer_id", "model": "customers", "unique_id": f"{SHOP}.customers",
+            "clause": "group_by"} in conditions  # fmt: skip
+
+
 def test_impact_pages_say_what_is_left(server):
     first = answer(server, "impact", {"columns": ["stg_orders.order_total"], "limit": 3})
     assert (len(first["hits"]), first["total"], first["truncated"], first["next_cursor"]) == (3, 7, True, "3")
@@ -180,6 +189,9 @@ def test_search_and_model(server):
     card = answer(server, "model", {"name": "customers"})
     assert (card["kind"], card["unique_id"], card["status"]) == ("model", f"{SHOP}.customers", "resolved")
     assert {p["name"] for p in card["parents"]} == {"stg_customers", "orders"}
+    assert (card["parents_total"], card["parents_truncated"]) == (2, False)
+    one = answer(server, "model", {"name": "customers", "limit": 1})
+    assert (len(one["parents"]), one["parents_total"], one["parents_truncated"], len(one["columns"]), one["truncated"]) == (1, 2, True, 1, True)
     cols = {c["name"]: c for c in card["columns"]}
     assert (cols["lifetime_spend"]["type"], cols["customer_id"]["type"]) == ("derived", "passthrough")
     assert card["total"] == len(cols) and card["truncated"] is False
