@@ -38,7 +38,7 @@ class ManifestColumn(TypedDict, total=False):
     """A column declared in YAML, as the manifest has it: a plain dict checked by
     :func:`declared_columns` when its node is read (a large project declares tens of
     thousands; validating them up front took most of the manifest's validation). Absent keys
-    mean: description "", data_type null, meta {}, tags [], quote null."""
+    mean: description "", data_type null, meta {}, tags [], quote null, constraints []."""
 
     name: Required[str]
     description: str | None
@@ -46,13 +46,14 @@ class ManifestColumn(TypedDict, total=False):
     meta: dict[str, Any]
     tags: list[str]
     quote: bool | None
+    constraints: list[dict[str, Any]]  # dbt 1.5+: {"type": "not_null", "name": ..., "expression": ...}
 
 
 class NodeConfig(_Record):
     materialized: str | None = None
     meta: dict[str, Any] = Field(default_factory=dict)
     tags: list[str] | str = Field(default_factory=list)
-    contract: dict[str, Any] | None = None  # dbt 1.5+: {"enforced": true, ...}
+    contract: dict[str, Any] | None = None  # dbt 1.5+: {"enforced": true, "alias_types": true}
 
 
 _RELATIONS = ("model", "seed", "snapshot", "source")
@@ -85,6 +86,13 @@ class ManifestNode(_Record):
     depends_on: dict[str, Any] = Field(default_factory=dict)
     access: str | None = None
     checksum: dict[str, Any] | None = None
+    # dbt 1.5+: model-level constraints, {"type": "primary_key", "columns": [...], ...}
+    constraints: list[dict[str, Any]] = Field(default_factory=list)
+    # data tests (resource_type "test"): a generic test's name, namespace and arguments, and
+    # the column and node it is attached to (attached_node: dbt 1.5+)
+    test_metadata: dict[str, Any] | None = None
+    column_name: str | None = None
+    attached_node: str | None = None
 
     @model_validator(mode="after")
     def _relation_name_of_old_schemas(self) -> ManifestNode:
@@ -120,6 +128,7 @@ class ManifestExposure(_Record):
     depends_on: dict[str, Any] = Field(default_factory=dict)
     tags: list[str] = Field(default_factory=list)
     meta: dict[str, Any] = Field(default_factory=dict)
+    config: dict[str, Any] = Field(default_factory=dict)  # dbt 1.10+: its meta may be here
 
 
 class SemanticElement(_Record):
@@ -168,6 +177,18 @@ class ManifestSavedQuery(_Record):
     depends_on: dict[str, Any] = Field(default_factory=dict)
 
 
+class ManifestUnitTest(_Record):
+    """A unit test (dbt 1.8+, manifest v12): given rows in, the rows a model must return."""
+
+    unique_id: str
+    name: str
+    package_name: str = ""
+    model: str | None = None  # the tested model's name
+    expect: dict[str, Any] = Field(default_factory=dict)  # {format: dict | csv | sql, rows, fixture}
+    depends_on: dict[str, Any] = Field(default_factory=dict)
+    original_file_path: str | None = None
+
+
 class Manifest(_Record):
     metadata: ManifestMetadata
     nodes: dict[str, ManifestNode]
@@ -176,6 +197,7 @@ class Manifest(_Record):
     semantic_models: dict[str, ManifestSemanticModel] = Field(default_factory=dict)
     metrics: dict[str, ManifestMetric] = Field(default_factory=dict)
     saved_queries: dict[str, ManifestSavedQuery] = Field(default_factory=dict)
+    unit_tests: dict[str, ManifestUnitTest] = Field(default_factory=dict)
 
 
 class CatalogColumn(TypedDict, total=False):
@@ -248,7 +270,7 @@ def read_json(path: Path, data: bytes | None = None) -> tuple[dict[str, Any], st
     return obj, hashlib.sha256(data).hexdigest()
 
 
-def _first_error(e: ValidationError) -> str:
+def first_error(e: ValidationError) -> str:
     err = e.errors()[0]
     where = ".".join(str(p) for p in err["loc"])
     return f"{where}: {err['msg']}"
@@ -272,7 +294,7 @@ def load_manifest(path: Path, data: bytes | None = None) -> tuple[Manifest, str]
     try:
         return Manifest.model_validate(obj), digest
     except ValidationError as e:
-        raise ArtifactError(f"{path}: unexpected manifest shape at {_first_error(e)}") from e
+        raise ArtifactError(f"{path}: unexpected manifest shape at {first_error(e)}") from e
 
 
 def project_name(manifest: Manifest, path: Path) -> str:
@@ -365,4 +387,4 @@ def load_catalog(path: Path, data: bytes | None = None) -> tuple[Catalog, str]:
     try:
         return Catalog.model_validate(obj), digest
     except ValidationError as e:
-        raise ArtifactError(f"{path}: unexpected catalog shape at {_first_error(e)}") from e
+        raise ArtifactError(f"{path}: unexpected catalog shape at {first_error(e)}") from e

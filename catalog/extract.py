@@ -9,13 +9,25 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
-from catalog.artifacts import Catalog, ManifestColumn, ManifestNode, declared_columns, find_target_dir, load_catalog, load_manifest, project_name
+from catalog.artifacts import (
+    Catalog,
+    ManifestColumn,
+    ManifestExposure,
+    ManifestNode,
+    declared_columns,
+    find_target_dir,
+    first_error,
+    load_catalog,
+    load_manifest,
+    project_name,
+)
 from catalog.errors import ArtifactError
 from catalog.idents import column_name, namer, typed
 from catalog.memory import paused_gc
@@ -103,6 +115,51 @@ class DbtColumn:
         return column_name(self.name, dialect, quoted=self.in_catalog or self.quoted)
 
 
+class DbtConstraint(BaseModel):
+    """A constraint of a model contract (dbt 1.5+), column- or model-level, as the manifest has it."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    type: str  # not_null, unique, primary_key, foreign_key, check, custom
+    name: str | None = None
+    expression: str | None = None
+    columns: tuple[str, ...] = ()  # model-level: the columns it holds on
+    to: str | None = None  # foreign keys: the relation and columns referenced
+    to_columns: tuple[str, ...] = ()
+    warn_unenforced: bool = True
+    warn_unsupported: bool = True
+
+    def label(self) -> str:
+        on = f" on ({', '.join(self.columns)})" if self.columns else ""
+        return f"{self.type}{f' {self.name!r}' if self.name else ''}{on}"
+
+
+class DbtContractColumn(BaseModel):
+    """A column of an enforced contract: its YAML name (as :mod:`catalog.idents` writes it),
+    declared ``data_type`` (as written) and constraints."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    data_type: str | None = None
+    constraints: tuple[DbtConstraint, ...] = ()
+
+
+class DbtContract(BaseModel):
+    """A model's contract (``config.contract``, dbt 1.5+); the declared columns and the
+    model-level constraints are kept when it is enforced (what dbt's state comparison reads)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    enforced: bool = False
+    columns: tuple[DbtContractColumn, ...] = ()
+    constraints: tuple[DbtConstraint, ...] = ()
+
+    def column(self, name: str) -> DbtContractColumn | None:
+        wanted = typed(name)
+        return next((c for c in self.columns if c.name == wanted), None)
+
+
 class DbtNode(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -129,7 +186,14 @@ class DbtNode(BaseModel):
     meta: dict[str, Any] = {}
     access: str | None = None
     contract_enforced: bool = False  # config.contract.enforced
+    # None: no contract in the manifest (dbt before 1.5), or a record made before contracts were kept
+    contract: DbtContract | None = None
     path: str | None = None
+    external_project: str | None = None  # the dbt project it belongs to, when not this one (dbt Mesh)
+    # a foreign node found in its project's stored build: that build's model key and id (its
+    # columns are then that build's; see catalog.store.upstream)
+    upstream_key: str | None = None
+    upstream_build: int | None = None
 
     def column(self, name: str, dialect: str | None) -> DbtColumn | None:
         """Its column of that name (as :mod:`catalog.idents` writes names)."""
@@ -189,6 +253,17 @@ class DbtMetric(BaseModel):
     definition: str = ""  # its type, inputs, expression and filters, for comparing versions
 
 
+class DbtReferencedColumn(BaseModel):
+    """A column an exposure reads, from its ``meta.referenced_columns`` (Elementary's convention)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str  # as catalog.idents writes names (YAML: as SQL reads an unquoted name)
+    node: str | None = None  # the unique id of the node it belongs to; None: any node the exposure reads
+    data_type: str | None = None
+    written_node: str | None = None  # ``node`` as written, when it names no node the exposure reads
+
+
 class DbtExposure(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -201,6 +276,12 @@ class DbtExposure(BaseModel):
     owner: str | None = None
     description: str = ""
     depends_on: tuple[str, ...] = ()  # models, sources, snapshots, seeds, metrics
+    referenced_columns: tuple[DbtReferencedColumn, ...] = ()  # the columns it reads; () : every column
+
+    @property
+    def precision(self) -> str:
+        """``column`` when it lists the columns it reads, ``model`` when it reads every column of its models."""
+        return "column" if self.referenced_columns else "model"
 
 
 class DbtSavedQuery(BaseModel):
@@ -210,6 +291,25 @@ class DbtSavedQuery(BaseModel):
     name: str
     description: str = ""
     depends_on: tuple[str, ...] = ()  # the unique ids of its metrics
+
+
+class DbtTest(BaseModel):
+    """A dbt test and the columns it reads: a generic data test its column (and a
+    ``relationships`` test the column it points to), a unit test the columns its expected
+    rows give. A singular test, or a generic one without a plain column, keeps its compiled
+    SQL instead: the analysis reads its columns from it (:mod:`catalog.analyze.dbt_tests`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    unique_id: str
+    name: str  # what `dbt build -s` selects it by
+    kind: str  # generic | singular | unit
+    test: str | None = None  # a generic test's macro: not_null, unique, dbt_utils.expression_is_true, ...
+    model: str | None = None  # the unique id of the node it is attached to (a unit test: its model)
+    columns: tuple[tuple[str, str], ...] = ()  # (unique id, column name) of each column it reads
+    sql: str | None = None  # compiled SQL whose columns are still to be read
+    depends_on: tuple[str, ...] = ()
+    path: str | None = None
 
 
 class DbtProject(BaseModel):
@@ -229,6 +329,7 @@ class DbtProject(BaseModel):
     metrics: dict[str, DbtMetric] = {}
     exposures: dict[str, DbtExposure] = {}
     saved_queries: dict[str, DbtSavedQuery] = {}
+    tests: dict[str, DbtTest] = {}  # data tests and unit tests, by unique id
 
     def models(self) -> list[DbtNode]:
         return [n for n in self.nodes.values() if n.resource_type in ("model", "snapshot")]
@@ -263,6 +364,8 @@ def _load_project(path: Path, dialect: str | None, manifest_bytes: bytes | None,
     else:
         check_dialect(dialect, "--dialect")
 
+    name = project_name(manifest, target / "manifest.json")
+    upstream = dependency_projects(target.parent / "dependencies.yml")
     # each node's fields as plain data (its columns already records), validated in one call
     nodes: dict[str, dict[str, Any]] = {}
     for section, entries in (("nodes", manifest.nodes), ("sources", manifest.sources)):
@@ -272,9 +375,11 @@ def _load_project(path: Path, dialect: str | None, manifest_bytes: bytes | None,
             table = catalog.sources.get(raw.unique_id) if raw.resource_type == "source" else catalog.nodes.get(raw.unique_id)
             declared = declared_columns(raw, target / "manifest.json", f"{section}.{key}")
             nodes[raw.unique_id] = _node(raw, declared, table, target, dialect)
+            if section == "nodes" and is_external(raw, name, upstream):
+                nodes[raw.unique_id] |= _external(raw)
     metadata = manifest.metadata
-    name = project_name(manifest, target / "manifest.json")
-    consumers = _consumers(manifest)
+    consumers = _consumers(manifest, dialect)
+    tests = _tests(manifest, nodes, dialect)
     del manifest, catalog  # freed before the project's records are made: a lower peak
 
     return DbtProject.model_validate(dict(
@@ -288,10 +393,11 @@ def _load_project(path: Path, dialect: str | None, manifest_bytes: bytes | None,
         catalog_sha256=catalog_sha,
         nodes=nodes,
         **consumers,
+        tests=tests,
     ))  # fmt: skip
 
 
-def _consumers(manifest) -> dict[str, Any]:
+def _consumers(manifest, dialect: str) -> dict[str, Any]:
     """Semantic models, metrics, exposures and saved queries, as typed records."""
     semantic: dict[str, DbtSemanticModel] = {}
     measure_owner: dict[str, str] = {}
@@ -351,6 +457,7 @@ def _consumers(manifest) -> dict[str, Any]:
             owner=(raw.owner or {}).get("name") or (raw.owner or {}).get("email"),
             description=raw.description or "",
             depends_on=tuple(raw.depends_on.get("nodes") or ()),
+            referenced_columns=referenced_columns(raw, dialect),
         )
         for raw in manifest.exposures.values()
     }
@@ -366,6 +473,131 @@ def _consumers(manifest) -> dict[str, Any]:
     return {"semantic_models": semantic, "metrics": metrics, "exposures": exposures, "saved_queries": saved}
 
 
+_NODE_CALL = re.compile(r"^\s*(ref|source)\s*\((.*)\)\s*$", re.S)
+_QUOTED = re.compile(r"""['"]([^'"]*)['"]""")
+
+
+def referenced_columns(raw: ManifestExposure, dialect: str) -> tuple[DbtReferencedColumn, ...]:
+    """``meta.referenced_columns`` (or ``config.meta``'s): ``[{column_name, data_type?, node?}]``,
+    ``node`` a ``ref(...)``, ``source(...)``, unique id or name of a node the exposure reads;
+    without it, the exposure's one model, else any node it reads that has the column."""
+    listed = raw.meta.get("referenced_columns") or (raw.config.get("meta") or {}).get("referenced_columns") or []
+    if not isinstance(listed, list):
+        return ()
+    reads = [d for d in raw.depends_on.get("nodes") or () if not d.startswith("metric.")]
+    out: list[DbtReferencedColumn] = []
+    for item in listed:
+        if not isinstance(item, dict) or not item.get("column_name"):
+            continue
+        written = item.get("node")
+        node = _referenced_node(str(written), reads) if written else (reads[0] if len(reads) == 1 else None)
+        out.append(DbtReferencedColumn(
+            name=column_name(str(item["column_name"]), dialect),
+            node=node,
+            data_type=str(item["data_type"]) if item.get("data_type") else None,
+            written_node=str(written) if written and node is None else None,
+        ))  # fmt: skip
+    return tuple(dict.fromkeys(out))
+
+
+def _referenced_node(written: str, reads: list[str]) -> str | None:
+    """The node of ``reads`` that ``ref('pkg', 'name')``, ``source('src', 'table')``, a unique id or a name names."""
+    if written in reads:
+        return written
+    call = _NODE_CALL.match(written)
+    args = _QUOTED.findall(call.group(2)) if call else [written.strip()]
+    if not args:
+        return None
+    if call and call.group(1) == "source":
+        wanted = ".".join(args[:2]).lower()
+        found = [u for u in reads if u.startswith("source.") and ".".join(u.split(".")[-2:]).lower() == wanted]
+    else:
+        package = args[0].lower() if call and len(args) > 1 else None
+        found = [u for u in reads if not u.startswith("source.") and u.split(".")[-1].lower() == args[-1].lower()
+                 and (package is None or u.split(".")[1].lower() == package)]  # fmt: skip
+    return found[0] if len(found) == 1 else None
+
+
+_PLAIN_NAME = re.compile(r'[A-Za-z_][A-Za-z0-9_$]*|"[^"]+"')
+_REF = re.compile(r"""\bref\(\s*(?:['"][^'"]+['"]\s*,\s*)?['"]([^'"]+)['"]""")
+_SOURCE = re.compile(r"""\bsource\(\s*['"]([^'"]+)['"]\s*,\s*['"]([^'"]+)['"]""")
+
+
+def _tests(manifest, nodes: dict[str, dict[str, Any]], dialect: str) -> dict[str, DbtTest]:
+    """The manifest's data tests (generic and singular) and unit tests, as :class:`DbtTest`."""
+    out: dict[str, DbtTest] = {}
+    name_of = namer(dialect)
+    for raw in manifest.nodes.values():
+        if raw.resource_type != "test":
+            continue
+        depends = tuple(raw.depends_on.get("nodes") or ())
+        fields: dict[str, Any] = dict(unique_id=raw.unique_id, name=raw.name, depends_on=depends, path=raw.original_file_path)
+        if raw.test_metadata is None:
+            out[raw.unique_id] = DbtTest(kind="singular", sql=raw.compiled_code, **fields)
+            continue
+        meta = raw.test_metadata
+        kwargs = meta.get("kwargs") or {}
+        namespace = meta.get("namespace")
+        model = raw.attached_node or _referenced(str(kwargs.get("model") or ""), depends, nodes)
+        if model is None and len([d for d in depends if d in nodes]) == 1:
+            model = next(d for d in depends if d in nodes)
+        column = raw.column_name or kwargs.get("column_name")
+        columns = [(model, column)] if model and isinstance(column, str) and _PLAIN_NAME.fullmatch(column) else []
+        if columns and isinstance(kwargs.get("field"), str) and isinstance(kwargs.get("to"), str):  # relationships
+            to = _referenced(kwargs["to"], depends, nodes)
+            if to is not None and _PLAIN_NAME.fullmatch(kwargs["field"]):
+                columns.append((to, kwargs["field"]))
+        out[raw.unique_id] = DbtTest(
+            kind="generic",
+            test=f"{namespace}.{meta.get('name')}" if namespace else meta.get("name"),
+            model=model,
+            columns=tuple((uid, _test_column(name_of, c)) for uid, c in columns),
+            sql=None if columns else raw.compiled_code,
+            **fields,
+        )
+    for raw in manifest.unit_tests.values():
+        depends = tuple(raw.depends_on.get("nodes") or ())
+        model = next((d for d in depends if d in nodes and nodes[d]["name"] == raw.model), depends[0] if depends else None)
+        expected = _expected_columns(raw.expect)
+        out[raw.unique_id] = DbtTest(
+            unique_id=raw.unique_id, name=raw.name, kind="unit", model=model,
+            columns=tuple((model, name_of(c, False)) for c in expected) if model else (),
+            depends_on=depends, path=raw.original_file_path,
+        )  # fmt: skip
+    return out
+
+
+def _test_column(name_of: Any, column: str) -> str:
+    """A test's column as YAML writes it (``order_id``, or ``"Order ID"`` quoted) -> its one name."""
+    if column.startswith('"') and column.endswith('"'):
+        return name_of(column[1:-1], True)
+    return name_of(column, False)
+
+
+def _referenced(text: str, depends: tuple[str, ...], nodes: dict[str, dict[str, Any]]) -> str | None:
+    """The node of ``depends`` that ``ref('x')`` or ``source('s', 't')`` in ``text`` names."""
+    found = _REF.search(text)
+    if found:
+        return next((d for d in depends if d in nodes and nodes[d]["resource_type"] != "source" and nodes[d]["name"] == found.group(1)), None)
+    found = _SOURCE.search(text)
+    if found:
+        wanted = (found.group(1), found.group(2))
+        return next((d for d in depends if d in nodes and (nodes[d]["source_name"], nodes[d]["name"]) == wanted), None)
+    return None
+
+
+def _expected_columns(expect: dict[str, Any]) -> list[str]:
+    """The columns a unit test's expected rows give (format dict or csv; none for sql or a fixture file)."""
+    rows = expect.get("rows")
+    fmt = expect.get("format") or "dict"
+    if fmt == "dict" and isinstance(rows, list):
+        return list(dict.fromkeys(str(k) for row in rows if isinstance(row, dict) for k in row))
+    if fmt == "csv" and isinstance(rows, str) and rows.strip():
+        header = rows.strip().splitlines()[0]
+        return [c.strip() for c in header.split(",") if c.strip()]
+    return []
+
+
 def measure_owners(project: DbtProject) -> dict[str, str]:
     """measure name -> the unique id of the semantic model that defines it."""
     out: dict[str, str] = {}
@@ -374,6 +606,38 @@ def measure_owners(project: DbtProject) -> dict[str, str]:
             if e.kind == "measure":
                 out.setdefault(e.name, sm.unique_id)
     return out
+
+
+def dependency_projects(path: Path) -> frozenset[str]:
+    """The projects ``dependencies.yml`` names under ``projects:`` (dbt Mesh), lower case; none
+    without the file. Its ``packages:`` are installed packages, whose models are the project's own."""
+    if not path.is_file():
+        return frozenset()
+    import yaml
+
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        raise ArtifactError(f"{path}: not readable as YAML ({str(e).splitlines()[0]})") from e
+    projects = doc.get("projects") if isinstance(doc, dict) else None
+    return frozenset(str(p["name"]).lower() for p in projects or () if isinstance(p, dict) and p.get("name"))
+
+
+def is_external(raw: ManifestNode, project: str, upstream: frozenset[str]) -> bool:
+    """Whether a manifest node belongs to another dbt project (dbt Mesh): injected by dbt-loom or
+    dbt Cloud (another package, and no file: empty ``path`` and ``original_file_path``), or of a
+    project ``dependencies.yml`` names."""
+    package = raw.package_name.lower()
+    if package == project.lower():
+        return False
+    return (not raw.path and not raw.original_file_path) or package in upstream
+
+
+def _external(raw: ManifestNode) -> dict[str, Any]:
+    """A foreign node's own fields: its project, and its resource type as its unique id says it
+    (dbt-loom injects a seed as a ``model`` named ``seed.<project>.<name>``)."""
+    kind = raw.unique_id.split(".", 1)[0]
+    return {"external_project": raw.package_name, "resource_type": kind if kind in LINEAGE_TYPES else raw.resource_type}
 
 
 def _node(raw: ManifestNode, yaml_columns: list[ManifestColumn], table, target: Path, dialect: str) -> dict[str, Any]:
@@ -416,8 +680,39 @@ def _node(raw: ManifestNode, yaml_columns: list[ManifestColumn], table, target: 
         meta={**raw.config.meta, **raw.meta},
         access=raw.access,
         contract_enforced=bool((raw.config.contract or {}).get("enforced")),
+        contract=_contract(raw, declared, target / "manifest.json"),
         path=raw.original_file_path,
     )
+
+
+def _contract(raw: ManifestNode, declared: dict[str, ManifestColumn], manifest: Path) -> DbtContract | None:
+    """The model's contract, its declared columns and constraints when it is enforced
+    (``declared``: the YAML columns by name as SQL reads them)."""
+    if raw.config.contract is None:
+        return None
+    if not raw.config.contract.get("enforced"):
+        return DbtContract(enforced=False)
+    at = f"nodes.{raw.unique_id}"
+    columns = tuple(
+        DbtContractColumn(
+            name=key, data_type=doc.get("data_type"), constraints=_constraints(doc.get("constraints"), manifest, f"{at}.columns.{doc['name']}")
+        )
+        for key, doc in declared.items()
+    )
+    return DbtContract(enforced=True, columns=columns, constraints=_constraints(raw.constraints, manifest, at))
+
+
+def _constraints(items: Any, manifest: Path, at: str) -> tuple[DbtConstraint, ...]:
+    """Constraints as the manifest lists them, each checked, with a one-line error naming where."""
+    if items is not None and not isinstance(items, list):
+        raise ArtifactError(f"{manifest}: unexpected manifest shape at {at}.constraints: Input should be a valid list")
+    out = []
+    for i, item in enumerate(items or ()):
+        try:
+            out.append(DbtConstraint.model_validate(item))
+        except ValidationError as e:
+            raise ArtifactError(f"{manifest}: unexpected manifest shape at {at}.constraints.{i}{'.' if e.errors()[0]['loc'] else ''}{first_error(e)}") from None
+    return tuple(out)
 
 
 def _column(name: str, data_type: str | None, doc: ManifestColumn | None, in_catalog: bool) -> DbtColumn:
@@ -471,7 +766,7 @@ class InputWarning(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    code: str  # no_catalog | foreign_catalog | no_compiled_sql
+    code: str  # no_catalog | foreign_catalog | no_compiled_sql | unknown_referenced_column
     message: str
     models: tuple[str, ...] = ()  # the unique ids concerned, when some are
 
@@ -505,4 +800,30 @@ def input_warnings(project: DbtProject) -> list[InputWarning]:
             f"(run `dbt compile`): {names}",
             models=tuple(raw),
         ))  # fmt: skip
+    for uid, exposure in sorted(project.exposures.items()):
+        unknown = unknown_referenced_columns(project, exposure)
+        if unknown:
+            warnings.append(InputWarning(
+                code="unknown_referenced_column",
+                message=f"exposure {exposure.name}: meta.referenced_columns names {', '.join(unknown)}, "
+                "which it does not read (no such column, or no such node among its depends_on): left out of its lineage",
+                models=(uid,),
+            ))  # fmt: skip
     return warnings
+
+
+def unknown_referenced_columns(project: DbtProject, exposure: DbtExposure) -> list[str]:
+    """The referenced columns of an exposure that name no column of the nodes it reads, as
+    ``model.column`` (``column`` when it names no node); a node of unknown columns is not judged."""
+    reads = [project.nodes[d] for d in exposure.depends_on if d in project.nodes]
+    known = {n.unique_id: {c.key_name(project.dialect) for c in n.columns} for n in reads}
+    out: list[str] = []
+    for r in exposure.referenced_columns:
+        if r.written_node is not None:
+            out.append(f"{r.written_node}.{r.name}")
+        elif r.node is not None:
+            if known.get(r.node) and r.name not in known[r.node]:
+                out.append(f"{project.nodes[r.node].display_name}.{r.name}")
+        elif all(known.values()) and not any(r.name in cols for cols in known.values()):
+            out.append(r.name)
+    return out

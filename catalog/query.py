@@ -7,16 +7,15 @@ with suggestions for typos), never spliced into Cypher.
 
 from __future__ import annotations
 
-import difflib
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any
 
+from catalog.column_names import require_splits, resolve_column
 from catalog.errors import NotFound
-from catalog.idents import column_name
 from catalog.memory import paused_gc
 from catalog.store.graph import Graph
-from catalog.store.keys import quote_column, split_quoted_column
+from catalog.store.keys import quote_column
 
 SAFE_TYPES = frozenset({"passthrough", "renamed"})
 
@@ -30,10 +29,12 @@ class ColumnId:
     unique_id: str
     model: str  # display name: orders, or shop.orders for a source
     name: str
+    project: str | None = None  # the stored project it belongs to, when not the asked one (dbt Mesh)
 
     @property
     def label(self) -> str:
-        return f"{self.model}.{self.name}"
+        """``orders.amount``; ``finance:customer_revenue.email`` for another project's column."""
+        return f"{self.project + ':' if self.project else ''}{self.model}.{self.name}"
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -88,6 +89,8 @@ class ConsumerHit:
     depth: int
     via: str  # the asked column the path starts at
     hops: tuple[Hop, ...]
+    precision: str | None = None  # an exposure's: column (it lists the columns it reads) or model
+    project: str | None = None  # the stored project it belongs to, when not the asked one (dbt Mesh)
 
 
 CONSUMER_KINDS = ("metric", "exposure", "saved_query")
@@ -121,6 +124,27 @@ class Catalog:
         self.dialect: str | None = build.get("dialect")  # how the build's column names compare
         self._columns: list[ColumnId] | None = None
         self._by_form: dict[str, list[ColumnId]] | None = None
+        self._builds: dict[str, int] | None = None
+        self._upstream: list[str] = list(build.get("upstream") or [])
+
+    @property
+    def builds(self) -> dict[str, int]:
+        """The build each project is read as of (dbt Mesh): this one for the asked project, the
+        producer builds this build read (``Build.upstream``), the active build of every other
+        project (the consumers)."""
+        if self._builds is None:
+            out = {r["name"]: r["active_build_id"] for r in self.graph.read("read/list_projects") if r["active_build_id"] is not None}
+            for entry in self._upstream:
+                rows = self.graph.read("read/find_upstream_build", project=None, build_id=int(entry.rsplit("=", 1)[1]))
+                if rows:
+                    out[rows[0]["project"]] = rows[0]["id"]
+            out[self.project] = self.build_id
+            self._builds = out
+        return self._builds
+
+    def foreign(self, project: str | None) -> str | None:
+        """``project`` when it is not the asked one: how answers name another project's column."""
+        return project if project and project != self.project else None
 
     def _only_project(self) -> str:
         projects = [r["name"] for r in self.graph.read("read/list_projects")]
@@ -153,29 +177,24 @@ class Catalog:
     def resolve(self, text: str) -> ColumnId:
         """``orders.amount``, ``shop.orders.amount`` (a source), ``model.pkg.orders.amount``, or
         with the column in double quotes, taken exactly: ``orders."a.b"``, ``orders."ID"``."""
-        splits = column_splits(text, self.dialect)
-        if not splits:
-            raise NotFound(f"{text!r}: name a column as MODEL.COLUMN (for example orders.amount)")
         # the fast path asks the graph for columns of that name (indexed); the full list of
         # names is only loaded for a name with several dots or to explain a miss
         hits: list[ColumnId] = []
         if self._by_form is None:
-            model, column = splits[0]
+            model, column = require_splits(text, self.dialect)[0]
             rows = self.graph.read(
                 "read/find_columns_named", project=self.project, model=model, column_name=column, build_id=self.build_id
             )
             hits = [ColumnId(**r) for r in rows]
-        if not hits:
-            by_form = self._name_index()
-            hits = next((by_form[s] for s in splits if s in by_form), [])
-        unique = {c.key: c for c in hits}
-        if len(unique) == 1:
-            return next(iter(unique.values()))
-        if len(unique) > 1:
-            names = ", ".join(sorted(f"{c.unique_id}.{quote_column(c.name)}" for c in unique.values()))
-            raise NotFound(f"{text!r} is ambiguous; name one of: {names}")
-        labels = {f"{model}.{quote_column(name)}": (model, name) for model, name in self._name_index()}
-        raise NotFound(f"no column {text!r} in project {self.project!r} (build {self.build_id}){suggest(text, labels, self.dialect)}")
+        return resolve_column(
+            text,
+            self.dialect,
+            self._name_index,
+            key=lambda c: c.key,
+            label=lambda c: f"{c.unique_id}.{quote_column(c.name)}",
+            where=f"in project {self.project!r} (build {self.build_id})",
+            hits=hits,
+        )
 
     def _name_index(self) -> dict[tuple[str, str], list[ColumnId]]:
         if self._by_form is None:
@@ -214,16 +233,22 @@ class Catalog:
             project=self.project,
             column_keys=[c.key for c in asked],
             build_id=self.build_id,
+            builds=self.builds,
             max_depth=max_depth,
         )
-        return rows[0][0] if rows else []
+        columns = rows[0][0] if rows else []
+        for c in columns:  # its project, for the answer: named when it is another project's
+            c[6] = self.foreign(c[6])
+        return columns
 
     def _consumers(self, asked: list[ColumnId], reached: list[Reached], consumed: set[str]) -> list[ConsumerHit]:
         """The metrics, exposures and saved queries the asked and reached columns feed, asked
         from the ``consumed`` ones (those some consumer reads)."""
         before = {c.key: (0, (), c.key) for c in asked if c.key in consumed}
         before |= {r.column.key: (r.depth, r.hops, r.via) for r in reached if r.column.key in consumed}
-        rows = self.graph.read("read/find_consumers_downstream", project=self.project, column_keys=list(before), build_id=self.build_id)
+        rows = self.graph.read(
+            "read/find_consumers_downstream", project=self.project, column_keys=list(before), build_id=self.build_id, builds=self.builds
+        )
         best: dict[str, ConsumerHit] = {}
         for r in rows:
             depth, hops, via = before[r["start"]]
@@ -235,6 +260,8 @@ class Catalog:
                 depth=depth + r["depth"],
                 via=via,
                 hops=tuple(hops) + tuple(Hop(from_key=h["from"], to_key=h["to"], type=h["type"], expr=h["expr"], resolved=True) for h in r["hops"]),
+                precision=r["precision"],
+                project=self.foreign(r["project"]),
             )
             if hit.key not in best or (hit.depth, hit.via) < (best[hit.key].depth, best[hit.key].via):
                 best[hit.key] = hit
@@ -263,7 +290,7 @@ class Catalog:
                 starts[column.key] = (0, (), column.key)
                 continue
             asked.append(consumer)
-            for r in self.graph.read("read/find_consumer_inputs", project=self.project, key=consumer.key, build_id=self.build_id):
+            for r in self.graph.read("read/find_consumer_inputs", project=self.project, key=consumer.key, build_id=self.build_id, builds=self.builds):
                 hops = tuple(Hop(from_key=h["from"], to_key=h["to"], type=h["type"], expr=h["expr"], resolved=True) for h in r["hops"])
                 if r["column"] not in starts or r["depth"] < starts[r["column"]][0]:
                     starts[r["column"]] = (r["depth"], hops, consumer.key)
@@ -274,8 +301,11 @@ class Catalog:
             project=self.project,
             column_keys=list(starts),
             build_id=self.build_id,
+            builds=self.builds,
             max_depth=max_depth,
         )
+        for r in rows:
+            r["project"] = self.foreign(r.get("project"))
         for r in _best_per_column(rows, "target"):
             depth, hops, via = starts[r.via]
             found.append(replace(r, depth=r.depth + depth, hops=r.hops + hops, via=via))
@@ -292,11 +322,11 @@ class Catalog:
         if not reached:
             return reached
         keys = [c.key for c in asked] + [r.column.key for r in reached]
-        edges = self.graph.read("read/find_edges_between", project=self.project, column_keys=keys, build_id=self.build_id)
+        edges = self.graph.read("read/find_edges_between", project=self.project, column_keys=keys, build_id=self.build_id, builds=self.builds)
         return _marked_safe(asked, reached, [(e["up"], e["down"], e["type"]) for e in edges])
 
     def _conditions(self, keys: list[str]) -> list[ConditionUse]:
-        rows = self.graph.read("read/find_conditioned_models", project=self.project, column_keys=keys, build_id=self.build_id)
+        rows = self.graph.read("read/find_conditioned_models", project=self.project, column_keys=keys, build_id=self.build_id, builds=self.builds)
         return [ConditionUse(**r) for r in rows]
 
 
@@ -343,8 +373,8 @@ def _walk_downstream(asked: list[ColumnId], columns: list[list[Any]], max_depth:
     reached: list[Reached] = []
     for key in sorted(best, key=lambda k: (names[k][2] or names[k][1], names[k][3])):
         depth, path, via = best[key]
-        _, unique_id, model, name, _, _ = names[key]
-        reached.append(Reached(ColumnId(key, unique_id, model or unique_id, name), depth, path, via, None, key not in tainted))
+        _, unique_id, model, name, _, _, project = names[key]
+        reached.append(Reached(ColumnId(key, unique_id, model or unique_id, name, project), depth, path, via, None, key not in tainted))
     return reached
 
 
@@ -386,46 +416,12 @@ def _marked_safe(asked: list[ColumnId], reached: list[Reached], edges: list[tupl
     return [replace(r, safe_on_every_path=r.column.key not in tainted) for r in reached]
 
 
-def column_splits(text: str, dialect: str | None = None) -> list[tuple[str, str]]:
-    """The (model, column) a user's column name may mean, most likely first. The model part
-    is compared lower-case; the column is named as SQL of the project's dialect names it
-    (:mod:`catalog.idents`): in double quotes it keeps its case where the dialect says so
-    (``orders."ID"`` in Postgres), unquoted it folds. Without quotes a column may hold dots
-    (``orders.a.b``): the longest model part that names a model wins."""
-    text = text.strip()
-    quoted = split_quoted_column(text)
-    if quoted is not None:
-        return [(quoted[0].lower(), column_name(quoted[1], dialect, quoted=True))] if quoted[0] else []
-    splits: list[tuple[str, str]] = []
-    end = len(text)
-    while (dot := text.rfind(".", 0, end)) > 0:
-        if dot + 1 < len(text):
-            splits.append((text[:dot].lower(), column_name(text[dot + 1 :], dialect)))
-        end = dot
-    return splits
-
-
-def suggest(text: str, labels: dict[str, tuple[str, str]], dialect: str | None = None) -> str:
-    """``; did you mean ...?`` with the closest of ``labels`` (names as users type them,
-    mapped to their (model, column)), written so that they work when pasted back."""
-    by_lower: dict[str, str] = {}
-    for label in labels:
-        by_lower.setdefault(label.lower(), label)
-    close = difflib.get_close_matches(text.strip().lower(), list(by_lower), n=5, cutoff=0.6)
-    if close:
-        return f"; did you mean {', '.join(by_lower[c] for c in close)}?"
-    splits = column_splits(text, dialect)
-    model = splits[0][0] if splits else ""
-    cols = sorted({quote_column(name) for m, name in labels.values() if m == model})
-    return f"; {model} has: {', '.join(cols[:20])}" if cols else ""
-
-
 def _best_per_column(rows: list[dict[str, Any]], via_field: str) -> list[Reached]:
     """One entry per reached column: the shortest path over all asked columns."""
     best: dict[str, Reached] = {}
     for r in rows:
         reached = Reached(
-            column=ColumnId(key=r["column"], unique_id=r["unique_id"], model=r["model"] or r["unique_id"], name=r["name"]),
+            column=ColumnId(key=r["column"], unique_id=r["unique_id"], model=r["model"] or r["unique_id"], name=r["name"], project=r.get("project")),
             depth=r["depth"],
             hops=tuple(
                 Hop(from_key=h["from"], to_key=h["to"], type=h["type"], expr=h["expr"], resolved=h["resolved"]) for h in r["hops"]

@@ -71,11 +71,12 @@ def test_sdist_carries_every_query_file_and_page_asset(dist: Path):
 
 @pytest.mark.neo4j
 def test_installed_wheel_runs_the_main_commands_from_another_folder(dist: Path, tmp_path: Path, neo4j_env):
-    venv = tmp_path / "venv"
-    _run([sys.executable, "-m", "venv", str(venv)], cwd=tmp_path)
-    (wheel,) = dist.glob("*.whl")
+    # nothing of this checkout on the path: pip would take it for the package, installed already
     env = {**os.environ, **neo4j_env}
-    env.pop("PYTHONPATH", None)  # a checkout on it (its egg-info) would make pip take the package as installed
+    env.pop("PYTHONPATH", None)
+    venv = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", str(venv)], cwd=tmp_path, env=env)
+    (wheel,) = dist.glob("*.whl")
     _run([str(venv / "bin" / "pip"), "install", "--quiet", str(wheel)], cwd=tmp_path, env=env, timeout=900)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

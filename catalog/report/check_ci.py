@@ -21,7 +21,10 @@ from catalog.report.check_md import CHANGE_CHARS, change_text, hit_summary
 from catalog.report.limits import cut
 
 RULES = {
-    "breaking": "A removed, renamed or retyped column that something downstream reads, or a change to a governed model.",
+    "breaking": (
+        "A removed, renamed or retyped column that something downstream reads, a column or model reading a removed one, "
+        "a change to a public model, or what dbt's state comparison calls a breaking change of an enforced contract."
+    ),
     "policy": "A PII column newly flows into a column not tagged PII, a public or contracted model, or an exposure.",
     "partial": "Values or rows change downstream.",
     "safe": "Added columns, documentation, columns nothing reads.",
@@ -36,7 +39,14 @@ def level(f: Finding, fail_on: str) -> str:
 
 
 def message(f: Finding) -> str:
-    return f"{f.model}.{f.column}: {cut(change_text(f), CHANGE_CHARS)}. {f.severity}: {f.why}. Hits: {hit_summary(f)}"
+    tests = f". Tests that read it: {', '.join(f.tests)}" if f.tests else ""
+    return f"{f.model}.{f.column}: {cut(change_text(f), CHANGE_CHARS)}. {f.severity}: {f.why}. Hits: {hit_summary(f)}{tests}"
+
+
+def rebuild_text(report: CheckReport) -> str:
+    """The rebuild selector, with how many of its names are tests."""
+    tests = f" ({len(report.tests)} tests that read a changed column included)" if report.tests else ""
+    return f"Rebuild: dbt build -s {report.selector}{tests}"
 
 
 class Locator:
@@ -92,6 +102,8 @@ def github_annotations(report: CheckReport, fail_on: str, project_root: Path | N
             props += [f"file={_escape_property(path)}", f"line={where.line(f)}"]
         props.append(f"title={_escape_property(f'catalog check: {f.severity}')}")
         out.append(f"::{level(f, fail_on)} {','.join(props)}::{_escape_data(message(f))}")
+    if report.selector:
+        out.append(f"::notice title={_escape_property('catalog check: rebuild')}::{_escape_data(rebuild_text(report))}")
     return "\n".join(out) + ("\n" if out else "")
 
 
@@ -105,6 +117,8 @@ def sarif_log(report: CheckReport, fail_on: str, project_root: Path | None, base
             "message": {"text": message(f)},
             "partialFingerprints": {"column": f"{f.unique_id}.{f.column}/{','.join(f.changes)}"},
         }
+        if f.tests:
+            result["properties"] = {"tests": list(f.tests)}
         path = where.file(f)
         if path:
             region = {"startLine": where.line(f)}
@@ -115,5 +129,6 @@ def sarif_log(report: CheckReport, fail_on: str, project_root: Path | None, base
     return {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
-        "runs": [{"tool": {"driver": driver}, "results": results}],
+        "runs": [{"tool": {"driver": driver}, "results": results,
+                  "properties": {"selector": report.selector, "tests": [t.name for t in report.tests]}}],
     }

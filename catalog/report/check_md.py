@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 
 from catalog.check import CheckReport, Finding
-from catalog.prune import PruneHop
+from catalog.lineage_graph import PruneHop
 from catalog.report.limits import cut
 from catalog.report.markdown import code, table, text
 from catalog.store.keys import short_label
@@ -40,6 +40,14 @@ def hit_summary(f: Finding) -> str:
     return "; ".join(parts) or "-"
 
 
+TESTS_NAMED = 20  # test names in one line; the rest are counted
+
+
+def tests_text(names: list[str] | tuple[str, ...]) -> str:
+    shown = ", ".join(code(n, table=False) for n in names[:TESTS_NAMED])
+    return shown + (f" and {len(names) - TESTS_NAMED} more" if len(names) > TESTS_NAMED else "")
+
+
 def path_of(path: tuple[PruneHop, ...]) -> str:
     if not path:
         return ""
@@ -56,7 +64,7 @@ def change_text(f: Finding) -> str:
     return f"{kinds}: {f.detail}" if f.detail else kinds
 
 
-def finding_details(f: Finding, owners: list[str], paths: int = PATHS, models: int = MODELS) -> str:
+def finding_details(f: Finding, owners: list[str], paths: int = PATHS, models: int = MODELS, precision: dict[str, str] | None = None) -> str:
     """One finding's folded block: what changed in full, then its hits summarized."""
     lines = ["", f"<details><summary>{text(f.model + '.' + f.column)}: {text(', '.join(f.changes))} ({f.severity}, {len(f.hits)} hit(s))</summary>", ""]
     if f.detail:
@@ -74,8 +82,13 @@ def finding_details(f: Finding, owners: list[str], paths: int = PATHS, models: i
             named = [f"{code(m, table=False)} {n}" for m, n in sorted(per_model.items(), key=lambda kv: (-kv[1], kv[0]))[:models]]
             rest = len(per_model) - len(named)
             lines.append("Columns hit per model: " + ", ".join(named) + (f", and {rest} more model(s)" if rest else "") + ".")
+        if f.tests:
+            lines.append("Tests that read it: " + tests_text(f.tests) + ".")
         if owners:
             lines.append("Owners of the exposures hit: " + ", ".join(text(o) for o in owners) + ".")
+        levels = [f"{code(n, table=False)} ({precision[n]}-level)" for n in f.hit_names("exposure") if n in (precision or {})]
+        if levels:
+            lines.append("Exposures hit: " + ", ".join(levels) + " (column-level: through the columns it lists).")
         shown = f.hits[:paths]
         lines += ["", *table(["hit", "kind", "lineage", "path"], [[code(h.name), h.kind, h.lineage, code(path_of(h.path))] for h in shown])]
         if len(f.hits) > len(shown):
@@ -97,6 +110,8 @@ def check_markdown(report: CheckReport, fail_on: str, limit: int = LIMIT) -> str
     ]
     if report.selector:
         head += [f"Rebuild: {code('dbt build -s ' + report.selector, table=False)}", ""]
+    if report.tests:
+        head += [f"Tests that read a changed column ({len(report.tests)}, in the selector): " + tests_text([t.name for t in report.tests]), ""]
     if not report.findings:
         return "\n".join(head + ["No column changed."])
     tail = []
@@ -119,13 +134,13 @@ def check_markdown(report: CheckReport, fail_on: str, limit: int = LIMIT) -> str
     # every finding in the table keeps a block: in full where the others still fit in short,
     # else in short (one path, three models); only past that is a block left out
     detailed = [f for f in report.findings[: len(rows)] if f.hits or f.detail]
-    short = [finding_details(f, report.owners_hit(f), paths=1, models=3) for f in detailed]
+    short = [finding_details(f, report.owners_hit(f), paths=1, models=3, precision=report.exposure_precision) for f in detailed]
     room = limit - 400 - len(out)
     still = sum(len(b) + 1 for b in short)
     left: list[Finding] = []
     for f, compact in zip(detailed, short):
         still -= len(compact) + 1
-        block = finding_details(f, report.owners_hit(f))
+        block = finding_details(f, report.owners_hit(f), precision=report.exposure_precision)
         if len(block) + 1 + still > room:
             block = compact
         if len(block) + 1 > room:

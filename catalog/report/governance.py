@@ -9,7 +9,9 @@ Sections (each read with one ``cypher/read/report_*.cypher`` file, runnable in N
 - unused columns: on models that others depend on, columns nothing reads;
 - the most depended-on columns (fan-out and everything reached downstream);
 - descriptions an undocumented column could inherit through passthrough and renamed edges;
-- pictures of the lineage around the most depended-on columns (nodes in layers, edges).
+- pictures of the lineage around the most depended-on columns (nodes in layers, edges);
+- test coverage: per node, the columns its tests read, and the untested columns that feed
+  metrics, exposures and public or contracted models, with how much depends on each.
 
 :func:`collect_report` returns a :class:`GovernanceReport` (plain records, deterministic
 order); ``governance_render`` turns it into JSON and Markdown, ``governance_html`` into one
@@ -54,7 +56,8 @@ NOTES = {
         "edges all proved), no upstream (proved to have no upstream column: literals, current_timestamp, "
         "count(*), row_number()), unresolved (an unproved edge, no edge in an unresolved model, or any "
         "column of a failed model) and untraced (no edge in a partial model: either no upstream column or an unresolved one, "
-        "the graph does not record which). Sources and seeds are origins and are not counted."
+        "the graph does not record which). Sources and seeds are origins and are not counted, nor are the nodes of "
+        "other dbt projects (external, dbt Mesh): their own project's report counts them."
     ),
     "pii": (
         "Columns tagged PII in dbt (meta contains_pii / pii / is_pii, or tag pii / sensitive / personal) and "
@@ -82,6 +85,14 @@ NOTES = {
         "renamed hops only, through undocumented columns) from a documented column: the description they "
         "would inherit and where from. When the nearest documented columns disagree, every candidate is "
         "listed and none is proposed."
+    ),
+    "tests": (
+        "Columns read by at least one dbt test of the build (a generic test's column, a relationships test's "
+        "target column, a unit test's expected columns, and the columns that decide a singular test's result: "
+        "those in its WHERE, JOIN, GROUP BY, HAVING and window clauses, and those its computed columns read), "
+        "per model, snapshot, seed and source. Untested columns that matter: columns no test reads that belong "
+        "to or feed (FEEDS, any depth) a public or contracted model, or feed a semantic model, metric, exposure "
+        "or saved query; with the number of columns downstream of each and the consumers reached."
     ),
     "pictures": (
         "The lineage around the most depended-on columns (each picture skips columns already drawn in an "
@@ -273,6 +284,40 @@ class Picture(BaseModel, frozen=True):
     truncated: bool  # some columns were left out (depth or width limits)
 
 
+class ModelTests(BaseModel, frozen=True):
+    unique_id: str
+    name: str
+    resource_type: str
+    columns: int
+    tested: int
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def tested_pct(self) -> float:
+        return _pct(self.tested, self.columns)
+
+
+class UntestedColumn(BaseModel, frozen=True):
+    column: Col
+    downstream_columns: int  # distinct columns reached through FEEDS, any depth
+    protected_models: tuple[str, ...]  # public or contracted models it belongs to or feeds
+    consumers: tuple[str, ...]  # kind:name of the semantic models, metrics, exposures and saved queries it feeds
+
+
+class DbtTestCoverage(BaseModel, frozen=True):
+    tests: int
+    by_kind: dict[str, int]  # generic, singular, unit
+    columns: int
+    tested: int
+    models: tuple[ModelTests, ...]  # least tested first
+    untested: tuple[UntestedColumn, ...]  # untested columns that matter, most depended on first
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def tested_pct(self) -> float:
+        return _pct(self.tested, self.columns)
+
+
 class GovernanceReport(BaseModel, frozen=True):
     project: str
     build: BuildInfo
@@ -283,6 +328,7 @@ class GovernanceReport(BaseModel, frozen=True):
     depended_on: tuple[DependedOn, ...]
     inheritable: tuple[Inheritable, ...]
     pictures: tuple[Picture, ...]
+    tests: DbtTestCoverage
 
 
 # ---------------------------------------------------------------------------- collection
@@ -326,6 +372,9 @@ def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[
             "coverage": pool.submit(read, "report_model_coverage"),
             "unresolved": pool.submit(read, "report_unresolved_columns"),
             "unused": pool.submit(read_values, "report_unused_columns"),
+            "test_coverage": pool.submit(read, "report_test_coverage"),
+            "consumer_inputs": pool.submit(read, "report_consumer_inputs"),
+            "build_tests": pool.submit(read, "list_build_tests"),
         }
         rows = {name: f.result() for name, f in futures.items() if not name.startswith("lineage")}
         coverage = _coverage(rows["coverage"], rows["unresolved"])
@@ -337,7 +386,8 @@ def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[
         with paused_gc():
             walked = BuildLineage(parts)
             rows.update(_walked_rows(walked, max(top, PICTURE_CANDIDATES), lambda keys: _details(graph, params, keys)))
-        say(f"reach, PII flow and inheritable descriptions in memory in {time.perf_counter() - t0:.2f}s")
+            tests = _test_coverage(rows["test_coverage"], rows["build_tests"], rows["consumer_inputs"], walked)
+        say(f"reach, PII flow, inheritable descriptions and untested columns in memory in {time.perf_counter() - t0:.2f}s")
         undocumented = _undocumented(undocumented_rows.result(), coverage, public)
     depended_all = [_depended_on(r) for r in rows["depended_on"]]
     t0 = time.perf_counter()
@@ -353,6 +403,7 @@ def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[
         depended_on=tuple(depended_all[:top]),
         inheritable=_inheritable(rows["inheritable"]),
         pictures=pictures,
+        tests=tests,
     )
 
 
@@ -448,6 +499,8 @@ def _coverage(model_rows: list[dict[str, Any]], column_rows: list[dict[str, Any]
             seeds += r["resource_type"] == "seed"
             continue
         status = r["status"] or "resolved"
+        if status == "external":
+            continue  # another dbt project's node (dbt Mesh): counted in that project's report
         unfed = r["unfed"]
         failed = status == "failed"  # lineage carried over from an earlier build proves nothing about this SQL
         models.append(
@@ -584,6 +637,83 @@ def _inheritable(rows: list[dict[str, Any]]) -> tuple[Inheritable, ...]:
         )
     out.sort(key=lambda i: (i.column.model, i.column.name, i.column.unique_id))
     return tuple(out)
+
+
+# ---------------------------------------------------------------------------- tests
+def _test_coverage(
+    node_rows: list[dict[str, Any]], test_rows: list[dict[str, Any]], input_rows: list[dict[str, Any]], walked: BuildLineage
+) -> DbtTestCoverage:
+    """From ``report_test_coverage``, ``list_build_tests`` and ``report_consumer_inputs``, with
+    the build's FEEDS walked in memory for what each untested column reaches."""
+    models: list[ModelTests] = []
+    untested: list[tuple[str, Col]] = []
+    protected: dict[str, str] = {}  # column key -> its public or contracted model
+    for r in node_rows:
+        if not r["columns"]:
+            continue
+        tested = sum(1 for c in r["columns"] if c[4])
+        models.append(ModelTests(unique_id=r["unique_id"], name=r["name"], resource_type=r["resource_type"],
+                                 columns=len(r["columns"]), tested=tested))  # fmt: skip
+        guarded = r["resource_type"] == "model" and (r["access"] == "public" or r["contract"])
+        for key, unique_id, model, column, tests in r["columns"]:
+            if guarded:
+                protected[key] = r["name"]
+            if not tests:
+                untested.append((key, _col(model, unique_id, column)))
+    models.sort(key=lambda m: (m.tested_pct, m.name, m.unique_id))
+    inputs: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for r in input_rows:
+        inputs[r["up"]].append((r["down"], f"{r['kind']}:{r['name']}"))
+    rows: list[UntestedColumn] = []
+    feeding = _feeding(walked, set(protected) | set(inputs))
+    for key, col in untested:
+        i = walked.index.get(key)
+        if key not in protected and key not in inputs and i not in feeding:
+            continue  # feeds nothing that matters: its reach is not walked
+        reach = {walked.keys[d] for d in walked.reach_set(i)} if i is not None else set()
+        guarded_models = sorted({protected[k] for k in reach | {key} if k in protected})
+        consumers = sorted(_consumers_fed(reach | {key}, inputs))
+        if guarded_models or consumers:
+            rows.append(UntestedColumn(column=col, downstream_columns=len(reach), protected_models=tuple(guarded_models),
+                                       consumers=tuple(consumers)))  # fmt: skip
+    rows.sort(key=lambda u: (-u.downstream_columns, -len(u.consumers), u.column.model, u.column.name, u.column.unique_id))
+    by_kind = {k: 0 for k in ("generic", "singular", "unit")}
+    for t in test_rows:
+        by_kind[t["kind"]] = by_kind.get(t["kind"], 0) + 1
+    return DbtTestCoverage(
+        tests=len(test_rows), by_kind=by_kind, columns=sum(m.columns for m in models), tested=sum(m.tested for m in models),
+        models=tuple(models), untested=tuple(rows),
+    )  # fmt: skip
+
+
+def _feeding(walked: BuildLineage, targets: set[str]) -> set[int]:
+    """The columns that feed any of ``targets`` (column keys) through FEEDS, at any depth."""
+    into: dict[int, list[int]] = defaultdict(list)
+    for up, downs in enumerate(walked.out):
+        for d in downs:
+            into[d].append(up)
+    stack = [walked.index[k] for k in targets if k in walked.index]
+    seen: set[int] = set()
+    while stack:
+        for up in into.get(stack.pop(), ()):
+            if up not in seen:
+                seen.add(up)
+                stack.append(up)
+    return seen
+
+
+def _consumers_fed(keys: set[str], inputs: dict[str, list[tuple[str, str]]]) -> set[str]:
+    """kind:name of everything INPUT_OF edges reach from ``keys``, at any depth."""
+    found: set[str] = set()
+    seen = set(keys)
+    stack = [k for k in keys if k in inputs]
+    while stack:
+        for down, label in inputs.get(stack.pop(), ()):
+            found.add(label)
+            if down not in seen:
+                seen.add(down)
+                stack.append(down)
+    return found
 
 
 # ---------------------------------------------------------------------------- pictures

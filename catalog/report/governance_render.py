@@ -47,7 +47,24 @@ def summary_lines(r: GovernanceReport) -> list[tuple[str, str]]:
         ("Unused columns", f"{len(r.unused)} on models that others depend on"),
         ("Inheritable descriptions", f"{sum(1 for i in r.inheritable if not i.conflict)} columns "
                                      f"(+{sum(1 for i in r.inheritable if i.conflict)} with conflicting candidates)"),
+        ("Tested columns", tests_line(r)),
     ]
+
+
+def tests_line(r: GovernanceReport) -> str:
+    t = r.tests
+    kinds = ", ".join(f"{n} {k}" for k, n in t.by_kind.items())
+    return (f"{t.tested} of {t.columns} ({t.tested_pct}%) read by {t.tests} tests ({kinds}); "
+            f"{len(t.untested)} untested columns feed metrics, exposures or public or contracted models")
+
+
+def untested_rows(r: GovernanceReport, code: Any, column: Any) -> list[tuple[Any, ...]]:
+    """The rows of the untested-columns table (Markdown and HTML): ``code`` formats a name, ``column`` a column."""
+    return [
+        (column(u.column), str(u.downstream_columns), ", ".join(code(m) for m in u.protected_models),
+         str(len(u.consumers)), ", ".join(code(c) for c in u.consumers))
+        for u in r.tests.untested
+    ]  # fmt: skip
 
 
 def path_text(types: Sequence[str]) -> str:
@@ -164,6 +181,18 @@ def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> st
             assert i.source is not None
             rows.append((markdown.code(i.column.label), markdown.text(i.description), markdown.code(i.source.label), path_text(i.hops)))
     md.table(["column", "would inherit", "from", "path"], rows, "no undocumented column copies a documented one")
+
+    # tests
+    t = r.tests
+    md.add("## Test coverage", "", NOTES["tests"], "", markdown.text(tests_line(r)) + ".", "")
+    md.add("### Per model", "")
+    md.table(["model", "type", "columns", "tested", "%"],
+             [(markdown.code(m.name), m.resource_type, m.columns, m.tested, m.tested_pct) for m in t.models],
+             "no node with columns", "llrrr")
+    md.add("### Untested columns that matter", "")
+    md.table(["column", "columns downstream", "public or contracted models", "consumers", "consumers reached"],
+             untested_rows(r, markdown.code, lambda c: markdown.code(c.label)),
+             "every column that feeds a consumer or a public or contracted model is tested", "lrlrl")
 
     # pictures
     md.add("## Lineage pictures", "")
