@@ -225,7 +225,7 @@ def _plain(value: Any) -> Any:
 def check_change(src: Any, base_target: str, target: str, fail_on: str, limit: int, cursor: str | None) -> dict[str, Any]:
     from catalog.check import check_states
     from catalog.extract import input_warnings, load_project
-    from catalog.prune import analyze_states
+    from catalog.compare import analyze_states
 
     if fail_on not in FAIL_ON:
         raise BadArgument(f"fail_on {fail_on!r}: give breaking, partial or never")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from catalog.analyze.records import column_key
+from catalog.column_names import resolve_column
 from catalog.errors import NotFound
 from catalog.export.openlineage import ExportInput
 from catalog.extract import is_pii
@@ -29,8 +30,6 @@ from catalog.query import (
     Hop,
     Reached,
     _walk_downstream,
-    column_splits,
-    suggest,
 )
 from catalog.store.keys import quote_column
 
@@ -171,19 +170,12 @@ class ProjectView:
     # ------------------------------------------------------------------ names
     def resolve(self, text: str) -> ColumnId:
         """A column named as `catalog impact` takes it, with the same errors and suggestions."""
-        splits = column_splits(text, self.dialect)
-        if not splits:
-            raise NotFound(f"{text!r}: name a column as MODEL.COLUMN (for example orders.amount)")
-        index = self._name_index()
-        hits = next((index[s] for s in splits if s in index), [])
-        if len(set(hits)) == 1:
-            return self.columns[hits[0]].id
-        if hits:
-            names = ", ".join(sorted(f"{self.columns[k].id.unique_id}.{quote_column(self.columns[k].id.name)}" for k in set(hits)))
-            raise NotFound(f"{text!r} is ambiguous; name one of: {names}")
-        labels = {f"{model}.{quote_column(name)}": (model, name) for model, name in index}
-        where = f"project {self.project!r}" + (f" (build {self.build_id})" if self.build_id is not None else "")
-        raise NotFound(f"no column {text!r} in {where}{suggest(text, labels, self.dialect)}")
+        where = f"in project {self.project!r}" + (f" (build {self.build_id})" if self.build_id is not None else "")
+        key = resolve_column(
+            text, self.dialect, self._name_index, key=lambda k: k,
+            label=lambda k: f"{self.columns[k].id.unique_id}.{quote_column(self.columns[k].id.name)}", where=where,
+        )  # fmt: skip
+        return self.columns[key].id
 
     def _name_index(self) -> dict[tuple[str, str], list[str]]:
         if self._by_name is None:
@@ -279,7 +271,7 @@ class ProjectView:
         keys = sorted(reach | {a.key for a in asked})
         subgraph = [
             [k, self.columns[k].id.unique_id, self.columns[k].id.model, self.columns[k].id.name,
-             [[e.down, e.type, e.expr, e.resolved] for e in self.downs.get(k, ())], k in self.consumer_reads]
+             [[e.down, e.type, e.expr, e.resolved] for e in self.downs.get(k, ())], k in self.consumer_reads, None]
             for k in keys
         ]  # fmt: skip
         reached = _walk_downstream(asked, subgraph, max_depth)
