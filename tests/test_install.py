@@ -27,6 +27,7 @@ def _repo_files(folder: str, pattern: str) -> set[str]:
 
 QUERY_FILES = _repo_files("cypher", "*.cypher")
 PAGE_ASSETS = {"explorer.js"} | {f"vendor/{name}" for name in _repo_files("catalog/report/vendor", "*")}
+PACKAGE_DATA = {"catalog/mcp/graph_schema.md"}  # read by `catalog mcp`
 
 
 def _run(args: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 600) -> str:
@@ -53,6 +54,7 @@ def test_wheel_carries_every_query_file_and_page_asset(dist: Path):
     assert missing == []
     missing = sorted(f for f in PAGE_ASSETS if f"catalog/report/{f}" not in names)
     assert missing == []
+    assert sorted(PACKAGE_DATA - names) == []
 
 
 def test_sdist_carries_every_query_file_and_page_asset(dist: Path):
@@ -63,6 +65,7 @@ def test_sdist_carries_every_query_file_and_page_asset(dist: Path):
     assert missing == []
     missing = sorted(f for f in PAGE_ASSETS if f"catalog/report/{f}" not in names)
     assert missing == []
+    assert sorted(PACKAGE_DATA - names) == []
     assert "pyproject.toml" in names and "README.md" in names
 
 
@@ -112,3 +115,17 @@ def _installed_commands(venv: Path, elsewhere: Path, env: dict[str, str], projec
     _run([catalog, "explore", "--project", project, "-o", str(page)], cwd=elsewhere, env=env)
     html = page.read_text(encoding="utf-8")
     assert "dagre" in html and "stg_orders" in html
+
+    # `catalog mcp` with the SDK installed from PyPI as a dependency, driven over stdio by that SDK's client
+    client = (
+        "import anyio, os, sys\n"
+        "from mcp import Client, StdioServerParameters\n"
+        "async def ask():\n"
+        "    params = StdioServerParameters(command=sys.argv[1], args=['mcp', '--project', sys.argv[2]], env=dict(os.environ))\n"
+        "    async with Client(params) as client:\n"
+        "        got = await client.call_tool('impact', {'columns': ['stg_orders.order_id'], 'limit': 1})\n"
+        "        print(got.structured_content['total'], got.structured_content['truncated'])\n"
+        "anyio.run(ask)\n"
+    )
+    total, truncated = _run([str(venv / "bin" / "python"), "-c", client, catalog, project], cwd=elsewhere, env=env).split()
+    assert int(total) == len(impact["columns"]) + len(impact["consumers"]) and truncated == "True"

@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("evaluate_cmd", "evaluate"),
     "export": ("export_cmd", "export"),
     "explore": ("explore_cmd", "explore"),
+    "mcp": ("mcp_cmd", "mcp"),
     "neo4j": ("neo4j_cmd", "app"),
 }
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NamedTuple, NoReturn, TypeVar
 
-from neo4j import Driver, ManagedTransaction, Query, RoutingControl, unit_of_work
+from neo4j import READ_ACCESS, Driver, ManagedTransaction, Query, RoutingControl, unit_of_work
 from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from catalog.errors import ConnectionLost, StoreError
@@ -63,6 +63,14 @@ def _dicts(records: list[Any]) -> list[dict[str, Any]]:
     return [dict(zip(keys, r)) if all(type(v) in _PLAIN for v in r) else r.data() for r in records]
 
 
+class AnyRead(NamedTuple):
+    """The answer of :meth:`Graph.read_any`: its column names, the rows kept, and how many it had."""
+
+    columns: list[str]
+    rows: list[dict[str, Any]]
+    total: int
+
+
 class Graph:
     """The catalog graph in one Neo4j database."""
 
@@ -101,6 +109,40 @@ class Graph:
         except (Neo4jError, DriverError, OSError) as e:
             self._failed(name, e, timeout)
         return records
+
+    def read_any(self, text: str, params: dict[str, Any], skip: int, limit: int, timeout: float | None) -> AnyRead:
+        """A user's Cypher (``catalog mcp``'s ``cypher`` tool), read-only: refused before it runs
+        when :func:`catalog.store.readonly.refusal` finds a clause that reads outside the graph
+        or ends others' work, then run in a READ access-mode transaction (Neo4j refuses any
+        write in it) that is rolled back, never committed. Rows ``skip`` to ``skip + limit``
+        are kept as plain data; the rest are counted, within ``timeout`` seconds."""
+        from catalog.store.readonly import QueryRefused, refusal
+
+        why = refusal(text)
+        if why:
+            raise QueryRefused(why)
+        try:
+            with self.driver.session(database=self.database, default_access_mode=READ_ACCESS) as session:
+                tx = session.begin_transaction(timeout=timeout)
+                try:
+                    result = tx.run(text, params)  # type: ignore[arg-type]  # the user's query, run as given
+                    keys = list(result.keys())
+                    rows: list[dict[str, Any]] = []
+                    total = 0
+                    for record in result:
+                        if skip <= total < skip + limit:
+                            rows.append(record.data())
+                        total += 1
+                    kind = result.consume().query_type
+                finally:
+                    tx.rollback()
+        except (Neo4jError, DriverError, OSError) as e:
+            if isinstance(e, Neo4jError) and (e.code or "").endswith(("Statement.AccessMode", "Security.Forbidden")):
+                raise QueryRefused(f"the query writes to the graph or the server (Neo4j: {e.message}); the cypher tool runs read-only queries only") from e
+            self._failed("the query", e, timeout)
+        if kind not in (None, "r"):
+            raise QueryRefused(f"the query is of type {kind!r}, not read-only: it was rolled back")
+        return AnyRead(keys, rows, total)
 
     def write(self, name: str, /, *, timeout_: float | None = None, **params: Any) -> list[dict[str, Any]]:
         """Run ``cypher/<name>.cypher`` in a write transaction. ``timeout_`` overrides the

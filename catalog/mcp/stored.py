@@ -1,0 +1,152 @@
+"""Where the tools read from: builds stored in Neo4j (:class:`Stored`) or one dbt target
+analyzed in memory (:class:`InMemory`).
+
+The stored side connects on the first question and again after Neo4j was unreachable, so a
+server started before Neo4j, or one whose Neo4j restarted, answers once Neo4j is back; each
+failure is the CLI's one-line error. The records of a build are read once per project and
+build and kept: a build never changes once it is finished.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from catalog.errors import CatalogError, StoreError
+
+if TYPE_CHECKING:
+    from catalog.mcp.view import ProjectView
+    from catalog.query import Catalog
+    from catalog.settings import Neo4jSettings
+    from catalog.store.graph import Graph
+
+
+class NotInMemory(CatalogError):
+    """A tool that needs the builds stored in Neo4j, asked of ``catalog mcp PATH``."""
+
+
+class Stored:
+    """The builds in one Neo4j database; ``project`` and ``build`` are the defaults of every tool."""
+
+    stored = True
+
+    def __init__(
+        self, settings: Neo4jSettings, project: str | None = None, build: int | None = None, jobs: int | None = None,
+        whole_build_timeout: float | None = None,
+    ):  # fmt: skip
+        """``whole_build_timeout``: seconds the reads of a whole build's records may take (they
+        grow with the project; None: no limit), as `catalog explore` reads them."""
+        self.settings = settings
+        self.whole_build_timeout = whole_build_timeout
+        self.jobs = jobs  # processes for the analyses of check_change
+        self.project = project
+        self.build = build
+        self._driver_stack: contextlib.ExitStack | None = None
+        self._graph: Graph | None = None
+        self._views: dict[tuple[str, int], ProjectView] = {}
+        self._lock = threading.Lock()
+        self._view_lock = threading.Lock()
+
+    def graph(self) -> Graph:
+        with self._lock:
+            if self._graph is None:
+                from catalog.store.connection import open_driver
+                from catalog.store.graph import Graph
+
+                stack = contextlib.ExitStack()
+                driver = stack.enter_context(open_driver(self.settings))
+                self._driver_stack = stack
+                self._graph = Graph(driver, self.settings.database, timeout=self.settings.timeout, uri=self.settings.uri)
+            return self._graph
+
+    def lost(self, error: BaseException) -> None:
+        """After Neo4j failed to answer: connect afresh on the next question."""
+        if isinstance(error, StoreError) and not str(error).startswith("Neo4j refused"):
+            self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._driver_stack is not None:
+                with contextlib.suppress(Exception):
+                    self._driver_stack.close()
+            self._driver_stack = None
+            self._graph = None
+
+    def catalog(self, project: str | None, build: int | None) -> Catalog:
+        from catalog.query import Catalog
+
+        return Catalog(self.graph(), project or self.project, build if build is not None else self.build)
+
+    def view(self, project: str | None, build: int | None) -> ProjectView:
+        catalog = self.catalog(project, build)
+        key = (catalog.project, catalog.build_id)
+        with self._view_lock:  # one read of a build's records, however many ask at once
+            if key not in self._views:
+                from catalog.export.stored import stored_export_input
+                from catalog.mcp.view import ProjectView
+                from catalog.query import Catalog
+                from catalog.store.graph import Graph
+
+                g = catalog.graph
+                whole = Catalog(Graph(g.driver, g.database, timeout=self.whole_build_timeout, uri=g.uri), *key)
+                self._views[key] = ProjectView(stored_export_input(whole, consumers=True))
+            return self._views[key]
+
+    def asker(self, project: str | None, build: int | None) -> Catalog:
+        return self.catalog(project, build)
+
+    def warm(self) -> None:
+        """Read the default build's records in the background, so that the first search, model
+        or column_lineage does not wait for them (a failure is told by the first question)."""
+
+        def read() -> None:
+            with contextlib.suppress(Exception):
+                self.view(None, None)
+
+        threading.Thread(target=read, name="catalog-mcp-warm", daemon=True).start()
+
+    def project_name(self, project: str | None) -> str:
+        """The project the builds and diff tools read: the one given, else the only one."""
+        from catalog.history import check_project
+        from catalog.query import Catalog
+
+        name = project or self.project
+        return check_project(self.graph(), name) if name is not None else Catalog(self.graph()).project
+
+
+class InMemory:
+    """One dbt target, analyzed when the server starts: no builds, no graph."""
+
+    stored = False
+
+    def __init__(self, path: Path, dialect: str | None = None, jobs: int | None = None):
+        from catalog.analyze.project import analyze_project
+        from catalog.export.openlineage import export_input
+        from catalog.extract import load_project
+        from catalog.mcp.view import ProjectView
+
+        loaded = load_project(path, dialect=dialect)
+        self.path = path
+        self.jobs = jobs
+        self._view = ProjectView(export_input(loaded, analyze_project(loaded, jobs=jobs), consumers=True))
+
+    def view(self, project: str | None, build: int | None) -> ProjectView:
+        if build is not None:
+            raise NotInMemory(f"build {build}: this server answers from {self.path} in memory, which has no builds")
+        if project is not None and project != self._view.project:
+            raise NotInMemory(f"project {project!r}: this server answers from {self.path}, project {self._view.project!r}")
+        return self._view
+
+    def asker(self, project: str | None, build: int | None) -> ProjectView:
+        return self.view(project, build)
+
+    def graph(self) -> Any:
+        raise NotInMemory(f"this server answers from {self.path} in memory, without Neo4j: start `catalog mcp` without PATH for stored builds")
+
+    def lost(self, error: BaseException) -> None:
+        pass
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,394 @@
+"""One project's nodes, columns and lineage indexed in memory, for the questions no single
+query of the graph answers (search, a model's card, the lineage subgraph around a column) and
+for every question of ``catalog mcp PATH``, where there is no graph.
+
+Made from :class:`~catalog.export.openlineage.ExportInput`, the records `catalog explore`
+reads from a stored build or from a dbt target: the same answers from both. Column keys are
+the graph's (``<project>/<unique_id>.<column>``), so the answers of
+:class:`~catalog.query.Catalog` and of this view are written out by the same code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from catalog.analyze.records import column_key
+from catalog.column_names import resolve_column
+from catalog.errors import NotFound
+from catalog.export.openlineage import ExportInput
+from catalog.extract import is_pii
+from catalog.idents import typed
+from catalog.query import (
+    CONSUMER_KINDS,
+    Answer,
+    ColumnId,
+    ConditionUse,
+    ConsumerHit,
+    Hop,
+    Reached,
+    _walk_downstream,
+)
+from catalog.store.keys import quote_column
+
+NODE_KINDS = ("model", "source", "seed", "snapshot", "semantic_model", "metric", "exposure", "saved_query")
+SEARCH_KINDS = (*NODE_KINDS, "column")
+
+
+@dataclass(slots=True)
+class Node:
+    kind: str
+    name: str  # as users type it: orders, shop.orders for a source
+    unique_id: str
+    status: str
+    reason: str
+    materialized: str
+    description: str
+    columns: list[str] = field(default_factory=list)  # column keys, in the node's order
+
+
+@dataclass(slots=True)
+class Column:
+    id: ColumnId
+    kind: str | None  # the analysis's (passthrough, renamed, ...); None when not analyzed (a source's)
+    expr: str | None
+    resolved: bool | None
+    reason: str | None
+    data_type: str | None
+    description: str
+    pii: bool
+
+
+@dataclass(slots=True)
+class Edge:
+    up: str
+    down: str
+    type: str
+    expr: str | None
+    resolved: bool | None
+
+
+class ProjectView:
+    """Every node, column, column edge, condition and dependency of one project (one build)."""
+
+    def __init__(self, data: ExportInput):
+        self.project = data.project
+        self.build_id = data.build_id
+        self.dialect = data.dialect
+        self.nodes: dict[str, Node] = {}
+        self.columns: dict[str, Column] = {}
+        self.ups: dict[str, list[Edge]] = defaultdict(list)  # column key -> edges into it
+        self.downs: dict[str, list[Edge]] = defaultdict(list)  # column key -> edges out of it
+        self.conditions: dict[str, list[tuple[str, str]]] = defaultdict(list)  # column key -> (model uid, clause)
+        self.parents: dict[str, set[str]] = defaultdict(set)
+        self.children: dict[str, set[str]] = defaultdict(set)
+        # a column into a semantic model's column, a measure into a metric, a metric into a metric,
+        # saved query or exposure, a model column into an exposure (the graph's INPUT_OF): ends
+        # are column keys or a consumer's <project>/<unique_id>, edges (other end, type, expr)
+        self.consumer_reads: dict[str, list[tuple[str, str, str | None]]] = defaultdict(list)
+        self.consumer_inputs: dict[str, list[tuple[str, str, str | None]]] = defaultdict(list)
+        self._index(data)
+        self._by_name: dict[tuple[str, str], list[str]] | None = None
+        self._labels: list[tuple[str, str, str]] | None = None  # (lower label, kind, key or uid)
+
+    def key(self, unique_id: str, column: str) -> str:
+        return f"{self.project}/{column_key(unique_id, column)}"
+
+    def _index(self, data: ExportInput) -> None:
+        for uid in sorted(data.relations):
+            rel = data.relations[uid]
+            lin = data.lineages.get(uid)
+            node = Node(rel.resource_type, rel.display_name, uid, lin.status.value if lin else "", (lin.reason or "") if lin else "",
+                        rel.materialized or "", rel.description)  # fmt: skip
+            self.nodes[uid] = node
+            declared = {c.key_name(data.dialect): c for c in rel.columns}
+            analyzed = {c.name: c for c in lin.columns} if lin is not None and lin.columns else {}
+            for name in list(analyzed) or list(declared):
+                c, d = analyzed.get(name), declared.get(name)
+                key = self.key(uid, name)
+                node.columns.append(key)
+                self.columns[key] = Column(
+                    id=ColumnId(key, uid, rel.display_name, typed(name)),
+                    kind=c.kind.value if c else None,
+                    expr=c.expr if c else None,
+                    resolved=c.resolved if c else None,
+                    reason=c.reason if c else None,
+                    data_type=d.data_type if d else None,
+                    description=d.description if d else "",
+                    pii=is_pii(d.tags, d.meta) if d else False,
+                )
+        for uid, con in sorted(data.consumers.items()):
+            lin = data.semantic.get(uid)
+            node = Node(con.kind, con.name, uid, lin.status.value if lin else "", (lin.reason or "") if lin else "", con.detail,
+                        con.description or con.label or "")  # fmt: skip
+            self.nodes[uid] = node
+            for c in lin.columns if lin is not None else ():
+                key = self.key(uid, c.name)
+                node.columns.append(key)
+                self.columns[key] = Column(ColumnId(key, uid, f"{con.kind}:{con.name}", c.name), c.kind.value, c.expr, c.resolved, c.reason,
+                                           None, "", False)  # fmt: skip
+        for uid, lin in sorted(data.lineages.items()):
+            for c in lin.columns:
+                down = self.key(uid, c.name)
+                for src in c.sources:
+                    self._edge(Edge(self.key(src.unique_id, src.column), down, c.kind.value, c.expr, c.resolved))
+            for cond in lin.conditions:
+                self.conditions[self.key(cond.column.unique_id, cond.column.column)].append((uid, cond.clause.value))
+        for uid, lin in sorted(data.semantic.items()):  # a semantic model's columns read its model's
+            for c in lin.columns:
+                for src in c.sources:
+                    self._use(self.key(src.unique_id, src.column), self.key(uid, c.name), c.kind.value, c.expr)
+        for up, down, kind, expr in data.consumer_edges:
+            source = f"{self.project}/{up}" if up in data.consumers else self._column_of(up)
+            if down in data.consumers and source is not None:
+                self._use(source, f"{self.project}/{down}", kind, expr or None)
+        readers = [(uid, rel.depends_on) for uid, rel in data.relations.items()] + [(uid, con.depends_on) for uid, con in data.consumers.items()]
+        for uid, reads in readers:
+            for dep in set(reads):
+                if dep != uid and dep in self.nodes:
+                    self.parents[uid].add(dep)
+                    self.children[dep].add(uid)
+
+    def _column_of(self, text: str) -> str | None:
+        """The key of ``<unique_id>.<column>`` when it names a column of this project."""
+        uid, _, name = text.rpartition(".")
+        key = self.key(uid, name) if uid else ""
+        return key if key in self.columns else None
+
+    def _use(self, up: str, down: str, kind: str, expr: str | None) -> None:
+        self.consumer_reads[up].append((down, kind, expr))
+        self.consumer_inputs[down].append((up, kind, expr))
+
+    def _edge(self, edge: Edge) -> None:
+        if edge.up not in self.columns:  # a column of a node the project does not describe
+            return
+        self.ups[edge.down].append(edge)
+        self.downs[edge.up].append(edge)
+
+    # ------------------------------------------------------------------ names
+    def resolve(self, text: str) -> ColumnId:
+        """A column named as `catalog impact` takes it, with the same errors and suggestions."""
+        where = f"in project {self.project!r}" + (f" (build {self.build_id})" if self.build_id is not None else "")
+        key = resolve_column(
+            text, self.dialect, self._name_index, key=lambda k: k,
+            label=lambda k: f"{self.columns[k].id.unique_id}.{quote_column(self.columns[k].id.name)}", where=where,
+        )  # fmt: skip
+        return self.columns[key].id
+
+    def _name_index(self) -> dict[tuple[str, str], list[str]]:
+        if self._by_name is None:
+            index: dict[tuple[str, str], list[str]] = defaultdict(list)
+            for key, c in self.columns.items():
+                if self.nodes[c.id.unique_id].kind in CONSUMER_KINDS or c.id.unique_id.startswith("semantic_model."):
+                    continue
+                for model in {c.id.model.lower(), c.id.unique_id.lower()}:
+                    index[(model, c.id.name)].append(key)
+            self._by_name = dict(index)
+        return self._by_name
+
+    def resolve_node(self, text: str) -> Node:
+        """A model, source, seed, snapshot or consumer by name (``orders``, ``shop.orders``,
+        ``metric:revenue``) or unique id."""
+        wanted = text.strip()
+        kind, sep, rest = wanted.partition(":")
+        if sep and kind.lower() in NODE_KINDS:
+            hits = [n for n in self.nodes.values() if n.kind == kind.lower() and n.name.lower() == rest.lower()]
+        else:
+            hits = [n for n in self.nodes.values() if wanted.lower() in (n.unique_id.lower(), n.name.lower())]
+        relations = [n for n in hits if n.kind not in CONSUMER_KINDS and n.kind != "semantic_model"]
+        if len(hits) > 1 and len(relations) == 1:  # orders: the model, not the semantic model named after it
+            return relations[0]
+        if len(hits) == 1:
+            return hits[0]
+        if hits:
+            raise NotFound(f"{text!r} is ambiguous; name one of: {', '.join(sorted(n.unique_id for n in hits))}")
+        import difflib
+
+        close = difflib.get_close_matches(wanted.lower(), sorted({n.name.lower() for n in self.nodes.values()}), n=5, cutoff=0.6)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise NotFound(f"no model, source or consumer {text!r} in project {self.project!r}{hint}")
+
+    # ------------------------------------------------------------------ search
+    def search(self, query: str, kinds: list[str] | None) -> list[dict[str, Any]]:
+        """Nodes and columns whose name matches ``query``, best first, as the explorer ranks
+        them: exact, the name after a dot, a prefix (of the name or a part after ``.`` or
+        ``_``), a substring, then the letters in order with gaps; shorter names first."""
+        q = query.strip().lower()
+        if not q:
+            return []
+        wanted = set(kinds or SEARCH_KINDS)
+        in_order = re.compile(".*?".join(map(re.escape, q)), re.DOTALL)  # the letters in order, with gaps
+        ranked = []
+        for label, kind, ident in self._search_labels():
+            if kind in wanted and in_order.search(label):  # every match has its letters in order
+                ranked.append((_rank(label, q), len(label), label, kind, ident))
+        ranked.sort()
+        out = []
+        for _, _, _, kind, ident in ranked:
+            if kind == "column":
+                c = self.columns[ident].id
+                out.append({"kind": "column", "name": f"{c.model}.{quote_column(c.name)}", "unique_id": c.unique_id, "column": c.name})
+            else:
+                n = self.nodes[ident]
+                out.append({"kind": n.kind, "name": n.name, "unique_id": n.unique_id})
+        return out
+
+    def _search_labels(self) -> list[tuple[str, str, str]]:
+        if self._labels is None:
+            labels = [(n.name.lower(), n.kind, n.unique_id) for n in self.nodes.values()]
+            for key, c in self.columns.items():
+                if self.nodes[c.id.unique_id].kind in CONSUMER_KINDS or c.id.unique_id.startswith("semantic_model."):
+                    continue
+                labels.append((f"{c.id.model}.{c.id.name}".lower(), "column", key))
+            self._labels = labels
+        return self._labels
+
+    # ------------------------------------------------------------------ lineage
+    def lineage(self, start: ColumnId, direction: str, depth: int | None) -> list[tuple[Column, int, str, list[Edge]]]:
+        """Every column up- and/or downstream of ``start`` within ``depth`` hops: (column, its
+        shortest distance, ``upstream`` or ``downstream``, the edges that reach it from the
+        side of ``start``), nearest first."""
+        out: list[tuple[Column, int, str, list[Edge]]] = []
+        for side, edges, far in (("upstream", self.ups, "up"), ("downstream", self.downs, "down")):
+            if direction not in (side, "both"):
+                continue
+            dist = _distances(start.key, edges, far, depth)
+            for key, d in dist.items():
+                near = [e for e in (self.downs if side == "upstream" else self.ups).get(key, ())
+                        if (e.down if side == "upstream" else e.up) in dist or (e.down if side == "upstream" else e.up) == start.key]  # fmt: skip
+                out.append((self.columns[key], d, side, near))
+        out.sort(key=lambda t: (t[2] != "upstream", t[1], t[0].id.model, t[0].id.name))
+        return out
+
+    def impact(self, names: list[str], max_depth: int | None = None, with_conditions: bool = False) -> Answer:
+        """:meth:`catalog.query.Catalog.impact` over this view."""
+        asked = [self.resolve(n) for n in names]
+        reach: set[str] = set()
+        for a in asked:
+            reach |= set(_distances(a.key, self.downs, "down", max_depth))
+        keys = sorted(reach | {a.key for a in asked})
+        subgraph = [
+            [k, self.columns[k].id.unique_id, self.columns[k].id.model, self.columns[k].id.name,
+             [[e.down, e.type, e.expr, e.resolved] for e in self.downs.get(k, ())], k in self.consumer_reads, None]
+            for k in keys
+        ]  # fmt: skip
+        reached = _walk_downstream(asked, subgraph, max_depth)
+        conditions = self._condition_uses([a.key for a in asked] + [r.column.key for r in reached]) if with_conditions else []
+        return Answer(self.project, self.build_id or 0, tuple(asked), tuple(reached), tuple(conditions), tuple(self._consumers(asked, reached)))
+
+    def _condition_uses(self, keys: list[str]) -> list[ConditionUse]:
+        out = []
+        for k in dict.fromkeys(keys):
+            for uid, clause in self.conditions.get(k, ()):
+                out.append(ConditionUse(k, f"{self.project}/{uid}", uid, self.nodes[uid].name, clause))
+        return sorted(out, key=lambda c: (c.model, c.clause, c.column))
+
+    def _consumers(self, asked: list[ColumnId], reached: list[Reached]) -> list[ConsumerHit]:
+        """The consumers reached from the asked and reached columns, at their shortest depth."""
+        starts = {a.key: (0, (), a.key) for a in asked} | {r.column.key: (r.depth, r.hops, r.via) for r in reached}
+        best: dict[str, ConsumerHit] = {}
+        queue = deque(sorted((k, v) for k, v in starts.items() if k in self.consumer_reads))
+        while queue:
+            at, (depth, hops, via) = queue.popleft()
+            for target, kind, expr in self.consumer_reads.get(at, ()):
+                column = self.columns.get(target)
+                if column is not None:  # a semantic model's column
+                    uid, name, what = column.id.unique_id, f"{self.nodes[column.id.unique_id].name}.{column.id.name}", "semantic_model"
+                else:
+                    uid = target.split("/", 1)[1] if target.startswith(f"{self.project}/") else target
+                    name, what = self.nodes[uid].name, self.nodes[uid].kind
+                hit = ConsumerHit(target, uid, name, what, depth + 1, via, tuple(hops) + (Hop(at, target, kind, expr, True),))
+                old = best.get(target)
+                if old is None or (hit.depth, hit.via) < (old.depth, old.via):
+                    best[target] = hit
+                    queue.append((target, (hit.depth, hit.hops, via)))
+        return sorted(best.values(), key=lambda h: (h.kind, h.name))
+
+    def resolve_consumer(self, text: str) -> ColumnId | None:
+        kind, sep, name = text.strip().partition(":")
+        if not sep or kind.lower() not in CONSUMER_KINDS:
+            return None
+        node = next((n for n in self.nodes.values() if n.kind == kind.lower() and n.name.lower() == name.lower()), None)
+        if node is None:
+            raise NotFound(f"no {kind.lower()} {name!r} in project {self.project!r}")
+        return ColumnId(f"{self.project}/{node.unique_id}", node.unique_id, node.kind, node.name)
+
+    def trace(self, names: list[str], max_depth: int | None = None) -> Answer:
+        """:meth:`catalog.query.Catalog.trace` over this view."""
+        asked: list[ColumnId] = []
+        best: dict[str, Reached] = {}
+        for n in names:
+            consumer = self.resolve_consumer(n)
+            start = consumer or self.resolve(n)
+            asked.append(start)
+            for key, (depth, hops) in _paths_up(self, start.key, max_depth).items():
+                kind = self.nodes[self.columns[key].id.unique_id].kind
+                r = Reached(self.columns[key].id, depth, hops, start.key, None if kind == "semantic_model" else kind)
+                if key not in best or (depth, start.key) < (best[key].depth, best[key].via):
+                    best[key] = r
+        columns = sorted(best.values(), key=lambda r: (r.column.model, r.column.name))
+        return Answer(self.project, self.build_id or 0, tuple(asked), tuple(columns))
+
+
+def _paths_up(view: ProjectView, start: str, max_depth: int | None) -> dict[str, tuple[int, tuple[Hop, ...]]]:
+    """Each column upstream of ``start`` (a column key or a consumer's ``<project>/<uid>``) with
+    one shortest path, in data-flow order."""
+    def ins(key: str) -> list[tuple[str, str, str | None, bool | None]]:
+        feeds = [(e.up, e.type, e.expr, e.resolved) for e in view.ups.get(key, ())]
+        return feeds + [(up, kind, expr, True) for up, kind, expr in view.consumer_inputs.get(key, ())]
+
+    found: dict[str, tuple[int, tuple[Hop, ...]]] = {}
+    layer: dict[str, tuple[Hop, ...]] = {start: ()}
+    seen = {start}
+    depth = 0
+    while layer and (max_depth is None or depth < max_depth):
+        depth += 1
+        nxt: dict[str, tuple[Hop, ...]] = {}
+        for key in sorted(layer):
+            for up, kind, expr, resolved in ins(key):
+                if up in seen or up in nxt:
+                    continue
+                nxt[up] = (Hop(up, key, kind, expr, resolved),) + layer[key]
+        seen |= set(nxt)
+        for key, hops in nxt.items():
+            if key in view.columns:
+                found[key] = (depth, hops)
+        layer = nxt
+    return found
+
+
+def _distances(start: str, edges: dict[str, list[Edge]], far: str, depth: int | None) -> dict[str, int]:
+    """Breadth first from ``start`` over ``edges`` (to each edge's ``far`` end): key -> hops."""
+    dist: dict[str, int] = {}
+    layer = [start]
+    d = 0
+    while layer and (depth is None or d < depth):
+        d += 1
+        nxt = []
+        for key in layer:
+            for e in edges.get(key, ()):
+                other = getattr(e, far)
+                if other != start and other not in dist:
+                    dist[other] = d
+                    nxt.append(other)
+        layer = nxt
+    return dist
+
+
+def _rank(label: str, q: str) -> int:
+    """0 exact, 1 ends with the query after a dot, 2 prefix (of the label or of a part after
+    ``.`` or ``_``), 3 substring, 4 the query's letters in order with gaps, -1 no match."""
+    if label == q:
+        return 0
+    at = label.find(q)
+    if at >= 0:
+        if at + len(q) == len(label) and at > 0 and label[at - 1] == ".":
+            return 1
+        return 2 if at == 0 or label[at - 1] in "._" else 3
+    j = 0
+    for ch in label:
+        if j < len(q) and ch == q[j]:
+            j += 1
+    return 4 if j == len(q) else -1
