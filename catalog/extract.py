@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from catalog.artifacts import Catalog, ManifestColumn, ManifestNode, declared_columns, find_target_dir, load_catalog, load_manifest, project_name
 from catalog.errors import ArtifactError
 from catalog.idents import column_name, namer, typed
+from catalog.masking import project_masking_functions
 from catalog.memory import paused_gc
 
 LINEAGE_TYPES = ("model", "seed", "snapshot", "source")
@@ -229,6 +230,8 @@ class DbtProject(BaseModel):
     metrics: dict[str, DbtMetric] = {}
     exposures: dict[str, DbtExposure] = {}
     saved_queries: dict[str, DbtSavedQuery] = {}
+    # the project's own masking functions (dbt_project.yml's vars, see catalog.masking)
+    masking_functions: tuple[str, ...] = ()
 
     def models(self) -> list[DbtNode]:
         return [n for n in self.nodes.values() if n.resource_type in ("model", "snapshot")]
@@ -275,6 +278,7 @@ def _load_project(path: Path, dialect: str | None, manifest_bytes: bytes | None,
     metadata = manifest.metadata
     name = project_name(manifest, target / "manifest.json")
     consumers = _consumers(manifest)
+    masking = project_masking_functions(target.parent, name)
     del manifest, catalog  # freed before the project's records are made: a lower peak
 
     return DbtProject.model_validate(dict(
@@ -287,6 +291,7 @@ def _load_project(path: Path, dialect: str | None, manifest_bytes: bytes | None,
         manifest_sha256=manifest_sha,
         catalog_sha256=catalog_sha,
         nodes=nodes,
+        masking_functions=masking,
         **consumers,
     ))  # fmt: skip
 

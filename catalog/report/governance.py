@@ -337,6 +337,7 @@ def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[
         with paused_gc():
             walked = BuildLineage(parts)
             rows.update(_walked_rows(walked, max(top, PICTURE_CANDIDATES), lambda keys: _details(graph, params, keys)))
+            inheritable = inheritable_descriptions(walked)
         say(f"reach, PII flow and inheritable descriptions in memory in {time.perf_counter() - t0:.2f}s")
         undocumented = _undocumented(undocumented_rows.result(), coverage, public)
     depended_all = [_depended_on(r) for r in rows["depended_on"]]
@@ -351,7 +352,7 @@ def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[
         undocumented=undocumented,
         unused=_unused(rows["unused"]),
         depended_on=tuple(depended_all[:top]),
-        inheritable=_inheritable(rows["inheritable"]),
+        inheritable=inheritable,
         pictures=pictures,
     )
 
@@ -386,12 +387,10 @@ def _details(graph: Any, params: dict[str, Any], keys: list[str]) -> dict[str, l
 def _walked_rows(
     walked: BuildLineage, limit: int, details: Callable[[list[str]], dict[str, list[Any]]]
 ) -> dict[str, list[dict[str, Any]]]:
-    """The rows ``report_most_depended_on``, ``report_pii_propagation`` and
-    ``report_inheritable_descriptions`` return, computed over the build's edges in memory."""
+    """The rows ``report_most_depended_on`` and ``report_pii_propagation`` return, computed over the build's edges in memory."""
     ranked = walked.most_reaching(limit)
     pii_keys = walked.pii_columns()
     pii_reach = {k: walked.downstream(k) for k in pii_keys}
-    inherit = walked.inheritable()
     # names and flags of the build's columns came with the edges; the few rows that show more
     # (conditions, tags, meta), and columns fed from outside the build if any, are read here
     wanted = {r.key for r in ranked} | set(pii_keys)
@@ -416,19 +415,7 @@ def _walked_rows(
          "reaches": [reached(d.key) | {"depth": d.depth, "types": list(d.types)} for d in reaches]}
         for k, reaches in pii_reach.items()
     ]
-    inheritable = []
-    for k, near in inherit.items():
-        i = walked.index[k]
-        _, model, column = walked.names[i]  # type: ignore[misc]
-        for n in near:
-            u = walked.index[n.key]
-            from_unique_id, from_model, from_column = walked.names[u]  # type: ignore[misc]
-            inheritable.append(
-                {"key": k, "unique_id": walked.unique_id[i], "model": model, "column": column, "from_key": n.key,
-                 "from_unique_id": from_unique_id, "from_model": from_model, "from_column": from_column,
-                 "description": walked.description[u], "distance": n.distance, "types": list(n.types)}
-            )
-    return {"depended_on": depended_on, "pii": pii, "inheritable": inheritable}
+    return {"depended_on": depended_on, "pii": pii}
 
 
 # ---------------------------------------------------------------------------- coverage
@@ -556,7 +543,28 @@ def _depended_on(r: dict[str, Any]) -> DependedOn:
     )
 
 
-def _inheritable(rows: list[dict[str, Any]]) -> tuple[Inheritable, ...]:
+def inheritable_descriptions(walked: BuildLineage) -> tuple[Inheritable, ...]:
+    """What each undocumented model and snapshot column of ``walked`` could inherit: the
+    rows ``report_inheritable_descriptions`` returns, computed in memory, made records
+    (``catalog report`` and ``catalog docs`` both read them)."""
+    rows = []
+    for k, near in walked.inheritable().items():
+        i = walked.index[k]
+        _, model, column = walked.names[i]  # type: ignore[misc]
+        for n in near:
+            u = walked.index[n.key]
+            from_unique_id, from_model, from_column = walked.names[u]  # type: ignore[misc]
+            rows.append(
+                {"key": k, "unique_id": walked.unique_id[i], "model": model, "column": column, "from_key": n.key,
+                 "from_unique_id": from_unique_id, "from_model": from_model, "from_column": from_column,
+                 "description": walked.description[u], "distance": n.distance, "types": list(n.types)}
+            )
+    return inheritable_records(rows)
+
+
+def inheritable_records(rows: list[dict[str, Any]]) -> tuple[Inheritable, ...]:
+    """``report_inheritable_descriptions``'s rows as records: per column, its nearest
+    candidates and the description they agree on (None when they disagree)."""
     by_column: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         by_column[r["key"]].append(r)
