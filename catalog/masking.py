@@ -74,8 +74,8 @@ def is_masked(expr: str | None, dialect: str | None, functions: frozenset[str]) 
         node: Any = sqlglot.parse_one(expr, read=dialect or None)
     except sqlglot.errors.SqlglotError:
         return False
-    while isinstance(node, (exp.Cast, exp.Paren, exp.Alias)):
-        node = node.this
+    while isinstance(node, (exp.Cast, exp.Paren, exp.Alias, exp.Dot)):
+        node = node.expression if isinstance(node, exp.Dot) else node.this  # util.mask(x): the call
     if not isinstance(node, exp.Func):
         return False
     written = _OPENING.match(node.sql(dialect=dialect or None))

@@ -101,9 +101,9 @@ def docs(
     if write:
         for f in plan.files:
             _replace(folder / f.path, f.after)
-    columns = len(plan.changes)
     verb = "written to" if write else "would change"
-    say(f"{columns} columns, {len(plan.files)} YAML files {verb}" if plan.files else "Nothing to change.")
+    files = f"{len(plan.files)} YAML file{'s' if len(plan.files) != 1 else ''}"
+    say(f"{len(plan.changes)} columns, {files} {verb}" if plan.files else "Nothing to change.")
     if check and plan.files:
         raise typer.Exit(EXIT_CHANGES)
 

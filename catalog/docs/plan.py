@@ -116,7 +116,7 @@ _SELECTOR = re.compile(r"^(?:(\d*)\+)?([^+]+?)(?:\+(\d*))?$")
 
 
 def select_models(relations: dict[str, DbtNode], selectors: Iterable[str]) -> set[str]:
-    """The unique ids dbt's ``--select`` would pick among ``relations`` for model names with
+    """The unique ids dbt's ``--select`` would pick among ``relations`` for node names with
     ``+`` graph operators (``+orders``, ``stg_orders+``, ``2+orders+1``), several separated
     by spaces or given one by one."""
     children: dict[str, set[str]] = defaultdict(set)
@@ -125,12 +125,13 @@ def select_models(relations: dict[str, DbtNode], selectors: Iterable[str]) -> se
             children[dep].add(node.unique_id)
     by_name: dict[str, list[str]] = defaultdict(list)
     for node in relations.values():
-        by_name[node.name].append(node.unique_id)
+        if node.resource_type != "source":  # dbt selects a source by source:name.table
+            by_name[node.name].append(node.unique_id)
     picked: set[str] = set()
     for text in (t for s in selectors for t in s.split()):
         m = _SELECTOR.match(text)
         if m is None or m.group(2) not in by_name:
-            raise CatalogError(f"--select {text}: no model, snapshot, seed or source is named {m.group(2) if m else text!r}")
+            raise CatalogError(f"--select {text}: no model, snapshot or seed is named {m.group(2) if m else text!r}")
         up, name, down = m.groups()
         starts = by_name[name]
         picked.update(starts)
@@ -179,12 +180,16 @@ def plan_docs(
             i = walked.index[key]
             column = _col(walked, key)
             if column.unique_id in ours:
-                changes.append(ColumnChange(file=files[column.unique_id], column=column, pii_from=tuple(_col(walked, t) for t in tagged)))
+                changes.append(ColumnChange(file=files[column.unique_id], column=column, pii_from=_by_label(_col(walked, t) for t in tagged)))
     order = {column_key(uid, c): i for uid, lin in data.lineages.items() for i, c in enumerate(c.name for c in lin.columns)}
     changes.sort(key=lambda c: (c.file, ours[c.column.unique_id].name, order.get(column_key(c.column.unique_id, c.column.name), 0),
                                 c.column.name, c.description is None))  # fmt: skip
     merged = _merged(changes)
     return DocsPlan(changes=tuple(merged), conflicts=tuple(conflicts), files=_edited(data, project_dir, ours, merged))
+
+
+def _by_label(cols: Iterable[Col]) -> tuple[Col, ...]:
+    return tuple(sorted(cols, key=lambda c: (c.label, c.unique_id)))
 
 
 def _col(walked: BuildLineage, key: str) -> Col:

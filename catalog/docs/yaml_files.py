@@ -249,9 +249,14 @@ def _move_tail(before: tuple[Any, Any, int] | None, after: tuple[Any, Any, int] 
         return
     token = items[slot]
     value = token.value
-    if not value.startswith("\n"):
-        return
-    lines = value[1:].split("\n")
+    if value.startswith("\n"):
+        prefix, rest = "\n", value[1:]
+    else:  # a comment at the end of the last line itself
+        end = value.find("\n")
+        if end < 0:
+            return
+        prefix, rest = value[: end + 1], value[end + 1 :]
+    lines = rest.split("\n")
     keep = 0
     for line in lines:
         stripped = line.lstrip(" ")
@@ -261,7 +266,7 @@ def _move_tail(before: tuple[Any, Any, int] | None, after: tuple[Any, Any, int] 
     head, tail = lines[:keep], lines[keep:]
     if not any(tail) and len(tail) <= 1:
         return  # nothing but the end of the last line
-    token.value = "\n" + "".join(f"{line}\n" for line in head)
+    token.value = prefix + "".join(f"{line}\n" for line in head)
     moved = copy.copy(token)
     moved.value = "\n" + "\n".join(tail)
     target, tkey, tslot = after
