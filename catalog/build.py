@@ -45,6 +45,7 @@ from catalog.extract import (
     read_compiled_file,
 )
 from catalog.idents import typed
+from catalog.masking import is_masked, masking_names, project_masking_functions
 from catalog.memory import frozen_heap, paused_gc
 from catalog.store import cypher
 from catalog.store.consumers import write_consumers
@@ -150,7 +151,8 @@ def fingerprints(project: DbtProject, known: dict[str, Fingerprint] | None = Non
         catalog_cols[uid] = _sha(real) if real else None
         all_cols[uid] = _sha(names)
 
-    base = (ANALYZER_VERSION, sqlglot.__version__, project.dialect)
+    # the project's masking functions decide the columns' masked flags: a new list, new hashes
+    base = (ANALYZER_VERSION, sqlglot.__version__, project.dialect) + ((project.masking_functions,) if project.masking_functions else ())
     for node in project.nodes.values():
         if node.resource_type in ("source", "seed"):
             uid = node.unique_id
@@ -390,6 +392,7 @@ class Builder:
             t = self._stage("extract", t)
 
         adapter_type = _text(metadata.get("adapter_type"))
+        masking = list(project_masking_functions(target.parent, _text(metadata.get("project_name")) or project_name))
         dialect_hint = self.dialect or (adapter_type and dialect_for(adapter_type))
         if self.dialect is not None:  # bad input fails here, before a build is started
             check_dialect(self.dialect, "--dialect")
@@ -408,6 +411,7 @@ class Builder:
                 and active.get("analyzer_version") == ANALYZER_VERSION
                 and active.get("hashing_code") == HASHING_CODE  # its hashes are this code's, kept by the next build
                 and active.get("dialect") == dialect_hint
+                and list(active.get("masking_functions") or []) == masking
                 and not active.get("models_failed")
                 and active.get("compiled_sha256") == compiled_digest(target, list(active.get("compiled_files") or []))
             )
@@ -417,6 +421,7 @@ class Builder:
             "catalog_sha256": catalog_sha,
             "adapter_type": adapter_type,
             "generated_at": _text(metadata.get("generated_at")),
+            "masking_functions": masking,
         }
         try:
             build_id, active, schema_version, done = self._start(project_name, inputs, unchanged, project)
@@ -647,6 +652,7 @@ class Builder:
             or active.get("analyzer_version") != ANALYZER_VERSION
             or active.get("sqlglot_version") != sqlglot.__version__
             or active.get("dialect") != project.dialect
+            or list(active.get("masking_functions") or []) != list(project.masking_functions)
         ):
             return {}
         known: dict[str, Fingerprint] = {}
@@ -815,6 +821,7 @@ class _Writer:
         self.lineages = lineages  # new lineage of the models analyzed by this build
         self.reuse = reuse  # models whose stored lineage is kept as it is
         self.say = say
+        self.masking = masking_names(project.masking_functions)
         self.previous_edges = 0
         self.rewrite_nodes = False  # the active build has another layout: set every node's identity anew
         self.checkpoint: Callable[[str], None] = lambda _stage: None
@@ -1034,6 +1041,8 @@ class _Writer:
             props = _column_props(c, col, i) if c is not None else {"position": i}
             if lineage and col in lineage:
                 props.update(lineage[col])
+                if props.get("kind") == "derived" and is_masked(props.get("expr"), dialect, self.masking):
+                    props["masked"] = True
             identity = self._column_identity(uid, col)
             desired[("has", mkey, identity["key"])] = {
                 "row": {"model": mkey, "key": identity["key"], "node": identity, "props": props},

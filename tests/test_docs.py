@@ -38,7 +38,7 @@ ADDED = [
 DOC_BLOCK = "{% docs daily_customer %}\nThe customer.\n{% enddocs %}\n"
 
 
-def _commented_copy(dst: Path) -> Path:
+def commented_copy(dst: Path) -> Path:
     shutil.copytree(EXAMPLE, dst, ignore=shutil.ignore_patterns("*.duckdb", "logs", ".user.yml"))
     for rel, old, new in ADDED:
         path = dst / rel
@@ -51,14 +51,14 @@ def _commented_copy(dst: Path) -> Path:
 
 @pytest.fixture
 def shop(tmp_path: Path) -> Path:
-    return _commented_copy(tmp_path / "coffee_shop")
+    return commented_copy(tmp_path / "coffee_shop")
 
 
 def _texts(root: Path) -> dict[str, str]:
     return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*.yml")) if p.is_file() and "target" not in p.parts}
 
 
-def _edit_manifest(project: Path, edit) -> None:
+def edit_manifest(project: Path, edit) -> None:
     path = project / "target" / "manifest.json"
     manifest = json.loads(path.read_text())
     edit(manifest)
@@ -258,7 +258,7 @@ def test_a_renamed_column_inherits_where_name_matching_would_not(shop):
     def undocument(m):
         m["nodes"]["model.coffee_shop.stg_customers"]["columns"]["customer_id"]["description"] = ""
 
-    _edit_manifest(shop, undocument)
+    edit_manifest(shop, undocument)
     r = _docs(str(shop), "--json", "--select", "stg_customers")
     doc = json.loads(r.stdout)
     assert [(c["column"]["label"], c["description"], c["source"]["label"], c["hops"]) for c in doc["changes"]] == [
@@ -274,7 +274,7 @@ def test_a_conflict_is_reported_not_resolved(shop):
         m["nodes"]["model.coffee_shop.stg_payments"]["columns"]["order_id"] = {
             "name": "order_id", "description": "The order the payment settles.", "meta": {}, "tags": []}
 
-    _edit_manifest(shop, document)
+    edit_manifest(shop, document)
     r = _docs(str(shop), "--json", "--select", "order_events")
     doc = json.loads(r.stdout)
     assert [c["column"]["label"] for c in doc["changes"]] == ["order_events.customer_id"]
@@ -300,7 +300,7 @@ def test_a_hashed_pii_column_is_masked(shop, expression, functions):
         assert node["compiled_code"].count("    customers.email,\n") == 1
         node["compiled_code"] = node["compiled_code"].replace("    customers.email,\n", f"    {expression},\n")
 
-    _edit_manifest(shop, hash_email)
+    edit_manifest(shop, hash_email)
     if functions:
         (shop / "dbt_project.yml").write_text((shop / "dbt_project.yml").read_text() + functions)
     doc = json.loads(_docs(str(shop), "--pii", "--json").stdout)
@@ -349,7 +349,7 @@ def test_a_model_without_yaml_gets_a_file_named_as_the_others(shop):
         for c in m["nodes"]["model.coffee_shop.int_order_items_priced"]["columns"].values():
             c["description"] = ""  # unit_price (stg_products.price renamed) inherits now; line_total is computed
 
-    _edit_manifest(shop, unpatch)
+    edit_manifest(shop, unpatch)
     r = _docs(str(shop), "--write", "--select", "int_order_items_priced")
     assert r.exit_code == 0, r.stderr
     assert (shop / "models/intermediate/_intermediate.yml").read_text() == """\

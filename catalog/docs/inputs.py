@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from catalog.artifacts import find_target_dir, load_manifest
+from catalog.artifacts import find_target_dir, load_manifest, project_name
 from catalog.docs.plan import DocsInput, patch_paths
 from catalog.export.openlineage import ExportInput
 from catalog.masking import project_masking_functions
@@ -23,11 +23,12 @@ def docs_input(path: Path, loaded: ExportInput) -> DocsInput:
     build), PATH's manifest's YAML files and PATH's masking functions."""
     target = find_target_dir(path)
     manifest, _ = load_manifest(target / "manifest.json")
+    package = project_name(manifest, target / "manifest.json")  # the root package, whatever the build's project is called
     return DocsInput(
-        project=loaded.project,
+        project=package,
         dialect=loaded.dialect,
         relations=loaded.relations,
         lineages=loaded.lineages,
-        masking_functions=project_masking_functions(target.parent, loaded.project),
-        patch_paths=patch_paths([*manifest.nodes.values()], loaded.project),
+        masking_functions=project_masking_functions(target.parent, package),
+        patch_paths=patch_paths([*manifest.nodes.values()], package),
     )

@@ -60,8 +60,10 @@ NOTES = {
         "Columns tagged PII in dbt (meta contains_pii / pii / is_pii, or tag pii / sensitive / personal) and "
         "every column their values flow into, at any depth through FEEDS, with one shortest path. "
         "\"copied\": every hop passes the value through or renames it; \"transformed\": some hop computes "
-        "with it (the result may still identify a person). Reached columns not tagged PII themselves are "
-        "marked: tag them or check that the value is no longer personal."
+        "with it (the result may still identify a person); \"masked\": every path passes through a column "
+        "that hashes or masks it (md5, sha1/sha2/sha256, hash, farm_fingerprint or the project's "
+        "vars.catalog_masking_functions), listed apart. Reached columns not tagged PII themselves and reached "
+        "unmasked are marked: tag them (catalog docs --pii) or check that the value is no longer personal."
     ),
     "unused": (
         "Columns that no model, snapshot or seed reads (no outgoing FEEDS edge and no use in a WHERE, "
@@ -177,10 +179,13 @@ class PiiReach(BaseModel, frozen=True):
     depth: int
     types: tuple[str, ...]
     tagged: bool
+    masked: bool = False  # every path to it passes through a masked column (catalog.masking)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def effect(self) -> str:
+        if self.masked:
+            return "masked"
         return "copied" if all(t in COPY_TYPES for t in self.types) else "transformed"
 
 
@@ -193,7 +198,8 @@ class PiiColumn(BaseModel, frozen=True):
 class Pii(BaseModel, frozen=True):
     columns: tuple[PiiColumn, ...]
     reached: tuple[Col, ...]  # every distinct column reached from any PII column
-    untagged: tuple[Col, ...]  # those not tagged PII themselves
+    untagged: tuple[Col, ...]  # those not tagged PII themselves, reached unmasked
+    masked: tuple[Col, ...] = ()  # those reached only through a masked column
 
 
 class UndocumentedColumn(BaseModel, frozen=True):
@@ -337,7 +343,6 @@ def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[
         with paused_gc():
             walked = BuildLineage(parts)
             rows.update(_walked_rows(walked, max(top, PICTURE_CANDIDATES), lambda keys: _details(graph, params, keys)))
-            inheritable = inheritable_descriptions(walked)
         say(f"reach, PII flow and inheritable descriptions in memory in {time.perf_counter() - t0:.2f}s")
         undocumented = _undocumented(undocumented_rows.result(), coverage, public)
     depended_all = [_depended_on(r) for r in rows["depended_on"]]
@@ -352,7 +357,7 @@ def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[
         undocumented=undocumented,
         unused=_unused(rows["unused"]),
         depended_on=tuple(depended_all[:top]),
-        inheritable=inheritable,
+        inheritable=inheritable_records(rows["inheritable"]),
         pictures=pictures,
     )
 
@@ -387,10 +392,12 @@ def _details(graph: Any, params: dict[str, Any], keys: list[str]) -> dict[str, l
 def _walked_rows(
     walked: BuildLineage, limit: int, details: Callable[[list[str]], dict[str, list[Any]]]
 ) -> dict[str, list[dict[str, Any]]]:
-    """The rows ``report_most_depended_on`` and ``report_pii_propagation`` return, computed over the build's edges in memory."""
+    """The rows ``report_most_depended_on``, ``report_pii_propagation`` and
+    ``report_inheritable_descriptions`` return, computed over the build's edges in memory."""
     ranked = walked.most_reaching(limit)
     pii_keys = walked.pii_columns()
     pii_reach = {k: walked.downstream(k) for k in pii_keys}
+    unmasked = {k: walked.unmasked_reach(k) for k in pii_keys}
     # names and flags of the build's columns came with the edges; the few rows that show more
     # (conditions, tags, meta), and columns fed from outside the build if any, are read here
     wanted = {r.key for r in ranked} | set(pii_keys)
@@ -412,10 +419,10 @@ def _walked_rows(
     ]
     pii = [
         {"key": k, "unique_id": info[k][4], "model": info[k][2], "column": info[k][3], "tags": info[k][7], "meta": info[k][8],
-         "reaches": [reached(d.key) | {"depth": d.depth, "types": list(d.types)} for d in reaches]}
+         "reaches": [reached(d.key) | {"depth": d.depth, "types": list(d.types), "masked": d.key not in unmasked[k]} for d in reaches]}
         for k, reaches in pii_reach.items()
     ]
-    return {"depended_on": depended_on, "pii": pii}
+    return {"depended_on": depended_on, "pii": pii, "inheritable": inheritable_rows(walked)}
 
 
 # ---------------------------------------------------------------------------- coverage
@@ -489,20 +496,29 @@ def _tagged_by(tags: list[str] | None, meta: str | None) -> tuple[str, ...]:
 def _pii(rows: list[dict[str, Any]]) -> Pii:
     columns: list[PiiColumn] = []
     reached: dict[str, tuple[Col, bool]] = {}
+    unmasked: set[str] = set()
     for r in rows:
         reaches = []
         for d in r["reaches"]:
             col = _col(d["model"], d["unique_id"], d["column"])
-            reaches.append(PiiReach(column=col, depth=d["depth"], types=tuple(d["types"]), tagged=bool(d["pii"])))
+            masked = bool(d.get("masked"))
+            reaches.append(PiiReach(column=col, depth=d["depth"], types=tuple(d["types"]), tagged=bool(d["pii"]), masked=masked))
             reached[d["key"]] = (col, bool(d["pii"]))
+            if not masked:
+                unmasked.add(d["key"])
         reaches.sort(key=lambda x: (x.depth, x.column.model, x.column.name, x.column.unique_id))
         columns.append(
             PiiColumn(column=_col(r["model"], r["unique_id"], r["column"]), tagged_by=_tagged_by(r["tags"], r["meta"]),
                       reaches=tuple(reaches))
         )
     columns.sort(key=lambda p: (p.column.model, p.column.name, p.column.unique_id))
-    order = sorted(reached.values(), key=lambda ct: (ct[0].model, ct[0].name, ct[0].unique_id))
-    return Pii(columns=tuple(columns), reached=tuple(c for c, _ in order), untagged=tuple(c for c, tagged in order if not tagged))
+    order = sorted(reached.items(), key=lambda kv: (kv[1][0].model, kv[1][0].name, kv[1][0].unique_id))
+    return Pii(
+        columns=tuple(columns),
+        reached=tuple(c for _, (c, _) in order),
+        untagged=tuple(c for k, (c, tagged) in order if not tagged and k in unmasked),
+        masked=tuple(c for k, (c, _) in order if k not in unmasked),
+    )
 
 
 # ---------------------------------------------------------------------------- documentation, use
@@ -544,9 +560,13 @@ def _depended_on(r: dict[str, Any]) -> DependedOn:
 
 
 def inheritable_descriptions(walked: BuildLineage) -> tuple[Inheritable, ...]:
-    """What each undocumented model and snapshot column of ``walked`` could inherit: the
-    rows ``report_inheritable_descriptions`` returns, computed in memory, made records
-    (``catalog report`` and ``catalog docs`` both read them)."""
+    """What each undocumented model and snapshot column of ``walked`` could inherit, as the
+    report's records (``catalog docs`` reads them)."""
+    return inheritable_records(inheritable_rows(walked))
+
+
+def inheritable_rows(walked: BuildLineage) -> list[dict[str, Any]]:
+    """The rows ``report_inheritable_descriptions`` returns, computed in memory."""
     rows = []
     for k, near in walked.inheritable().items():
         i = walked.index[k]
@@ -559,7 +579,7 @@ def inheritable_descriptions(walked: BuildLineage) -> tuple[Inheritable, ...]:
                  "from_unique_id": from_unique_id, "from_model": from_model, "from_column": from_column,
                  "description": walked.description[u], "distance": n.distance, "types": list(n.types)}
             )
-    return inheritable_records(rows)
+    return rows
 
 
 def inheritable_records(rows: list[dict[str, Any]]) -> tuple[Inheritable, ...]:

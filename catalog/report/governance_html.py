@@ -258,12 +258,15 @@ def _pii(page: _Page, r: GovernanceReport) -> None:
             rows.append((page.col(p.column), tag, '<span class="empty">nothing downstream</span>', "", "", "", ""))
         for x in p.reaches:
             rows.append((page.col(p.column), tag, page.col(x.column), str(x.depth), _e(path_text(x.types)), _e(x.effect),
-                         "yes" if x.tagged else '<span class="flag">no</span>'))
+                         "yes" if x.tagged else "no" if x.masked else '<span class="flag">no</span>'))
     page.table(["PII column", "tagged by", "reaches", "depth", "path", "effect", "tagged PII"], rows,
                "No column is tagged PII in dbt.", numeric=(3,))
     if r.pii.untagged:
         page.add("<h3>Reached but not tagged PII</h3>")
         page.add("<p>" + ", ".join(page.col(c) for c in r.pii.untagged) + "</p>")
+    if r.pii.masked:
+        page.add("<h3>Reached only through a hash or mask</h3>")
+        page.add("<p>" + ", ".join(page.col(c) for c in r.pii.masked) + "</p>")
     page.add("</section>")
 
 
