@@ -9,7 +9,8 @@ Sections (each read with one ``cypher/read/report_*.cypher`` file, runnable in N
 - unused columns: on models that others depend on, columns nothing reads;
 - the most depended-on columns (fan-out and everything reached downstream);
 - descriptions an undocumented column could inherit through passthrough and renamed edges;
-- pictures of the lineage around the most depended-on columns (nodes in layers, edges).
+- pictures of the lineage around the most depended-on columns (nodes in layers, edges);
+- with ``history``, trends: the headline figures of the project's last builds.
 
 :func:`collect_report` returns a :class:`GovernanceReport` (plain records, deterministic
 order); ``governance_render`` turns it into JSON and Markdown, ``governance_html`` into one
@@ -84,6 +85,12 @@ NOTES = {
         "renamed hops only, through undocumented columns) from a documented column: the description they "
         "would inherit and where from. When the nearest documented columns disagree, every candidate is "
         "listed and none is proposed."
+    ),
+    "history": (
+        "The headline figures of the project's last builds that completed, oldest first: columns of analyzed "
+        "models whose lineage is resolved (or proved to have no upstream), columns of models and snapshots "
+        "with a description, and the columns PII values reach unmasked, those not tagged PII among them. "
+        "Tested columns are shown where the builds record tests."
     ),
     "pictures": (
         "The lineage around the most depended-on columns (each picture skips columns already drawn in an "
@@ -279,6 +286,30 @@ class Picture(BaseModel, frozen=True):
     truncated: bool  # some columns were left out (depth or width limits)
 
 
+class TrendPoint(BaseModel, frozen=True):
+    """One build's headline figures."""
+
+    build: int
+    finished_at: str | None
+    models: int
+    columns: int
+    resolved: int  # resolved or proved to have no upstream
+    documented: int  # of the columns of models and snapshots
+    tested: int | None = None  # None: the build records no tests
+    pii_reached: int  # distinct columns PII values reach unmasked
+    pii_untagged: int  # of them, those not tagged PII
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def resolved_pct(self) -> float:
+        return _pct(self.resolved, self.columns)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def documented_pct(self) -> float:
+        return _pct(self.documented, self.columns)
+
+
 class GovernanceReport(BaseModel, frozen=True):
     project: str
     build: BuildInfo
@@ -289,14 +320,18 @@ class GovernanceReport(BaseModel, frozen=True):
     depended_on: tuple[DependedOn, ...]
     inheritable: tuple[Inheritable, ...]
     pictures: tuple[Picture, ...]
+    history: tuple[TrendPoint, ...] = ()  # only with collect_report(history=N)
 
 
 # ---------------------------------------------------------------------------- collection
 ALL_ROWS = 2**62  # LIMIT of a read that takes every row from its SKIP on
 
 
-def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[[str], None] | None = None) -> GovernanceReport:
-    """Read every section of the report for ``catalog``'s project and build."""
+def collect_report(
+    catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[[str], None] | None = None, history: int = 0
+) -> GovernanceReport:
+    """Read every section of the report for ``catalog``'s project and build; with ``history``,
+    the trends of the last ``history`` completed builds up to that one."""
     say = progress or (lambda _msg: None)
     graph, project, build_id = catalog.graph, catalog.project, catalog.build_id
     params = {"project": project, "build_id": build_id}
@@ -359,7 +394,37 @@ def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[
         depended_on=tuple(depended_all[:top]),
         inheritable=inheritable_records(rows["inheritable"]),
         pictures=pictures,
+        history=collect_trends(catalog, history, say) if history else (),
     )
+
+
+# ---------------------------------------------------------------------------- trends
+TREND_STATUSES = ("active", "superseded")  # builds that completed
+
+
+def collect_trends(catalog: Catalog, count: int, say: Callable[[str], None] = lambda _msg: None) -> tuple[TrendPoint, ...]:
+    """The figures of the last ``count`` completed builds of ``catalog``'s project up to its
+    build, oldest first, each read as that build (``report_model_coverage`` and
+    ``report_build_columns`` with its id)."""
+    graph, project = catalog.graph, catalog.project
+    builds = [r["build"] for r in graph.read("read/list_builds", project=project)]
+    chosen = [b for b in builds if b.get("status") in TREND_STATUSES and b["id"] <= catalog.build_id][:count]
+    points = []
+    for b in reversed(chosen):
+        t0 = time.perf_counter()
+        params = {"project": project, "build_id": b["id"]}
+        totals = _coverage(graph.read("read/report_model_coverage", **params), []).totals
+        walked = BuildLineage(graph.read_values("read/report_build_columns", **params, skip=0, limit=ALL_ROWS))
+        analyzed = [i for i in range(len(walked.keys)) if walked.in_build[i] and walked.resource_type[i] in ANALYZED]
+        reached = set().union(*(walked.unmasked_reach(k) for k in walked.pii_columns()))
+        points.append(TrendPoint(
+            build=b["id"], finished_at=None if b.get("finished_at") is None else str(b["finished_at"]),
+            models=totals.models, columns=totals.columns, resolved=totals.resolved + totals.no_upstream,
+            documented=sum(1 for i in analyzed if walked.documented[i]),
+            pii_reached=len(reached), pii_untagged=sum(1 for k in reached if not walked.pii[walked.index[k]]),
+        ))  # fmt: skip
+        say(f"trends: build {b['id']} in {time.perf_counter() - t0:.2f}s")
+    return tuple(points)
 
 
 def _pct(part: int, whole: int) -> float:

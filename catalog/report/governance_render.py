@@ -20,7 +20,10 @@ from catalog.report.limits import DEFAULT_MAX_ROWS, capped, cut
 def report_dict(r: GovernanceReport) -> dict[str, Any]:
     """Plain JSON-ready data: every section, every row, plus what each section means."""
     data = r.model_dump(mode="json")
-    data["notes"] = dict(NOTES)
+    notes = dict(NOTES)
+    if not r.history:  # a section only when asked for (--history)
+        del data["history"], notes["history"]
+    data["notes"] = notes
     return data
 
 
@@ -179,4 +182,21 @@ def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> st
         md.add("")
     else:
         md.add("_No column feeds another: nothing to draw._", "")
+
+    if r.history:
+        md.add("## Trends", "", NOTES["history"], "")
+        md.table(TREND_HEADER, trend_rows(r), "no completed build", "lllllrr")
     return "\n".join(md.lines).rstrip() + "\n"
+
+
+TREND_HEADER = ["build", "finished", "resolved", "documented", "tested", "PII reach", "PII untagged"]
+
+
+def trend_rows(r: GovernanceReport) -> list[tuple[str, ...]]:
+    """The trends table's rows (plain text), shared by Markdown and HTML."""
+    return [
+        (str(p.build), (p.finished_at or "-")[:19].replace("T", " "), f"{p.resolved} of {p.columns} ({p.resolved_pct}%)",
+         f"{p.documented} of {p.columns} ({p.documented_pct}%)", "-" if p.tested is None else str(p.tested),
+         str(p.pii_reached), str(p.pii_untagged))
+        for p in r.history
+    ]
