@@ -37,7 +37,9 @@ def project_masking_functions(project_dir: Path, project: str | None = None) -> 
     from ruamel.yaml import YAML, YAMLError
 
     try:
-        doc = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
+        reader = YAML(typ="safe", pure=True)
+        reader.allow_duplicate_keys = True  # as dbt's own loader reads them: the last one wins
+        doc = reader.load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, YAMLError) as e:
         raise ArtifactError(f"{path}: cannot read it as YAML ({str(e).splitlines()[0] if str(e) else type(e).__name__})") from e
     variables = doc.get("vars") if isinstance(doc, dict) else None

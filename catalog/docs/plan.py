@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -163,7 +163,7 @@ def plan_docs(
         uid: n for uid, n in data.relations.items()
         if n.resource_type in WRITTEN and n.package_name == data.project and (selected is None or uid in selected)
     }  # fmt: skip
-    files = _yaml_files(data, ours)
+    file_of = _yaml_files(data, ours)
     changes: list[ColumnChange] = []
     conflicts: list[Inheritable] = []
     if docs:
@@ -173,14 +173,14 @@ def plan_docs(
             if inh.conflict:
                 conflicts.append(inh)
             else:
-                changes.append(ColumnChange(file=files[inh.column.unique_id], column=inh.column, description=inh.description,
+                changes.append(ColumnChange(file=file_of(inh.column.unique_id), column=inh.column, description=inh.description,
                                             source=inh.source, hops=inh.hops))  # fmt: skip
     if pii:
         for key, tagged in pii_reach(walked).items():
             i = walked.index[key]
             column = _col(walked, key)
             if column.unique_id in ours:
-                changes.append(ColumnChange(file=files[column.unique_id], column=column, pii_from=_by_label(_col(walked, t) for t in tagged)))
+                changes.append(ColumnChange(file=file_of(column.unique_id), column=column, pii_from=_by_label(_col(walked, t) for t in tagged)))
     order = {column_key(uid, c): i for uid, lin in data.lineages.items() for i, c in enumerate(c.name for c in lin.columns)}
     changes.sort(key=lambda c: (c.file, ours[c.column.unique_id].name, order.get(column_key(c.column.unique_id, c.column.name), 0),
                                 c.column.name, c.description is None))  # fmt: skip
@@ -225,22 +225,23 @@ def _edited(data: DocsInput, project_dir: Path, ours: dict[str, DbtNode], change
 
 
 # ---------------------------------------------------------------------------- where each model's YAML is
-def _yaml_files(data: DocsInput, ours: dict[str, DbtNode]) -> dict[str, str]:
+def _yaml_files(data: DocsInput, ours: dict[str, DbtNode]) -> Callable[[str], str]:
     """Unique id -> its YAML file (relative): the one it is documented in, else the one the
     project's naming gives beside its SQL."""
     pattern, suffix = _naming(data)
-    out = {}
-    for uid, node in ours.items():
+
+    def file_of(uid: str) -> str:
         known = data.patch_paths.get(uid)
         if known:
-            out[uid] = known
-            continue
+            return known
+        node = ours[uid]
         if not node.path:
             raise CatalogError(f"{node.resource_type} {node.name}: the manifest gives no file for it, so no YAML file can go beside it")
         sql = PurePosixPath(node.path)
         stem = pattern.format(folder=sql.parent.name or data.project, model=node.name)
-        out[uid] = str(sql.parent / f"{stem}{suffix}")
-    return out
+        return str(sql.parent / f"{stem}{suffix}")
+
+    return file_of
 
 
 def _naming(data: DocsInput) -> tuple[str, str]:
