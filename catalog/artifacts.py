@@ -86,6 +86,11 @@ class ManifestNode(_Record):
     depends_on: dict[str, Any] = Field(default_factory=dict)
     access: str | None = None
     checksum: dict[str, Any] | None = None
+    # data tests (resource_type "test"): a generic test's name, namespace and arguments, and
+    # the column and node it is attached to (attached_node: dbt 1.5+)
+    test_metadata: dict[str, Any] | None = None
+    column_name: str | None = None
+    attached_node: str | None = None
 
     @model_validator(mode="after")
     def _relation_name_of_old_schemas(self) -> ManifestNode:
@@ -169,6 +174,18 @@ class ManifestSavedQuery(_Record):
     depends_on: dict[str, Any] = Field(default_factory=dict)
 
 
+class ManifestUnitTest(_Record):
+    """A unit test (dbt 1.8+, manifest v12): given rows in, the rows a model must return."""
+
+    unique_id: str
+    name: str
+    package_name: str = ""
+    model: str | None = None  # the tested model's name
+    expect: dict[str, Any] = Field(default_factory=dict)  # {format: dict | csv | sql, rows, fixture}
+    depends_on: dict[str, Any] = Field(default_factory=dict)
+    original_file_path: str | None = None
+
+
 class Manifest(_Record):
     metadata: ManifestMetadata
     nodes: dict[str, ManifestNode]
@@ -177,6 +194,7 @@ class Manifest(_Record):
     semantic_models: dict[str, ManifestSemanticModel] = Field(default_factory=dict)
     metrics: dict[str, ManifestMetric] = Field(default_factory=dict)
     saved_queries: dict[str, ManifestSavedQuery] = Field(default_factory=dict)
+    unit_tests: dict[str, ManifestUnitTest] = Field(default_factory=dict)
 
 
 class CatalogColumn(TypedDict, total=False):

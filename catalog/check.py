@@ -1,7 +1,7 @@
 """``catalog check``: what a change does to everything downstream, and whether it may merge.
 
 A change is compared with its base (an old dbt target, as with dbt's ``--state``, or the
-active build in Neo4j) column by column, from :func:`catalog.prune.diff_state` (the same
+active build in Neo4j) column by column, from :func:`catalog.compare.diff_state` (the same
 column-aware comparison ``prune --state`` makes, from the analyzer's one parse). Every changed
 column becomes a :class:`Finding`: added, removed, renamed (same lineage and expression, new
 name), expression changed, lineage changed, data type changed, documentation or PII tag
@@ -31,8 +31,10 @@ from pydantic import BaseModel
 
 from catalog.analyze.records import ColumnKind, ModelLineage, column_key
 from catalog.extract import DbtColumn, DbtNode, DbtProject, is_pii
+from catalog.compare import ColumnChange, StateDiff, diff_state
+from catalog.lineage_graph import LineageGraph, PruneHop, hop_dict
 from catalog.masking import is_masked, masking_names
-from catalog.prune import ColumnChange, LineageGraph, PruneHop, StateDiff, _hop_dict, diff_state, prune_state
+from catalog.prune import prune_state
 from catalog.store.keys import short_label
 
 Severity = Literal["breaking", "policy", "partial", "safe"]
@@ -75,6 +77,7 @@ class Finding(BaseModel, frozen=True):
     renamed_to: str | None = None
     why: str = ""  # the reason for the severity
     hits: tuple[Hit, ...] = ()
+    tests: tuple[str, ...] = ()  # names of the dbt tests that read the changed column (or, for "*", the model)
 
     def hit_names(self, kind: str) -> list[str]:
         return sorted({h.name.split(":", 1)[-1] for h in self.hits if h.kind == kind})
@@ -92,6 +95,15 @@ class Finding(BaseModel, frozen=True):
         return counts
 
 
+class DbtTestHit(BaseModel, frozen=True):
+    """A dbt test that reads a changed column, directly."""
+
+    name: str  # what `dbt build -s` selects it by
+    unique_id: str
+    kind: str  # generic | singular | unit
+    columns: tuple[str, ...]  # the changed columns it reads, as model.column
+
+
 class CheckReport(BaseModel):
     project: str
     base: str  # the old target's path, or "build N"
@@ -101,6 +113,7 @@ class CheckReport(BaseModel):
     selector: str = ""  # the models to rebuild, as `prune --state` selects them (`dbt build -s`)
     exposure_owners: dict[str, str] = {}  # name of an exposure hit -> its owner's name (or email)
     files: dict[str, str] = {}  # unique id of a model with findings -> its file in the project (original_file_path)
+    tests: tuple[DbtTestHit, ...] = ()  # the dbt tests that read a changed column; their names are in the selector
 
     def counts(self) -> dict[str, int]:
         return {s: sum(1 for f in self.findings if f.severity == s) for s in ("breaking", "policy", "partial", "safe")}
@@ -130,8 +143,9 @@ class CheckReport(BaseModel):
                     "metrics_hit": f.hit_names("metric"),
                     "exposures_hit": f.hit_names("exposure"),
                     "saved_queries_hit": f.hit_names("saved_query"),
+                    "tests": list(f.tests),
                     "hits": [
-                        {"key": h.key, "name": h.name, "kind": h.kind, "lineage": h.lineage, "path": [_hop_dict(p) for p in h.path]}
+                        {"key": h.key, "name": h.name, "kind": h.kind, "lineage": h.lineage, "path": [hop_dict(p) for p in h.path]}
                         for h in f.hits
                     ],
                 }
@@ -140,6 +154,7 @@ class CheckReport(BaseModel):
             "new_models": list(self.new_models),
             "removed_models": list(self.removed_models),
             "selector": self.selector,
+            "tests": [t.model_dump(mode="json") for t in self.tests],
             "exposure_owners": dict(sorted(self.exposure_owners.items())),
         }
 
@@ -156,7 +171,7 @@ def check_states(
     new_lineages: dict[str, ModelLineage],
     base: str,
 ) -> CheckReport:
-    """Compare two versions of a project (lineages from :func:`catalog.prune.analyze_states`)."""
+    """Compare two versions of a project (lineages from :func:`catalog.compare.analyze_states`)."""
     diff = diff_state(old, old_lineages, new, new_lineages)
     old_graph, new_graph = lineage_graph(old, old_lineages), lineage_graph(new, new_lineages)
     report = _Checker(old, old_lineages, new, new_lineages, diff, old_graph, new_graph, base).run()
@@ -164,7 +179,49 @@ def check_states(
     owners = {e.name: e.owner for uid, e in new.exposures.items() if uid in hit and e.owner}
     selector = prune_state(old, old_lineages, new, new_lineages, diff=diff).selector()
     files = {f.unique_id: new.nodes[f.unique_id].path or "" for f in report.findings if f.unique_id in new.nodes}
-    return report.model_copy(update={"selector": selector, "exposure_owners": owners, "files": files})
+    findings, tests = tests_of_findings(report.findings, (old, old_lineages), (new, new_lineages))
+    selector = " ".join([selector, *sorted({t.name for t in tests})]).strip()
+    return report.model_copy(update={"selector": selector, "exposure_owners": owners, "files": files, "findings": findings, "tests": tests})
+
+
+# what a finding's test must see again: not a change of documentation or tags alone
+_UNTESTED_CHANGES = frozenset({"documentation", "pii_tag"})
+
+
+def tests_of_findings(
+    findings: tuple[Finding, ...], *versions: tuple[DbtProject, dict[str, ModelLineage]]
+) -> tuple[tuple[Finding, ...], tuple[DbtTestHit, ...]]:
+    """Each finding with the names of the tests that read its column directly (a ``*`` finding:
+    any column of its model), in either version (``versions``: the base's and the change's
+    project and lineages: a test of a removed column is the base's); and those tests, by name."""
+    from catalog.analyze.dbt_tests import columns_tested
+
+    readers: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)  # column key -> test uid -> (name, kind)
+    by_model: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
+    for project, lineages in versions:
+        for uid, refs in columns_tested(project, lineages).items():
+            test = project.tests[uid]
+            for r in refs:
+                readers[r.key][uid] = (test.name, test.kind)
+                by_model[r.unique_id][uid] = (test.name, test.kind)
+    out: list[Finding] = []
+    hits: dict[str, tuple[str, str, set[str]]] = {}
+    for f in findings:
+        if set(f.changes) <= _UNTESTED_CHANGES:
+            out.append(f)
+            continue
+        if f.column == "*":
+            found = by_model.get(f.unique_id, {})
+        else:
+            found = {**readers.get(column_key(f.unique_id, f.column), {}), **readers.get(column_key(f.unique_id, f.renamed_to or f.column), {})}
+        for uid, (name, kind) in found.items():
+            hits.setdefault(uid, (name, kind, set()))[2].add(f"{f.model}.{f.column}")
+        out.append(f.model_copy(update={"tests": tuple(sorted({name for name, _ in found.values()}))}) if found else f)
+    tests = tuple(
+        DbtTestHit(name=name, unique_id=uid, kind=kind, columns=tuple(sorted(columns)))
+        for uid, (name, kind, columns) in sorted(hits.items(), key=lambda kv: (kv[1][0], kv[0]))
+    )
+    return tuple(out), tests
 
 
 def lineage_graph(project: DbtProject, lineages: dict[str, ModelLineage]) -> LineageGraph:

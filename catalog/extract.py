@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -213,6 +214,25 @@ class DbtSavedQuery(BaseModel):
     depends_on: tuple[str, ...] = ()  # the unique ids of its metrics
 
 
+class DbtTest(BaseModel):
+    """A dbt test and the columns it reads: a generic data test its column (and a
+    ``relationships`` test the column it points to), a unit test the columns its expected
+    rows give. A singular test, or a generic one without a plain column, keeps its compiled
+    SQL instead: the analysis reads its columns from it (:mod:`catalog.analyze.dbt_tests`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    unique_id: str
+    name: str  # what `dbt build -s` selects it by
+    kind: str  # generic | singular | unit
+    test: str | None = None  # a generic test's macro: not_null, unique, dbt_utils.expression_is_true, ...
+    model: str | None = None  # the unique id of the node it is attached to (a unit test: its model)
+    columns: tuple[tuple[str, str], ...] = ()  # (unique id, column name) of each column it reads
+    sql: str | None = None  # compiled SQL whose columns are still to be read
+    depends_on: tuple[str, ...] = ()
+    path: str | None = None
+
+
 class DbtProject(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -232,6 +252,7 @@ class DbtProject(BaseModel):
     saved_queries: dict[str, DbtSavedQuery] = {}
     # the project's own masking functions (dbt_project.yml's vars, see catalog.masking)
     masking_functions: tuple[str, ...] = ()
+    tests: dict[str, DbtTest] = {}  # data tests and unit tests, by unique id
 
     def models(self) -> list[DbtNode]:
         return [n for n in self.nodes.values() if n.resource_type in ("model", "snapshot")]
@@ -279,6 +300,7 @@ def _load_project(path: Path, dialect: str | None, manifest_bytes: bytes | None,
     name = project_name(manifest, target / "manifest.json")
     consumers = _consumers(manifest)
     masking = project_masking_functions(target.parent, name)
+    tests = _tests(manifest, nodes, dialect)
     del manifest, catalog  # freed before the project's records are made: a lower peak
 
     return DbtProject.model_validate(dict(
@@ -293,6 +315,7 @@ def _load_project(path: Path, dialect: str | None, manifest_bytes: bytes | None,
         nodes=nodes,
         masking_functions=masking,
         **consumers,
+        tests=tests,
     ))  # fmt: skip
 
 
@@ -369,6 +392,86 @@ def _consumers(manifest) -> dict[str, Any]:
         for raw in manifest.saved_queries.values()
     }
     return {"semantic_models": semantic, "metrics": metrics, "exposures": exposures, "saved_queries": saved}
+
+
+_PLAIN_NAME = re.compile(r'[A-Za-z_][A-Za-z0-9_$]*|"[^"]+"')
+_REF = re.compile(r"""\bref\(\s*(?:['"][^'"]+['"]\s*,\s*)?['"]([^'"]+)['"]""")
+_SOURCE = re.compile(r"""\bsource\(\s*['"]([^'"]+)['"]\s*,\s*['"]([^'"]+)['"]""")
+
+
+def _tests(manifest, nodes: dict[str, dict[str, Any]], dialect: str) -> dict[str, DbtTest]:
+    """The manifest's data tests (generic and singular) and unit tests, as :class:`DbtTest`."""
+    out: dict[str, DbtTest] = {}
+    name_of = namer(dialect)
+    for raw in manifest.nodes.values():
+        if raw.resource_type != "test":
+            continue
+        depends = tuple(raw.depends_on.get("nodes") or ())
+        fields: dict[str, Any] = dict(unique_id=raw.unique_id, name=raw.name, depends_on=depends, path=raw.original_file_path)
+        if raw.test_metadata is None:
+            out[raw.unique_id] = DbtTest(kind="singular", sql=raw.compiled_code, **fields)
+            continue
+        meta = raw.test_metadata
+        kwargs = meta.get("kwargs") or {}
+        namespace = meta.get("namespace")
+        model = raw.attached_node or _referenced(str(kwargs.get("model") or ""), depends, nodes)
+        if model is None and len([d for d in depends if d in nodes]) == 1:
+            model = next(d for d in depends if d in nodes)
+        column = raw.column_name or kwargs.get("column_name")
+        columns = [(model, column)] if model and isinstance(column, str) and _PLAIN_NAME.fullmatch(column) else []
+        if columns and isinstance(kwargs.get("field"), str) and isinstance(kwargs.get("to"), str):  # relationships
+            to = _referenced(kwargs["to"], depends, nodes)
+            if to is not None and _PLAIN_NAME.fullmatch(kwargs["field"]):
+                columns.append((to, kwargs["field"]))
+        out[raw.unique_id] = DbtTest(
+            kind="generic",
+            test=f"{namespace}.{meta.get('name')}" if namespace else meta.get("name"),
+            model=model,
+            columns=tuple((uid, _test_column(name_of, c)) for uid, c in columns),
+            sql=None if columns else raw.compiled_code,
+            **fields,
+        )
+    for raw in manifest.unit_tests.values():
+        depends = tuple(raw.depends_on.get("nodes") or ())
+        model = next((d for d in depends if d in nodes and nodes[d]["name"] == raw.model), depends[0] if depends else None)
+        expected = _expected_columns(raw.expect)
+        out[raw.unique_id] = DbtTest(
+            unique_id=raw.unique_id, name=raw.name, kind="unit", model=model,
+            columns=tuple((model, name_of(c, False)) for c in expected) if model else (),
+            depends_on=depends, path=raw.original_file_path,
+        )  # fmt: skip
+    return out
+
+
+def _test_column(name_of: Any, column: str) -> str:
+    """A test's column as YAML writes it (``order_id``, or ``"Order ID"`` quoted) -> its one name."""
+    if column.startswith('"') and column.endswith('"'):
+        return name_of(column[1:-1], True)
+    return name_of(column, False)
+
+
+def _referenced(text: str, depends: tuple[str, ...], nodes: dict[str, dict[str, Any]]) -> str | None:
+    """The node of ``depends`` that ``ref('x')`` or ``source('s', 't')`` in ``text`` names."""
+    found = _REF.search(text)
+    if found:
+        return next((d for d in depends if d in nodes and nodes[d]["resource_type"] != "source" and nodes[d]["name"] == found.group(1)), None)
+    found = _SOURCE.search(text)
+    if found:
+        wanted = (found.group(1), found.group(2))
+        return next((d for d in depends if d in nodes and (nodes[d]["source_name"], nodes[d]["name"]) == wanted), None)
+    return None
+
+
+def _expected_columns(expect: dict[str, Any]) -> list[str]:
+    """The columns a unit test's expected rows give (format dict or csv; none for sql or a fixture file)."""
+    rows = expect.get("rows")
+    fmt = expect.get("format") or "dict"
+    if fmt == "dict" and isinstance(rows, list):
+        return list(dict.fromkeys(str(k) for row in rows if isinstance(row, dict) for k in row))
+    if fmt == "csv" and isinstance(rows, str) and rows.strip():
+        header = rows.strip().splitlines()[0]
+        return [c.strip() for c in header.split(",") if c.strip()]
+    return []
 
 
 def measure_owners(project: DbtProject) -> dict[str, str]:

@@ -7,16 +7,15 @@ with suggestions for typos), never spliced into Cypher.
 
 from __future__ import annotations
 
-import difflib
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any
 
+from catalog.column_names import require_splits, resolve_column
 from catalog.errors import NotFound
-from catalog.idents import column_name
 from catalog.memory import paused_gc
 from catalog.store.graph import Graph
-from catalog.store.keys import quote_column, split_quoted_column
+from catalog.store.keys import quote_column
 
 SAFE_TYPES = frozenset({"passthrough", "renamed"})
 
@@ -153,29 +152,24 @@ class Catalog:
     def resolve(self, text: str) -> ColumnId:
         """``orders.amount``, ``shop.orders.amount`` (a source), ``model.pkg.orders.amount``, or
         with the column in double quotes, taken exactly: ``orders."a.b"``, ``orders."ID"``."""
-        splits = column_splits(text, self.dialect)
-        if not splits:
-            raise NotFound(f"{text!r}: name a column as MODEL.COLUMN (for example orders.amount)")
         # the fast path asks the graph for columns of that name (indexed); the full list of
         # names is only loaded for a name with several dots or to explain a miss
         hits: list[ColumnId] = []
         if self._by_form is None:
-            model, column = splits[0]
+            model, column = require_splits(text, self.dialect)[0]
             rows = self.graph.read(
                 "read/find_columns_named", project=self.project, model=model, column_name=column, build_id=self.build_id
             )
             hits = [ColumnId(**r) for r in rows]
-        if not hits:
-            by_form = self._name_index()
-            hits = next((by_form[s] for s in splits if s in by_form), [])
-        unique = {c.key: c for c in hits}
-        if len(unique) == 1:
-            return next(iter(unique.values()))
-        if len(unique) > 1:
-            names = ", ".join(sorted(f"{c.unique_id}.{quote_column(c.name)}" for c in unique.values()))
-            raise NotFound(f"{text!r} is ambiguous; name one of: {names}")
-        labels = {f"{model}.{quote_column(name)}": (model, name) for model, name in self._name_index()}
-        raise NotFound(f"no column {text!r} in project {self.project!r} (build {self.build_id}){suggest(text, labels, self.dialect)}")
+        return resolve_column(
+            text,
+            self.dialect,
+            self._name_index,
+            key=lambda c: c.key,
+            label=lambda c: f"{c.unique_id}.{quote_column(c.name)}",
+            where=f"in project {self.project!r} (build {self.build_id})",
+            hits=hits,
+        )
 
     def _name_index(self) -> dict[tuple[str, str], list[ColumnId]]:
         if self._by_form is None:
@@ -384,40 +378,6 @@ def _marked_safe(asked: list[ColumnId], reached: list[Reached], edges: list[tupl
         out_edges[up].append((down, kind))
     tainted = _tainted([c.key for c in asked], out_edges)
     return [replace(r, safe_on_every_path=r.column.key not in tainted) for r in reached]
-
-
-def column_splits(text: str, dialect: str | None = None) -> list[tuple[str, str]]:
-    """The (model, column) a user's column name may mean, most likely first. The model part
-    is compared lower-case; the column is named as SQL of the project's dialect names it
-    (:mod:`catalog.idents`): in double quotes it keeps its case where the dialect says so
-    (``orders."ID"`` in Postgres), unquoted it folds. Without quotes a column may hold dots
-    (``orders.a.b``): the longest model part that names a model wins."""
-    text = text.strip()
-    quoted = split_quoted_column(text)
-    if quoted is not None:
-        return [(quoted[0].lower(), column_name(quoted[1], dialect, quoted=True))] if quoted[0] else []
-    splits: list[tuple[str, str]] = []
-    end = len(text)
-    while (dot := text.rfind(".", 0, end)) > 0:
-        if dot + 1 < len(text):
-            splits.append((text[:dot].lower(), column_name(text[dot + 1 :], dialect)))
-        end = dot
-    return splits
-
-
-def suggest(text: str, labels: dict[str, tuple[str, str]], dialect: str | None = None) -> str:
-    """``; did you mean ...?`` with the closest of ``labels`` (names as users type them,
-    mapped to their (model, column)), written so that they work when pasted back."""
-    by_lower: dict[str, str] = {}
-    for label in labels:
-        by_lower.setdefault(label.lower(), label)
-    close = difflib.get_close_matches(text.strip().lower(), list(by_lower), n=5, cutoff=0.6)
-    if close:
-        return f"; did you mean {', '.join(by_lower[c] for c in close)}?"
-    splits = column_splits(text, dialect)
-    model = splits[0][0] if splits else ""
-    cols = sorted({quote_column(name) for m, name in labels.values() if m == model})
-    return f"; {model} has: {', '.join(cols[:20])}" if cols else ""
 
 
 def _best_per_column(rows: list[dict[str, Any]], via_field: str) -> list[Reached]:

@@ -20,7 +20,7 @@ from catalog.analyze.records import ColumnLineage, ModelStatus
 from catalog.analyze.project import analyze_project
 from catalog.cli.app import app
 from catalog.export.openlineage import ExportInput, export_input
-from catalog.extract import load_project
+from catalog.extract import DbtMetric, load_project
 from catalog.report.explorer import explorer_data, explorer_html
 
 REPO = Path(__file__).resolve().parents[1]
@@ -28,6 +28,7 @@ EXAMPLE = REPO / "examples" / "coffee_shop"
 FOCUS = "model.coffee_shop.orders.items_amount"
 METRIC = "metric.coffee_shop.revenue"
 EXPOSURE = "exposure.coffee_shop.sales_dashboard"
+MEASURE = "semantic_model.coffee_shop.orders.amount_paid"
 runner = CliRunner()
 
 
@@ -304,3 +305,118 @@ def test_metrics_and_exposures_are_searched_and_drawn_downstream(browser, exampl
     used_by = "[...document.querySelectorAll('#details dt')].find(t => t.textContent === 'used by').nextSibling.textContent"
     assert browser.eval(used_by) == "sales_dashboard exposure"
     browser.screenshot(tmp_path / "metric.png")
+
+
+def test_search_tells_a_model_column_from_a_semantic_model_element(browser, example_input, tmp_path):
+    page = tmp_path / "explore.html"
+    page.write_text(explorer_html(example_input), encoding="utf-8")
+    browser.open(page.as_uri())
+    browser.type_text("#search", "orders.amount_paid")
+    browser.wait_for("document.querySelectorAll('#results li').length >= 2")
+    shown = browser.eval(
+        "[...document.querySelectorAll('#results li')].slice(0, 2)"
+        ".map(li => [li.dataset.key, li.title, [...li.childNodes].map(n => n.textContent)])"
+    )
+    # the same label, told apart by what the column is (a measure in the YAML) and whose it is
+    assert shown == [
+        ["model.coffee_shop.orders.amount_paid", "model.coffee_shop.orders.amount_paid", ["column", "orders.amount_paid", "model orders"]],
+        [MEASURE, MEASURE, ["measure", "orders.amount_paid", "semantic model orders"]],
+    ]
+    browser.eval("document.getElementById('search').value = ''")
+    browser.type_text("#search", "orders.customer")  # an entity, with an expr (customer_id)
+    browser.wait_for("(document.querySelector('#results li') || {dataset: {}}).dataset.key === 'semantic_model.coffee_shop.orders.customer'")
+    assert browser.eval("[...document.querySelector('#results li').childNodes].map(n => n.textContent)") == [
+        "entity", "orders.customer", "semantic model orders",
+    ]  # fmt: skip
+
+
+VIEW = """(() => {
+  const g = document.getElementById('graph'), v = g.getBoundingClientRect();
+  const left = v.left + g.clientLeft, top = v.top + g.clientTop;
+  const at = e => { const b = e.getBoundingClientRect(); return [b.left - left, b.top - top, b.right - left, b.bottom - top]; };
+  return {width: g.clientWidth, height: g.clientHeight, scrollWidth: g.scrollWidth,
+          boxes: Object.fromEntries([...document.querySelectorAll('#lineage g.node')].map(n => [n.dataset.id, at(n.querySelector('rect.box'))])),
+          name: at(document.querySelector('#lineage g.col.focus text'))};
+})()"""
+
+
+def _inside(rect: list[float], view: dict) -> bool:
+    return rect[0] >= 0 and rect[1] >= 0 and rect[2] <= view["width"] and rect[3] <= view["height"]
+
+
+def test_a_wide_lineage_opens_on_its_first_model_with_the_column_in_view(browser, example_input, tmp_path):
+    """`orders.items_amount` draws 7 boxes over 5 ranks, wider than the graph pane: the view
+    opens with the sources (the first rank) whole and the selected column's name in view; in a
+    pane too narrow for both, the column's name stays in view and no model is cut at the edge."""
+    page = tmp_path / "explore.html"
+    page.write_text(explorer_html(example_input), encoding="utf-8")
+    first = {"source.coffee_shop.shop.order_items", "source.coffee_shop.shop.products"}
+    for width in (1400, 800):  # the graph pane is the width less the side panel's 340 pixels
+        browser.send("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=False)
+        try:
+            browser.open(f"{page.as_uri()}#col={FOCUS}")
+            _wait_drawn(browser, FOCUS)
+            view = browser.eval(VIEW)
+        finally:
+            browser.send("Emulation.clearDeviceMetricsOverride")
+        assert view["scrollWidth"] > view["width"], "the lineage is wider than the pane"
+        assert _inside(view["name"], view), view
+        boxes = view["boxes"]
+        ranks: dict[float, list[str]] = {}  # dagre lays a rank out on one vertical axis
+        for uid, r in boxes.items():
+            ranks.setdefault(round((r[0] + r[2]) / 2, 1), []).append(uid)
+        assert set(ranks[min(ranks)]) == first
+        if width == 1400:
+            assert all(_inside(boxes[uid], view) for uid in first), view
+        else:
+            assert not any(_inside(boxes[uid], view) for uid in first), "both do not fit in 460 pixels"
+            # no model cut by the pane's left edge; the rank left of the pane could not start
+            # it (20 pixels in, as the first rank does) with the column's name still in view
+            assert all(r[2] <= 0 or r[0] >= 0 for r in boxes.values()), view
+            hidden = [min(boxes[uid][0] for uid in rank) for rank in ranks.values() if boxes[rank[0]][2] <= 0]
+            assert view["name"][2] - (max(hidden) - 20) > view["width"], view
+
+
+def _derived_input() -> ExportInput:
+    """The example with a derived metric over `revenue`, as dbt writes one (type_params.metrics)."""
+    project = load_project(EXAMPLE)
+    derived = DbtMetric(unique_id="metric.coffee_shop.revenue_x2", name="revenue_x2", type="derived", metrics=(METRIC,), expr="revenue * 2")
+    project = project.model_copy(update={"metrics": {**project.metrics, derived.unique_id: derived}})
+    return export_input(project, analyze_project(project, jobs=1), consumers=True)
+
+
+def test_a_metric_draws_its_measure_and_everything_upstream(browser, example_input, tmp_path):
+    page = tmp_path / "explore.html"
+    page.write_text(explorer_html(example_input), encoding="utf-8")
+    browser.open(f"{page.as_uri()}#model={METRIC}")
+    _wait_drawn(browser, METRIC)
+    # revenue = sum(amount_paid), the measure over orders.amount_paid = coalesce(sum(stg_payments.amount), 0),
+    # and stg_payments.amount = amount_cents::decimal(10, 2) / 100 from the source's raw payments
+    want_edges = {
+        ("model.coffee_shop.orders.amount_paid", MEASURE, "passthrough"),
+        ("model.coffee_shop.stg_payments.amount", "model.coffee_shop.orders.amount_paid", "derived"),
+        ("source.coffee_shop.shop.payments.amount_cents", "model.coffee_shop.stg_payments.amount", "derived"),
+    }
+    assert _drawn(browser) == expected_lineage(example_input, MEASURE) == ({MEASURE} | {e[0] for e in want_edges}, want_edges)
+    assert _drawn_uses(browser) == {(MEASURE, METRIC, "measure"), (METRIC, EXPOSURE, "metric")}
+    nodes = set(browser.eval("[...document.querySelectorAll('#lineage g.node')].map(g => g.dataset.id)"))
+    assert nodes == {METRIC, EXPOSURE, "semantic_model.coffee_shop.orders", "model.coffee_shop.orders",
+                     "model.coffee_shop.stg_payments", "source.coffee_shop.shop.payments"}  # fmt: skip
+    sm = "#lineage g.node[data-id='semantic_model.coffee_shop.orders']"
+    assert browser.eval(f"[...document.querySelectorAll({json.dumps(sm + ' g.col')})].map(g => g.dataset.key)") == [MEASURE]
+    assert browser.eval(f"document.querySelector({json.dumps(sm + ' text.sub:last-of-type')}).textContent") == "+ 4 more columns"
+    assert "revenue" in browser.eval("document.getElementById('details').innerText")
+
+    # one hop: the measure and what reads the metric
+    browser.eval("document.getElementById('depth').value = '1'; document.getElementById('depth').dispatchEvent(new Event('change'))")
+    browser.wait_for("location.hash.includes('depth=1')")
+    assert _drawn(browser) == ({MEASURE}, set())
+    assert _drawn_uses(browser) == {(MEASURE, METRIC, "measure"), (METRIC, EXPOSURE, "metric")}
+
+    # a derived metric: through the metric it reads to the same measure and sources
+    derived = "metric.coffee_shop.revenue_x2"
+    page.write_text(explorer_html(_derived_input()), encoding="utf-8")
+    browser.open(f"{page.as_uri()}#model={derived}")
+    _wait_drawn(browser, derived)
+    assert _drawn(browser) == expected_lineage(example_input, MEASURE)
+    assert _drawn_uses(browser) == {(MEASURE, METRIC, "measure"), (METRIC, derived, "metric")}

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from catalog.cli.common import BuildOpt, FormatJsonOpt, ProjectOpt, handle_errors, print_json, print_text, say, show
+from catalog.cli.common import BuildOpt, FormatJsonOpt, ProjectOpt, emit, handle_errors, say
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
 from catalog.report.limits import DEFAULT_ANSWER_ROWS
 
@@ -36,14 +36,14 @@ MaxRowsOpt = Annotated[
 def _emit(answer, kind: str, fmt: Format, as_json: bool, max_rows: int) -> None:
     from catalog.report.answers import answer_dict, answer_markdown, answer_selector, answer_table
 
-    if as_json or fmt == Format.json:
-        print_json(answer_dict(answer, kind))
-    elif fmt == Format.md:
-        print_text(answer_markdown(answer, kind, max_rows))
-    elif fmt == Format.selector:
-        print_text(answer_selector(answer))
-    else:
-        show(answer_table(answer, kind, max_rows))
+    emit(
+        fmt,
+        as_json,
+        json=lambda: answer_dict(answer, kind),
+        md=lambda: answer_markdown(answer, kind, max_rows),
+        selector=lambda: answer_selector(answer),
+        table=lambda: answer_table(answer, kind, max_rows),
+    )
 
 
 @handle_errors

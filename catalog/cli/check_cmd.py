@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from catalog.cli.common import DialectOpt, FormatJsonOpt, JobsOpt, handle_gate_errors, print_json, print_text, say, show, warn_inputs
+from catalog.cli.common import DialectOpt, FormatJsonOpt, JobsOpt, emit, handle_gate_errors, say, warn_inputs
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
 from catalog.errors import NotFound
 
@@ -79,7 +79,8 @@ def check(
     columns, documentation, columns nothing reads.
 
     Every format also gives the rebuild selector: the models to rebuild, as `prune --state`
-    selects them, ready for `dbt build -s`.
+    selects them, then the dbt tests that read a changed column, by name, ready for
+    `dbt build -s`.
 
     Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 could not run
     (usage, bad input, Neo4j unreachable).
@@ -88,7 +89,7 @@ def check(
         raise typer.BadParameter("--project names a project in the graph; with --state the base is BASE_TARGET")
     from catalog.check import check_states
     from catalog.extract import input_warnings, load_project
-    from catalog.prune import analyze_states
+    from catalog.compare import analyze_states
     from catalog.report.check_md import check_markdown
     from catalog.store.records import load_build_project
 
@@ -109,20 +110,17 @@ def check(
     old_lineages, lineages = analyze_states(old, current, jobs=jobs)
     report = check_states(old, old_lineages, current, lineages, base=base)
 
-    if as_json or fmt == Format.json:
-        print_json({**report.to_dict(), "fail_on": fail_on.value, "warnings": warnings})
-    elif fmt == Format.md:
-        print_text(check_markdown(report, fail_on.value))
-    elif fmt == Format.github:
-        from catalog.report.check_ci import github_annotations
+    from catalog.report.check_ci import github_annotations, sarif_log
 
-        print_text(github_annotations(report, fail_on.value, project_root(path), Path.cwd()))
-    elif fmt == Format.sarif:
-        from catalog.report.check_ci import sarif_log
-
-        print_json(sarif_log(report, fail_on.value, project_root(path), Path.cwd()))
-    else:
-        show(check_table(report))
+    emit(
+        fmt,
+        as_json,
+        json=lambda: {**report.to_dict(), "fail_on": fail_on.value, "warnings": warnings},
+        md=lambda: check_markdown(report, fail_on.value),
+        github=lambda: github_annotations(report, fail_on.value, project_root(path), Path.cwd()),
+        sarif=lambda: sarif_log(report, fail_on.value, project_root(path), Path.cwd()),
+        table=lambda: check_table(report),
+    )
     failing = report.failing(fail_on.value)  # type: ignore[arg-type]
     counts = report.counts()
     say(", ".join(f"{n} {k}" for k, n in counts.items()) + f" finding(s); --fail-on {fail_on.value}: " + ("fails" if failing else "passes"))
@@ -168,6 +166,8 @@ def check_table(report: CheckReport) -> Group:
         parts.append(Text("New: " + ", ".join(report.new_models)))
     if report.removed_models:
         parts.append(Text("Removed: " + ", ".join(report.removed_models)))
+    if report.tests:
+        parts.append(Text("Tests that read a changed column: " + ", ".join(t.name for t in report.tests)))
     if report.selector:
         parts.append(Text("Rebuild: dbt build -s " + report.selector))
     return Group(*parts)

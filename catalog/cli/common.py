@@ -121,6 +121,21 @@ def print_json(data: Any, stream: bool = False) -> None:
     sys.stdout.write(json_text(data))
 
 
+def emit(fmt: Any, as_json: bool = False, **renderers: Callable[[], Any]) -> None:
+    """Print a command's answer in the format asked: the one place every answer is written.
+    ``fmt``: the ``--format`` value (``--json`` is ``--format json``); ``renderers``: per format
+    name, what makes the answer in it: data (a dict or list) is printed as indented JSON, text
+    as it is (Markdown, selectors, annotations), anything else as a rich renderable (tables)."""
+    name = "json" if as_json else getattr(fmt, "value", fmt)
+    out = renderers[name]()
+    if isinstance(out, (dict, list)):
+        print_json(out)
+    elif isinstance(out, str):
+        print_text(out)
+    else:
+        show(out)
+
+
 def say(message: str) -> None:
     """A message on stderr, verbatim."""
     from rich.text import Text

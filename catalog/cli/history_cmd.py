@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from catalog.cli.common import JsonOpt, ProjectOpt, handle_errors, print_json, print_text, say, show
+from catalog.cli.common import JsonOpt, ProjectOpt, emit, handle_errors, print_json, print_text, say, show
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
 
 if TYPE_CHECKING:
@@ -71,12 +71,7 @@ def diff(
 
     with graph_from(uri, user, password, database, timeout) as graph:
         d = diff_builds(graph, _project(graph, project), from_build, to_build)
-    if as_json or fmt == DiffFormat.json:
-        print_json({**d.model_dump(), "counts": d.counts()})
-    elif fmt == DiffFormat.md:
-        print_text(diff_markdown(d))
-    else:
-        show(diff_table(d))
+    emit(fmt, as_json, json=lambda: {**d.model_dump(), "counts": d.counts()}, md=lambda: diff_markdown(d), table=lambda: diff_table(d))
 
 
 @handle_errors

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from catalog.cli.common import BuildOpt, DialectOpt, JobsOpt, ProjectOpt, handle_errors, print_json, print_text, say, show, warn_inputs
+from catalog.cli.common import BuildOpt, DialectOpt, JobsOpt, ProjectOpt, emit, handle_errors, say, warn_inputs
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
 
 if TYPE_CHECKING:
@@ -113,8 +113,9 @@ def prune(
         raise typer.BadParameter("--project and --build read the graph; with PATH the artifacts are read instead")
 
     from catalog.analyze.project import analyze_project
+    from catalog.compare import analyze_states
     from catalog.extract import input_warnings, load_project
-    from catalog.prune import analyze_states, prune_artifacts, prune_graph, prune_state
+    from catalog.prune import prune_artifacts, prune_graph, prune_state
     from catalog.query import Catalog
 
     t0 = time.perf_counter()
@@ -133,12 +134,7 @@ def prune(
         with graph_from(uri, user, password, database, timeout) as graph:
             plan = prune_graph(Catalog(graph, project, build), names)
 
-    if as_json or fmt == Format.json:
-        print_json({**plan.to_dict(), "warnings": warnings})
-    elif fmt == Format.table:
-        show(plan_table(plan))
-    else:
-        print_text(plan.selector())
+    emit(fmt, as_json, json=lambda: {**plan.to_dict(), "warnings": warnings}, table=lambda: plan_table(plan), selector=plan.selector)
     _summary(plan, time.perf_counter() - t0)
 
 

@@ -54,7 +54,7 @@ def report(
     history: Annotated[
         int,
         typer.Option("--history", min=0, help="Also show the trends of the last N completed builds up to this one: resolved, "
-                     "documented and PII-reach figures, as a table and a chart (0: none)."),
+                     "documented, tested and PII-reach figures, as a table and a chart (0: none)."),
     ] = 0,
     project: ProjectOpt = None,
     build: BuildOpt = None,

@@ -90,6 +90,7 @@ class ConsumerNode(BaseModel):
     description: str = ""
     detail: str = ""  # a metric's type, an exposure's type, the name of the model a semantic model reads
     depends_on: tuple[str, ...] = ()  # the nodes and consumers it reads
+    elements: tuple[tuple[str, str], ...] = ()  # a semantic model's (name, entity | dimension | measure)
 
 
 def export_input(
@@ -122,7 +123,8 @@ def consumer_nodes(project: DbtProject) -> dict[str, ConsumerNode]:
     out: dict[str, ConsumerNode] = {}
     for uid, sm in project.semantic_models.items():
         out[uid] = ConsumerNode(unique_id=uid, kind="semantic_model", name=sm.name, description=sm.description,
-                                detail=(sm.model or "").rsplit(".", 1)[-1], depends_on=(sm.model,) if sm.model else ())  # fmt: skip
+                                detail=(sm.model or "").rsplit(".", 1)[-1], depends_on=(sm.model,) if sm.model else (),
+                                elements=tuple((e.name, e.kind) for e in sm.elements))  # fmt: skip
     for uid, m in project.metrics.items():
         reads = [owners[n] for n in m.measures if n in owners] + list(m.metrics)
         out[uid] = ConsumerNode(unique_id=uid, kind="metric", name=m.name, label=m.label, description=m.description,

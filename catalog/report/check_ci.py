@@ -36,7 +36,14 @@ def level(f: Finding, fail_on: str) -> str:
 
 
 def message(f: Finding) -> str:
-    return f"{f.model}.{f.column}: {cut(change_text(f), CHANGE_CHARS)}. {f.severity}: {f.why}. Hits: {hit_summary(f)}"
+    tests = f". Tests that read it: {', '.join(f.tests)}" if f.tests else ""
+    return f"{f.model}.{f.column}: {cut(change_text(f), CHANGE_CHARS)}. {f.severity}: {f.why}. Hits: {hit_summary(f)}{tests}"
+
+
+def rebuild_text(report: CheckReport) -> str:
+    """The rebuild selector, with how many of its names are tests."""
+    tests = f" ({len(report.tests)} tests that read a changed column included)" if report.tests else ""
+    return f"Rebuild: dbt build -s {report.selector}{tests}"
 
 
 class Locator:
@@ -92,6 +99,8 @@ def github_annotations(report: CheckReport, fail_on: str, project_root: Path | N
             props += [f"file={_escape_property(path)}", f"line={where.line(f)}"]
         props.append(f"title={_escape_property(f'catalog check: {f.severity}')}")
         out.append(f"::{level(f, fail_on)} {','.join(props)}::{_escape_data(message(f))}")
+    if report.selector:
+        out.append(f"::notice title={_escape_property('catalog check: rebuild')}::{_escape_data(rebuild_text(report))}")
     return "\n".join(out) + ("\n" if out else "")
 
 
@@ -105,6 +114,8 @@ def sarif_log(report: CheckReport, fail_on: str, project_root: Path | None, base
             "message": {"text": message(f)},
             "partialFingerprints": {"column": f"{f.unique_id}.{f.column}/{','.join(f.changes)}"},
         }
+        if f.tests:
+            result["properties"] = {"tests": list(f.tests)}
         path = where.file(f)
         if path:
             region = {"startLine": where.line(f)}
@@ -115,5 +126,6 @@ def sarif_log(report: CheckReport, fail_on: str, project_root: Path | None, base
     return {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
-        "runs": [{"tool": {"driver": driver}, "results": results}],
+        "runs": [{"tool": {"driver": driver}, "results": results,
+                  "properties": {"selector": report.selector, "tests": [t.name for t in report.tests]}}],
     }

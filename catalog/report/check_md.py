@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 
 from catalog.check import CheckReport, Finding
-from catalog.prune import PruneHop
+from catalog.lineage_graph import PruneHop
 from catalog.report.limits import cut
 from catalog.report.markdown import code, table, text
 from catalog.store.keys import short_label
@@ -38,6 +38,14 @@ def hit_summary(f: Finding) -> str:
         if names:
             parts.append(f"{label}: {', '.join(names)}")
     return "; ".join(parts) or "-"
+
+
+TESTS_NAMED = 20  # test names in one line; the rest are counted
+
+
+def tests_text(names: list[str] | tuple[str, ...]) -> str:
+    shown = ", ".join(code(n, table=False) for n in names[:TESTS_NAMED])
+    return shown + (f" and {len(names) - TESTS_NAMED} more" if len(names) > TESTS_NAMED else "")
 
 
 def path_of(path: tuple[PruneHop, ...]) -> str:
@@ -74,6 +82,8 @@ def finding_details(f: Finding, owners: list[str], paths: int = PATHS, models: i
             named = [f"{code(m, table=False)} {n}" for m, n in sorted(per_model.items(), key=lambda kv: (-kv[1], kv[0]))[:models]]
             rest = len(per_model) - len(named)
             lines.append("Columns hit per model: " + ", ".join(named) + (f", and {rest} more model(s)" if rest else "") + ".")
+        if f.tests:
+            lines.append("Tests that read it: " + tests_text(f.tests) + ".")
         if owners:
             lines.append("Owners of the exposures hit: " + ", ".join(text(o) for o in owners) + ".")
         shown = f.hits[:paths]
@@ -97,6 +107,8 @@ def check_markdown(report: CheckReport, fail_on: str, limit: int = LIMIT) -> str
     ]
     if report.selector:
         head += [f"Rebuild: {code('dbt build -s ' + report.selector, table=False)}", ""]
+    if report.tests:
+        head += [f"Tests that read a changed column ({len(report.tests)}, in the selector): " + tests_text([t.name for t in report.tests]), ""]
     if not report.findings:
         return "\n".join(head + ["No column changed."])
     tail = []

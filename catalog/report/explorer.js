@@ -11,7 +11,7 @@
   function expr(i) { var e = D.exprs[i]; return e !== undefined ? e : CT[i] >= 0 ? CM[i] : ''; }
   function dtype(i) { return D.dtypes[D.cols.dtype[i]]; }
   var SVGNS = 'http://www.w3.org/2000/svg';
-  var ROW = 18, HEAD = 34, CHAR = 7.3, PAD = 10, DEPTHS = ['1', '2', '3', '5', '10'];
+  var ROW = 18, HEAD = 34, CHAR = 7.3, PAD = 10, MARGIN = 20, DEPTHS = ['1', '2', '3', '5', '10'];
 
   // ------------------------------------------------------------------ indexes, built once when needed
   var idx = null;
@@ -33,26 +33,32 @@
     }
     var d = D.deps;
     for (i = 0; i < d.length; i += 2) { depUp[d[i]].push(d[i + 1]); depDown[d[i + 1]].push(d[i]); }
-    // the consumers: a column into a consumer node, a consumer node into another
-    var usesOf = [], nodeUsesDown = [], useType = new Map(), u = D.uses || [], nu = D.node_uses || [];
+    // the consumers: a column into a consumer node, a consumer node into another; both ways, a
+    // consumer node as item COUNT + node (what it reads: its measures, the metrics it reads)
+    var usesOf = [], nodeUsesDown = [], reads = [], useType = new Map(), u = D.uses || [], nu = D.node_uses || [];
     for (i = 0; i < u.length; i += 3) {
       (usesOf[u[i]] || (usesOf[u[i]] = [])).push(COUNT + u[i + 1]);
+      (reads[u[i + 1]] || (reads[u[i + 1]] = [])).push(u[i]);
       useType.set(u[i] + ' ' + (COUNT + u[i + 1]), D.use_types[u[i + 2]]);
     }
     for (i = 0; i < nu.length; i += 3) {
       (nodeUsesDown[nu[i]] || (nodeUsesDown[nu[i]] = [])).push(COUNT + nu[i + 1]);
+      (reads[nu[i + 1]] || (reads[nu[i + 1]] = [])).push(COUNT + nu[i]);
       useType.set((COUNT + nu[i]) + ' ' + (COUNT + nu[i + 1]), D.use_types[nu[i + 2]]);
     }
     var byKey = Object.create(null), byNode = Object.create(null);
     for (i = 0; i < COUNT; i++) byKey[colKey(i)] = i;
     for (i = 0; i < N.length; i++) byNode[N[i][2]] = i;
     idx = { up: up, down: down, nodeCols: nodeCols, condsOf: condsOf, condsOn: condsOn, depUp: depUp,
-            depDown: depDown, byKey: byKey, byNode: byNode, usesOf: usesOf, nodeUsesDown: nodeUsesDown, useType: useType };
+            depDown: depDown, byKey: byKey, byNode: byNode, usesOf: usesOf, nodeUsesDown: nodeUsesDown, reads: reads, useType: useType };
     return idx;
   }
   function colKey(i) { return N[CN[i]][2] + '.' + CM[i]; }
   function colLabel(i) { return N[CN[i]][1] + '.' + CM[i]; }
   function colType(i) { return CT[i] < 0 ? '' : TYPES[CT[i]]; }
+  // what a column is (a semantic model's entity, dimension or measure, or a plain column) and whose
+  function colRole(i) { return (D.roles || {})[i] || 'column'; }
+  function colOwner(i) { return N[CN[i]][0].replace(/_/g, ' ') + ' ' + N[CN[i]][1]; }
 
   // ------------------------------------------------------------------ fuzzy search
   var labels = null;  // lower-case labels: nodes first, then columns
@@ -114,11 +120,15 @@
       var li = document.createElement('li'), kind = document.createElement('span');
       kind.className = 'kind';
       li.setAttribute('role', 'option');
-      if (hit.col !== undefined) {
-        kind.textContent = 'column';
-        li.dataset.key = colKey(hit.col);
+      if (hit.col !== undefined) {  // a model's column and a semantic model's of the same label differ by kind and owner
+        var whose = document.createElement('span');
+        kind.textContent = colRole(hit.col);
+        whose.className = 'owner';
+        whose.textContent = colOwner(hit.col);
+        li.dataset.key = li.title = colKey(hit.col);
         li.appendChild(kind);
         li.appendChild(document.createTextNode(colLabel(hit.col)));
+        li.appendChild(whose);
       } else {
         kind.textContent = N[hit.node][0];
         li.dataset.node = N[hit.node][2];
@@ -198,20 +208,22 @@
     }
     return { seen: seen, edges: edges };
   }
+  // The lineage of a column, or of a metric (item COUNT + node): an item >= COUNT is node item - COUNT.
   function columnLineage(focus, depth, withConditions) {
     var ix = index();
-    var ups = bfs(focus, function (c) { return ix.up[c]; }, depth);
-    // downstream walks columns, then the consumers they feed: an item >= COUNT is node item - COUNT
+    // upstream walks the columns a column reads, and the measures and metrics a metric reads
+    var ups = bfs(focus, function (c) { return c < COUNT ? ix.up[c] : ix.reads[c - COUNT]; }, depth);
+    // downstream walks columns, then the consumers they feed
     var downs = bfs(focus, function (c) {
       if (c >= COUNT) return ix.nodeUsesDown[c - COUNT];
       var into = ix.usesOf[c];
       return into ? (ix.down[c] || []).concat(into) : ix.down[c];
     }, depth);
     var cols = new Set([...ups.seen.keys(), ...downs.seen.keys()].filter(function (c) { return c < COUNT; }));
-    var edges = ups.edges.map(function (e) { return [e[1], e[0]]; }).concat(downs.edges.filter(function (e) { return e[1] < COUNT; }));
-    var uses = downs.edges.filter(function (e) { return e[1] >= COUNT; });
-    var conds = [], extraNodes = new Set();
-    uses.forEach(function (e) { extraNodes.add(e[1] - COUNT); });
+    var all = ups.edges.map(function (e) { return [e[1], e[0]]; }).concat(downs.edges);
+    var edges = all.filter(function (e) { return e[1] < COUNT; }), uses = all.filter(function (e) { return e[1] >= COUNT; });
+    var conds = [], extraNodes = new Set(focus >= COUNT ? [focus - COUNT] : []);
+    uses.forEach(function (e) { extraNodes.add(e[1] - COUNT); if (e[0] >= COUNT) extraNodes.add(e[0] - COUNT); });
     if (withConditions) {
       var nodesWithCols = new Set([...cols].map(function (c) { return CN[c]; }));
       var seenCond = new Set();
@@ -259,7 +271,8 @@
       showColumn(focus, lin);
     } else if (sel.model !== undefined && ix.byNode[sel.model] !== undefined) {
       var n = ix.byNode[sel.model];
-      draw(modelLineage(n, depth), null, n);
+      // a metric: what it reads back to the sources, as a column's; any other node: its neighbours
+      draw(N[n][0] === 'metric' ? columnLineage(COUNT + n, depth, condBox.checked) : modelLineage(n, depth), null, n);
       showNode(n);
     } else if (sel.col !== undefined || sel.model !== undefined) {
       var p = document.createElement('p');
@@ -288,7 +301,7 @@
     });
     lin.extraNodes.forEach(function (n) { if (!byNode.has(n)) byNode.set(n, []); });
     var g = new dagre.graphlib.Graph({ multigraph: false });
-    g.setGraph({ rankdir: 'LR', nodesep: 24, ranksep: 90, marginx: 20, marginy: 20 });
+    g.setGraph({ rankdir: 'LR', nodesep: 24, ranksep: 90, marginx: MARGIN, marginy: MARGIN });
     g.setDefaultEdgeLabel(function () { return {}; });
     byNode.forEach(function (cols, n) {
       cols.sort(function (a, b) { return a - b; });
@@ -305,13 +318,15 @@
     (lin.uses || []).forEach(function (e) { g.setEdge(String(owner(e[0])), String(owner(e[1]))); });
     dagre.layout(g);
     var gg = g.graph();
-    var svg = el('svg', { width: Math.max(gg.width, 200), height: Math.max(gg.height, 100), id: 'lineage' });
+    var width = Math.max(gg.width, 200), height = Math.max(gg.height, 100);
+    var svg = el('svg', { width: width, height: height, id: 'lineage' });
     svg.dataset.focus = focusCol !== null ? colKey(focusCol) : N[focusNode][2];
     var edgeLayer = el('g', { 'class': 'edges' }, svg), nodeLayer = el('g', { 'class': 'nodes' }, svg);
-    var rowY = new Map(), box = new Map();
+    var rowY = new Map(), box = new Map(), rankStart = new Map(), mark = null;  // mark: the selection's name
     g.nodes().forEach(function (id) {
       var n = +id, v = g.node(id), x = v.x - v.width / 2, y = v.y - v.height / 2;
       box.set(n, { x: x, y: y, w: v.width, h: v.height });
+      rankStart.set(v.x, Math.min(x, rankStart.has(v.x) ? rankStart.get(v.x) : x));  // a rank's boxes share their centre
       var status = N[n][3];
       var gn = el('g', { 'class': 'node ' + N[n][0] + (status ? ' ' + status : '') + (n === focusNode ? ' focus' : ''),
                          transform: 'translate(' + x + ',' + y + ')' }, nodeLayer);
@@ -321,6 +336,7 @@
       head.addEventListener('click', function () { go({ model: N[n][2] }); });
       var t = text(gn, PAD, 15, (status === 'failed' || status === 'unresolved' || status === 'partial' ? '\u26a0 ' : '') + N[n][1], 'title');
       t.addEventListener('click', function () { go({ model: N[n][2] }); });
+      if (n === focusNode) mark = t;
       var sub = N[n][0] + (N[n][5] ? ' \u00b7 ' + N[n][5] : '') + (status && status !== 'resolved' ? ' \u00b7 ' + status : '');
       text(gn, PAD, 27, sub, 'sub');
       title(gn, N[n][2] + (N[n][4] ? '\n' + status + ': ' + N[n][4] : ''));
@@ -330,7 +346,8 @@
                             transform: 'translate(0,' + cy + ')' }, gn);
         row.dataset.key = colKey(c);
         el('rect', { width: v.width, height: ROW }, row);
-        text(row, PAD, 13, (resolved(c) ? '' : '\u26a0 ') + CM[c]);
+        var name = text(row, PAD, 13, (resolved(c) ? '' : '\u26a0 ') + CM[c]);
+        if (c === focusCol) mark = name;
         if (colType(c)) text(row, v.width - PAD - colType(c).length * 6.4, 13, colType(c), 't');
         title(row, colLabel(c) + (colType(c) ? ' (' + colType(c) + ')' : '') + (expr(c) ? '\n' + expr(c) : '') +
               (reason(c) ? '\nnot resolved: ' + reason(c) : ''));
@@ -371,17 +388,32 @@
       title(p, fromLabel + ' \u2192 ' + N[e[1] - COUNT][1] + ' (' + N[e[1] - COUNT][0] + ', ' + type + ')');
     });
     graphEl.appendChild(svg);
-    // re-centre on the selection
-    var fb = focusCol !== null ? box.get(CN[focusCol]) : box.get(focusNode);
-    if (fb) {  // scroll only when the selection is out of view
-      var fy = focusCol !== null ? rowY.get(focusCol) : fb.y + fb.h / 2;
-      if (fb.x < graphEl.scrollLeft || fb.x + fb.w > graphEl.scrollLeft + graphEl.clientWidth) {
-        graphEl.scrollLeft = Math.max(0, fb.x + fb.w / 2 - graphEl.clientWidth / 2);
-      }
-      if (fy < graphEl.scrollTop + 20 || fy > graphEl.scrollTop + graphEl.clientHeight - 20) {
-        graphEl.scrollTop = Math.max(0, fy - graphEl.clientHeight / 2);
-      }
+    // open at the top left, on the first models, scrolled only as far as the selection's name needs
+    // and then to the start of a rank, so that no model is cut at the pane's left edge
+    if (!mark) return;
+    var fb = box.get(focusCol !== null ? CN[focusCol] : focusNode), right = fb.x + PAD + mark.getComputedTextLength();
+    var top = focusCol !== null ? rowY.get(focusCol) - ROW / 2 : fb.y, bottom = focusCol !== null ? top + ROW : fb.y + HEAD;
+    var left, down, starts = [...rankStart.values()], tops = [...box.values()].map(function (b) { return b.y; });
+    for (var pass = 0; pass < 2; pass++) {  // the second once the scroll bars the first added are there
+      var cw = graphEl.clientWidth, ch = graphEl.clientHeight;
+      left = opening(starts, fb.x, right, cw);
+      down = opening(tops, bottom - fb.y <= ch ? fb.y : top, bottom, ch);
+      if (left + cw <= width && down + ch <= height) break;
+      // room to scroll that far: blank past the drawing's end
+      width = Math.max(width, left + cw); height = Math.max(height, down + ch);
+      svg.setAttribute('width', width); svg.setAttribute('height', height);
     }
+    graphEl.scrollLeft = left;
+    graphEl.scrollTop = down;
+  }
+  // The least scroll, 0 or MARGIN before one of `starts`, that shows lo..hi whole; failing that,
+  // lo..hi at MARGIN from the edge (or its end, when longer than the pane).
+  function opening(starts, lo, hi, size) {
+    var best = Math.max(0, hi - lo + MARGIN <= size ? lo - MARGIN : hi - size);
+    [0].concat(starts.map(function (s) { return s - MARGIN; })).forEach(function (s) {
+      if (s >= 0 && s < best && s <= lo && hi <= s + size) best = s;
+    });
+    return best;
   }
 
   // ------------------------------------------------------------------ the details panel
@@ -419,7 +451,7 @@
   function showColumn(c, lin) {
     var ix = index(), n = CN[c];
     var dl = panel(colLabel(c));
-    field(dl, 'model', N[n][1] + ' (' + N[n][0] + ')');
+    field(dl, 'kind', colRole(c) + ' of ' + colOwner(c));
     field(dl, 'unique id', colKey(c));
     field(dl, 'type', colType(c) || 'not analyzed');
     field(dl, 'data type', dtype(c));

@@ -11,7 +11,8 @@ flat arrays so that 5,000 models stay a few megabytes:
 - ``cols``: column arrays ``node`` (indexes ``nodes``), ``name``, ``type`` (indexes ``types``;
   -1: not analyzed, e.g. a source's column) and ``dtype`` (indexes ``dtypes``); ``exprs`` maps a
   column's index to its expression where that is not its bare name, ``unresolved`` the index of
-  each column whose origin is not proved to the reason.
+  each column whose origin is not proved to the reason, ``roles`` a semantic model's column to
+  what it is (``entity``, ``dimension`` or ``measure``; any other column is a plain column).
 - ``feeds``: ``[up, down, ...]`` column index pairs (the edge's type and expression are the
   downstream column's); ``conds``: ``[column, node, clause, ...]`` (``clause`` indexes
   ``clauses``); ``deps``: ``[child, parent, ...]`` node index pairs.
@@ -57,6 +58,7 @@ def _explorer_data(data: ExportInput) -> dict[str, Any]:
     col_dtype: list[int] = []
     exprs: dict[int, str] = {}
     unresolved: dict[int, str] = {}
+    roles: dict[int, str] = {}
     dtypes: dict[str, int] = {"": 0}
     col_index: dict[tuple[str, str], int] = {}
     kind_index = {k: i for i, k in enumerate(ColumnKind)}
@@ -110,12 +112,15 @@ def _explorer_data(data: ExportInput) -> dict[str, Any]:
     for uid in sorted(data.consumers):
         node(uid)
         lin = data.semantic.get(uid)
+        role = dict(data.consumers[uid].elements)
         for c in lin.columns if lin is not None else ():
             i = column(uid, c.name, kind_index[c.kind])
             if c.expr != c.name:
                 exprs[i] = c.expr
             if not c.resolved:
                 unresolved[i] = c.reason or ""
+            if c.name in role:
+                roles[i] = role[c.name]
     feeds: list[int] = []
     conds: list[int] = []
     deps: list[int] = []
@@ -159,6 +164,7 @@ def _explorer_data(data: ExportInput) -> dict[str, Any]:
         "cols": {"node": col_node, "name": col_name, "type": col_type, "dtype": col_dtype},
         "exprs": exprs,
         "unresolved": unresolved,
+        "roles": roles,
         "feeds": feeds,
         "conds": conds,
         "deps": deps,
@@ -218,8 +224,10 @@ header label { color: #cbd5e0; font-size: 12px; }
 #results:empty { display: none; }
 #results li { padding: 4px 8px; cursor: pointer; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 #results li.active, #results li:hover { background: #ebf4ff; }
-.kind { display: inline-block; min-width: 54px; font-size: 10.5px; color: #5a6578; text-transform: uppercase; }
+.kind { display: inline-block; min-width: 72px; font-size: 10.5px; color: #5a6578; text-transform: uppercase; }
+.owner { margin-left: 10px; font-size: 11px; color: #5a6578; }
 #graph { overflow: auto; position: relative; background: #f7fafc; }
+#graph svg { display: block; }
 #graph .hint { padding: 24px; color: #5a6578; max-width: 640px; }
 aside { border-left: 1px solid #e2e8f0; padding: 10px 14px; overflow-y: auto; background: #fff; }
 aside h2 { font-size: 14px; margin: 4px 0 8px; word-break: break-all; }
@@ -274,7 +282,7 @@ PAGE = """<!DOCTYPE html>
   <label><input id="conditions" type="checkbox"> conditions (where, join, group by…)</label>
   <span class="legend" id="legend"></span>
 </header>
-<main id="graph"><p class="hint">Type a model, column, metric or exposure name above. Selecting a column draws where it comes from (left) and what it feeds (right), down to metrics and exposures; click a column to re-centre on it, a model's header to see all its columns, an edge to see its expression. The address keeps the selection: copy it to share.</p></main>
+<main id="graph"><p class="hint">Type a model, column, metric or exposure name above. Selecting a column or a metric draws where it comes from (left) and what it feeds (right), down to metrics and exposures; click a column to draw its own, a model's header to see all its columns, an edge to see its expression. The address keeps the selection: copy it to share.</p></main>
 <aside id="details"></aside>
 <script type="application/json" id="catalog-data">{data}</script>
 <script>{dagre}</script>

@@ -10,6 +10,8 @@ Sections (each read with one ``cypher/read/report_*.cypher`` file, runnable in N
 - the most depended-on columns (fan-out and everything reached downstream);
 - descriptions an undocumented column could inherit through passthrough and renamed edges;
 - pictures of the lineage around the most depended-on columns (nodes in layers, edges);
+- test coverage: per node, the columns its tests read, and the untested columns that feed
+  metrics, exposures and public or contracted models, with how much depends on each.
 - with ``history``, trends: the headline figures of the project's last builds.
 
 :func:`collect_report` returns a :class:`GovernanceReport` (plain records, deterministic
@@ -86,11 +88,19 @@ NOTES = {
         "would inherit and where from. When the nearest documented columns disagree, every candidate is "
         "listed and none is proposed."
     ),
+    "tests": (
+        "Columns read by at least one dbt test of the build (a generic test's column, a relationships test's "
+        "target column, a unit test's expected columns, and the columns that decide a singular test's result: "
+        "those in its WHERE, JOIN, GROUP BY, HAVING and window clauses, and those its computed columns read), "
+        "per model, snapshot, seed and source. Untested columns that matter: columns no test reads that belong "
+        "to or feed (FEEDS, any depth) a public or contracted model, or feed a semantic model, metric, exposure "
+        "or saved query; with the number of columns downstream of each and the consumers reached."
+    ),
     "history": (
         "The headline figures of the project's last builds that completed, oldest first: columns of analyzed "
         "models whose lineage is resolved (or proved to have no upstream), columns of models and snapshots "
-        "with a description, and the columns PII values reach unmasked, those not tagged PII among them. "
-        "Tested columns are shown where the builds record tests."
+        "with a description, columns of models and snapshots that a dbt test reads, and the columns PII values "
+        "reach unmasked, those not tagged PII among them."
     ),
     "pictures": (
         "The lineage around the most depended-on columns (each picture skips columns already drawn in an "
@@ -295,7 +305,7 @@ class TrendPoint(BaseModel, frozen=True):
     columns: int
     resolved: int  # resolved or proved to have no upstream
     documented: int  # of the columns of models and snapshots
-    tested: int | None = None  # None: the build records no tests
+    tested: int  # read by at least one dbt test, of the columns of models and snapshots
     pii_reached: int  # distinct columns PII values reach unmasked
     pii_untagged: int  # of them, those not tagged PII
 
@@ -309,6 +319,45 @@ class TrendPoint(BaseModel, frozen=True):
     def documented_pct(self) -> float:
         return _pct(self.documented, self.columns)
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def tested_pct(self) -> float:
+        return _pct(self.tested, self.columns)
+
+
+class ModelTests(BaseModel, frozen=True):
+    unique_id: str
+    name: str
+    resource_type: str
+    columns: int
+    tested: int
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def tested_pct(self) -> float:
+        return _pct(self.tested, self.columns)
+
+
+class UntestedColumn(BaseModel, frozen=True):
+    column: Col
+    downstream_columns: int  # distinct columns reached through FEEDS, any depth
+    protected_models: tuple[str, ...]  # public or contracted models it belongs to or feeds
+    consumers: tuple[str, ...]  # kind:name of the semantic models, metrics, exposures and saved queries it feeds
+
+
+class DbtTestCoverage(BaseModel, frozen=True):
+    tests: int
+    by_kind: dict[str, int]  # generic, singular, unit
+    columns: int
+    tested: int
+    models: tuple[ModelTests, ...]  # least tested first
+    untested: tuple[UntestedColumn, ...]  # untested columns that matter, most depended on first
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def tested_pct(self) -> float:
+        return _pct(self.tested, self.columns)
+
 
 class GovernanceReport(BaseModel, frozen=True):
     project: str
@@ -320,6 +369,7 @@ class GovernanceReport(BaseModel, frozen=True):
     depended_on: tuple[DependedOn, ...]
     inheritable: tuple[Inheritable, ...]
     pictures: tuple[Picture, ...]
+    tests: DbtTestCoverage
     history: tuple[TrendPoint, ...] = ()  # only with collect_report(history=N)
 
 
@@ -367,6 +417,9 @@ def collect_report(
             "coverage": pool.submit(read, "report_model_coverage"),
             "unresolved": pool.submit(read, "report_unresolved_columns"),
             "unused": pool.submit(read_values, "report_unused_columns"),
+            "test_coverage": pool.submit(read, "report_test_coverage"),
+            "consumer_inputs": pool.submit(read, "report_consumer_inputs"),
+            "build_tests": pool.submit(read, "list_build_tests"),
         }
         rows = {name: f.result() for name, f in futures.items() if not name.startswith("lineage")}
         coverage = _coverage(rows["coverage"], rows["unresolved"])
@@ -378,7 +431,8 @@ def collect_report(
         with paused_gc():
             walked = BuildLineage(parts)
             rows.update(_walked_rows(walked, max(top, PICTURE_CANDIDATES), lambda keys: _details(graph, params, keys)))
-        say(f"reach, PII flow and inheritable descriptions in memory in {time.perf_counter() - t0:.2f}s")
+            tests = _test_coverage(rows["test_coverage"], rows["build_tests"], rows["consumer_inputs"], walked)
+        say(f"reach, PII flow, inheritable descriptions and untested columns in memory in {time.perf_counter() - t0:.2f}s")
         undocumented = _undocumented(undocumented_rows.result(), coverage, public)
     depended_all = [_depended_on(r) for r in rows["depended_on"]]
     t0 = time.perf_counter()
@@ -394,6 +448,7 @@ def collect_report(
         depended_on=tuple(depended_all[:top]),
         inheritable=inheritable_records(rows["inheritable"]),
         pictures=pictures,
+        tests=tests,
         history=collect_trends(catalog, history, say) if history else (),
     )
 
@@ -404,8 +459,8 @@ TREND_STATUSES = ("active", "superseded")  # builds that completed
 
 def collect_trends(catalog: Catalog, count: int, say: Callable[[str], None] = lambda _msg: None) -> tuple[TrendPoint, ...]:
     """The figures of the last ``count`` completed builds of ``catalog``'s project up to its
-    build, oldest first, each read as that build (``report_model_coverage`` and
-    ``report_build_columns`` with its id)."""
+    build, oldest first, each read as that build (``report_model_coverage``,
+    ``report_build_columns`` and ``report_test_coverage`` with its id)."""
     graph, project = catalog.graph, catalog.project
     builds = [r["build"] for r in graph.read("read/list_builds", project=project)]
     chosen = [b for b in builds if b.get("status") in TREND_STATUSES and b["id"] <= catalog.build_id][:count]
@@ -417,10 +472,12 @@ def collect_trends(catalog: Catalog, count: int, say: Callable[[str], None] = la
         walked = BuildLineage(graph.read_values("read/report_build_columns", **params, skip=0, limit=ALL_ROWS))
         analyzed = [i for i in range(len(walked.keys)) if walked.in_build[i] and walked.resource_type[i] in ANALYZED]
         reached = set().union(*(walked.unmasked_reach(k) for k in walked.pii_columns()))
+        tested = sum(1 for r in graph.read("read/report_test_coverage", **params) if r["resource_type"] in ANALYZED
+                     for c in r["columns"] if c[4])
         points.append(TrendPoint(
             build=b["id"], finished_at=None if b.get("finished_at") is None else str(b["finished_at"]),
             models=totals.models, columns=totals.columns, resolved=totals.resolved + totals.no_upstream,
-            documented=sum(1 for i in analyzed if walked.documented[i]),
+            documented=sum(1 for i in analyzed if walked.documented[i]), tested=tested,
             pii_reached=len(reached), pii_untagged=sum(1 for k in reached if not walked.pii[walked.index[k]]),
         ))  # fmt: skip
         say(f"trends: build {b['id']} in {time.perf_counter() - t0:.2f}s")
@@ -677,6 +734,83 @@ def inheritable_records(rows: list[dict[str, Any]]) -> tuple[Inheritable, ...]:
         )
     out.sort(key=lambda i: (i.column.model, i.column.name, i.column.unique_id))
     return tuple(out)
+
+
+# ---------------------------------------------------------------------------- tests
+def _test_coverage(
+    node_rows: list[dict[str, Any]], test_rows: list[dict[str, Any]], input_rows: list[dict[str, Any]], walked: BuildLineage
+) -> DbtTestCoverage:
+    """From ``report_test_coverage``, ``list_build_tests`` and ``report_consumer_inputs``, with
+    the build's FEEDS walked in memory for what each untested column reaches."""
+    models: list[ModelTests] = []
+    untested: list[tuple[str, Col]] = []
+    protected: dict[str, str] = {}  # column key -> its public or contracted model
+    for r in node_rows:
+        if not r["columns"]:
+            continue
+        tested = sum(1 for c in r["columns"] if c[4])
+        models.append(ModelTests(unique_id=r["unique_id"], name=r["name"], resource_type=r["resource_type"],
+                                 columns=len(r["columns"]), tested=tested))  # fmt: skip
+        guarded = r["resource_type"] == "model" and (r["access"] == "public" or r["contract"])
+        for key, unique_id, model, column, tests in r["columns"]:
+            if guarded:
+                protected[key] = r["name"]
+            if not tests:
+                untested.append((key, _col(model, unique_id, column)))
+    models.sort(key=lambda m: (m.tested_pct, m.name, m.unique_id))
+    inputs: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for r in input_rows:
+        inputs[r["up"]].append((r["down"], f"{r['kind']}:{r['name']}"))
+    rows: list[UntestedColumn] = []
+    feeding = _feeding(walked, set(protected) | set(inputs))
+    for key, col in untested:
+        i = walked.index.get(key)
+        if key not in protected and key not in inputs and i not in feeding:
+            continue  # feeds nothing that matters: its reach is not walked
+        reach = {walked.keys[d] for d in walked.reach_set(i)} if i is not None else set()
+        guarded_models = sorted({protected[k] for k in reach | {key} if k in protected})
+        consumers = sorted(_consumers_fed(reach | {key}, inputs))
+        if guarded_models or consumers:
+            rows.append(UntestedColumn(column=col, downstream_columns=len(reach), protected_models=tuple(guarded_models),
+                                       consumers=tuple(consumers)))  # fmt: skip
+    rows.sort(key=lambda u: (-u.downstream_columns, -len(u.consumers), u.column.model, u.column.name, u.column.unique_id))
+    by_kind = {k: 0 for k in ("generic", "singular", "unit")}
+    for t in test_rows:
+        by_kind[t["kind"]] = by_kind.get(t["kind"], 0) + 1
+    return DbtTestCoverage(
+        tests=len(test_rows), by_kind=by_kind, columns=sum(m.columns for m in models), tested=sum(m.tested for m in models),
+        models=tuple(models), untested=tuple(rows),
+    )  # fmt: skip
+
+
+def _feeding(walked: BuildLineage, targets: set[str]) -> set[int]:
+    """The columns that feed any of ``targets`` (column keys) through FEEDS, at any depth."""
+    into: dict[int, list[int]] = defaultdict(list)
+    for up, downs in enumerate(walked.out):
+        for d in downs:
+            into[d].append(up)
+    stack = [walked.index[k] for k in targets if k in walked.index]
+    seen: set[int] = set()
+    while stack:
+        for up in into.get(stack.pop(), ()):
+            if up not in seen:
+                seen.add(up)
+                stack.append(up)
+    return seen
+
+
+def _consumers_fed(keys: set[str], inputs: dict[str, list[tuple[str, str]]]) -> set[str]:
+    """kind:name of everything INPUT_OF edges reach from ``keys``, at any depth."""
+    found: set[str] = set()
+    seen = set(keys)
+    stack = [k for k in keys if k in inputs]
+    while stack:
+        for down, label in inputs.get(stack.pop(), ()):
+            found.add(label)
+            if down not in seen:
+                seen.add(down)
+                stack.append(down)
+    return found
 
 
 # ---------------------------------------------------------------------------- pictures

@@ -10,7 +10,16 @@ from urllib.parse import quote
 
 from catalog import __version__
 from catalog.report.governance import NOTES, STATUSES, Col, GovernanceReport
-from catalog.report.governance_render import DEFAULT_MAX_ROWS, TREND_HEADER, capped, path_text, summary_lines, trend_rows
+from catalog.report.governance_render import (
+    DEFAULT_MAX_ROWS,
+    TREND_HEADER,
+    capped,
+    path_text,
+    summary_lines,
+    tests_line,
+    trend_rows,
+    untested_rows,
+)
 from catalog.report.limits import cut
 from catalog.report.governance_svg import render_picture, render_trends
 
@@ -97,6 +106,7 @@ SECTIONS = [
     ("unused", "Unused columns"),
     ("depended-on", "Most depended-on columns"),
     ("inheritable", "Inheritable descriptions"),
+    ("tests", "Test coverage"),
     ("pictures", "Lineage pictures"),
     ("history", "Trends"),
 ]
@@ -176,6 +186,7 @@ def report_html(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS, explorer:
     _unused(page, r)
     _depended_on(page, r)
     _inheritable(page, r)
+    _tests(page, r)
     _pictures(page, r)
     if r.history:
         _trends(page, r)
@@ -204,16 +215,18 @@ def _summary(page: _Page, r: GovernanceReport) -> None:
     page.add("</div></section>")
 
 
-def _bar(parts: Sequence[tuple[str, int]], total: int) -> str:
+def _bar(parts: Sequence[tuple[str, int]], total: int, labels: dict[str, str] | None = None) -> str:
+    """A stacked bar of ``parts`` (CSS class, count); ``labels``: what a class is called, when not its name."""
     if not total:
         return ""
+    named = {cls: (labels or {}).get(cls, cls.replace("_", " ")) for cls, _ in parts}
     spans = "".join(
-        f'<span class="{cls}" style="width:{100.0 * n / total:.2f}%" title="{_e(cls.replace("_", " "))}: {n}"></span>'
+        f'<span class="{cls}" style="width:{100.0 * n / total:.2f}%" title="{_e(named[cls])}: {n}"></span>'
         for cls, n in parts if n
     )
     legend = "".join(
         f'<span><i class="{cls}" style="background:var(--{cls}, {"#68d391" if cls == "no_upstream" else "#a0aec0"})"></i>'
-        f'{_e(cls.replace("_", " "))} {n}</span>'
+        f'{_e(named[cls])} {n}</span>'
         for cls, n in parts
     )
     return f'<div class="bar">{spans}</div><div class="legend-inline">{legend}</div>'
@@ -324,6 +337,23 @@ def _trends(page: _Page, r: GovernanceReport) -> None:
     _section(page, "history", NOTES["history"])
     page.add(render_trends(r.history))
     page.table(TREND_HEADER, [tuple(_e(v) for v in row) for row in trend_rows(r)], "No completed build.", numeric=(5, 6))
+    page.add("</section>")
+
+
+def _tests(page: _Page, r: GovernanceReport) -> None:
+    t = r.tests
+    _section(page, "tests", NOTES["tests"])
+    page.add(f"<h3>Columns ({t.columns})</h3>")
+    page.add(_bar([("resolved", t.tested), ("untraced", t.columns - t.tested)], t.columns, {"resolved": "tested", "untraced": "untested"}))
+    page.add(f"<p>{_e(tests_line(r))}.</p>")
+    page.add("<h3>Per model</h3>")
+    page.table(["model", "type", "columns", "tested", "%"],
+               [(_code(m.name), _e(m.resource_type), str(m.columns), str(m.tested), str(m.tested_pct)) for m in t.models],
+               "No node with columns in this build.", numeric=(2, 3, 4))
+    page.add("<h3>Untested columns that matter</h3>")
+    page.table(["column", "columns downstream", "public or contracted models", "consumers", "consumers reached"],
+               untested_rows(r, _code, page.col),
+               "Every column that feeds a consumer or a public or contracted model is tested.", numeric=(1, 3))
     page.add("</section>")
 
 

@@ -51,7 +51,24 @@ def summary_lines(r: GovernanceReport) -> list[tuple[str, str]]:
         ("Unused columns", f"{len(r.unused)} on models that others depend on"),
         ("Inheritable descriptions", f"{sum(1 for i in r.inheritable if not i.conflict)} columns "
                                      f"(+{sum(1 for i in r.inheritable if i.conflict)} with conflicting candidates)"),
+        ("Tested columns", tests_line(r)),
     ]
+
+
+def tests_line(r: GovernanceReport) -> str:
+    t = r.tests
+    kinds = ", ".join(f"{n} {k}" for k, n in t.by_kind.items())
+    return (f"{t.tested} of {t.columns} ({t.tested_pct}%) read by {t.tests} tests ({kinds}); "
+            f"{len(t.untested)} untested columns feed metrics, exposures or public or contracted models")
+
+
+def untested_rows(r: GovernanceReport, code: Any, column: Any) -> list[tuple[Any, ...]]:
+    """The rows of the untested-columns table (Markdown and HTML): ``code`` formats a name, ``column`` a column."""
+    return [
+        (column(u.column), str(u.downstream_columns), ", ".join(code(m) for m in u.protected_models),
+         str(len(u.consumers)), ", ".join(code(c) for c in u.consumers))
+        for u in r.tests.untested
+    ]  # fmt: skip
 
 
 def path_text(types: Sequence[str]) -> str:
@@ -172,6 +189,18 @@ def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> st
             rows.append((markdown.code(i.column.label), markdown.text(i.description), markdown.code(i.source.label), path_text(i.hops)))
     md.table(["column", "would inherit", "from", "path"], rows, "no undocumented column copies a documented one")
 
+    # tests
+    t = r.tests
+    md.add("## Test coverage", "", NOTES["tests"], "", markdown.text(tests_line(r)) + ".", "")
+    md.add("### Per model", "")
+    md.table(["model", "type", "columns", "tested", "%"],
+             [(markdown.code(m.name), m.resource_type, m.columns, m.tested, m.tested_pct) for m in t.models],
+             "no node with columns", "llrrr")
+    md.add("### Untested columns that matter", "")
+    md.table(["column", "columns downstream", "public or contracted models", "consumers", "consumers reached"],
+             untested_rows(r, markdown.code, lambda c: markdown.code(c.label)),
+             "every column that feeds a consumer or a public or contracted model is tested", "lrlrl")
+
     # pictures
     md.add("## Lineage pictures", "")
     if r.pictures:
@@ -196,7 +225,7 @@ def trend_rows(r: GovernanceReport) -> list[tuple[str, ...]]:
     """The trends table's rows (plain text), shared by Markdown and HTML."""
     return [
         (str(p.build), (p.finished_at or "-")[:19].replace("T", " "), f"{p.resolved} of {p.columns} ({p.resolved_pct}%)",
-         f"{p.documented} of {p.columns} ({p.documented_pct}%)", "-" if p.tested is None else str(p.tested),
+         f"{p.documented} of {p.columns} ({p.documented_pct}%)", f"{p.tested} of {p.columns} ({p.tested_pct}%)",
          str(p.pii_reached), str(p.pii_untagged))
         for p in r.history
     ]

@@ -196,12 +196,12 @@ def _node(n: PictureNode, x: float, y: float, w: float) -> list[str]:
 
 
 # ---------------------------------------------------------------------------- trends
-TREND_SERIES = (("resolved_pct", "resolved", "#2f855a"), ("documented_pct", "documented", "#2b6cb0"))
+TREND_SERIES = (("resolved_pct", "resolved", "#2f855a"), ("documented_pct", "documented", "#2b6cb0"), ("tested_pct", "tested", "#c05621"))
 TREND_W, TREND_H, TREND_PAD, TREND_STEP = 560, 180, 40, 56
 
 
 def render_trends(points: Sequence[TrendPoint]) -> str:
-    """The builds' resolved and documented shares (0-100 %) as lines, one point per build,
+    """The builds' resolved, documented and tested shares (0-100 %) as lines, one point per build,
     and the columns PII reaches untagged written under each build."""
     n = len(points)
     width = max(TREND_W, 2 * TREND_PAD + TREND_STEP * max(n - 1, 1))
@@ -214,7 +214,7 @@ def render_trends(points: Sequence[TrendPoint]) -> str:
         return TREND_PAD + plot_h * (1 - pct / 100.0)
 
     parts = [f'<svg class="lineage trends" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{TREND_H + 24}" '
-             f'viewBox="0 0 {width} {TREND_H + 24}" role="img" aria-label="resolved and documented columns per build">']
+             f'viewBox="0 0 {width} {TREND_H + 24}" role="img" aria-label="resolved, documented and tested columns per build">']
     for pct in (0, 50, 100):
         parts.append(f'<line x1="{TREND_PAD}" y1="{y(pct):.1f}" x2="{width - TREND_PAD}" y2="{y(pct):.1f}" stroke="#e2e8f0"/>'
                      f'<text class="layer" x="{TREND_PAD - 6}" y="{y(pct) + 4:.1f}" text-anchor="end">{pct}%</text>')

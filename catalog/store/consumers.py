@@ -7,6 +7,8 @@ Nodes hold their identity only (``key``, ``project``, ``unique_id``, ``name``,
 - ``(:Project)-[:DEFINES]->(consumer)``: the consumer in a build, with its properties then;
 - ``(:SemanticModel)-[:HAS]->(:Column)``: its entities, dimensions and measures (kind, type,
   expr, agg);
+- ``(:Test)-[:TESTS]->(:Column)``: a data test or unit test reads that column
+  (:mod:`catalog.analyze.dbt_tests`); the test itself is DEFINED like a consumer, with its record;
 - ``(:Column|:Metric)-[:INPUT_OF {type, expr}]->(:Column|:Metric|:Exposure|:SavedQuery)``: a
   model column into an entity, dimension or measure (type and expr as the analysis of its
   ``expr`` found them, like a FEEDS edge), a measure into a metric, a metric into a metric, a
@@ -14,7 +16,8 @@ Nodes hold their identity only (``key``, ``project``, ``unique_id``, ``name``,
   that model-level answers (reports, column impact) stay about models.
 
 A build compares the open relationships with the ones it wants, closes those that changed or
-went and creates the new ones, so an unchanged consumer keeps its relationships.
+went and creates the new ones (:mod:`catalog.store.versioned`), so an unchanged consumer keeps
+its relationships.
 """
 
 from __future__ import annotations
@@ -22,28 +25,32 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from catalog.analyze.records import ModelLineage
+from catalog.analyze.records import ColumnRef, ModelLineage
 from catalog.analyze.semantic import ConsumerEdge
+from catalog.analyze.dbt_tests import with_columns
 from catalog.extract import DbtProject
 from catalog.store.graph import Graph
 from catalog.store.keys import column_node_key, model_node_key
+from catalog.store.versioned import changes
 
-LABELS = {"semantic_model": "SemanticModel", "metric": "Metric", "exposure": "Exposure", "saved_query": "SavedQuery"}
+LABELS = {"semantic_model": "SemanticModel", "metric": "Metric", "exposure": "Exposure", "saved_query": "SavedQuery", "test": "Test", "unit_test": "Test"}
+Tested = dict[str, tuple[ColumnRef, ...]]  # test unique id -> the columns it reads
 
 
 def write_consumers(
-    graph: Graph, project: DbtProject, semantic: dict[str, ModelLineage], edges: list[ConsumerEdge], build_id: int
+    graph: Graph, project: DbtProject, semantic: dict[str, ModelLineage], edges: list[ConsumerEdge], build_id: int, tested: Tested | None = None
 ) -> dict[str, int]:
-    """Write the consumers of ``project`` for build ``build_id``; the counts written and closed."""
+    """Write the consumers and tests of ``project`` for build ``build_id`` (``tested``: the
+    columns of each test, :func:`catalog.analyze.dbt_tests.columns_tested`); the counts written and closed."""
     name = project.name
-    desired = _desired(project, semantic, edges)
+    desired = _desired(project, semantic, edges) | _desired_tests(project, tested or {})
     current: dict[tuple, dict[str, Any]] = {}
     for r in graph.read("read/list_consumer_relationships", project=name):
         props = {k: v for k, v in (r["props"] or {}).items() if k not in ("since", "until")}
         current[(r["kind"], r["a"], r["b"])] = {"id": r["id"], "props": props}
-    stored = {k: _stored(v) for k, v in desired.items()}
-    to_close = [c["id"] for k, c in current.items() if k not in stored or stored[k] != c["props"]]
-    to_create = {k: v for k, v in desired.items() if k not in current or current[k]["props"] != stored[k]}
+    diff = changes({k: _stored(v) for k, v in desired.items()}, {k: (c["id"], c["props"]) for k, c in current.items()})
+    to_close = diff.close
+    to_create = {k: desired[k] for k in diff.create}
     nodes = [
         {"label": LABELS[uid.split(".", 1)[0]], "node": {"key": model_node_key(name, uid), "project": name, "unique_id": uid, "name": n, "resource_type": uid.split(".", 1)[0]}}
         for uid, n in _consumer_names(project).items()
@@ -56,10 +63,12 @@ def write_consumers(
     graph.write_batches("write/merge_consumers", nodes)
     graph.write_batches("write/merge_columns", columns)
     closed = graph.close_relationships(build_id, to_close)
-    rows: dict[str, list[dict[str, Any]]] = {"defines": [], "has": [], "input_of": []}
+    rows: dict[str, list[dict[str, Any]]] = {"defines": [], "has": [], "input_of": [], "tests": []}
     for (kind, a, b), props in to_create.items():
         if kind == "defines":
             rows[kind].append({"key": a, "props": props})
+        elif kind == "tests":
+            rows[kind].append({"test": a, "column": b})
         elif kind == "has":
             rows[kind].append({"model": a, "column": b, "props": _stored(props)})
         else:
@@ -67,12 +76,13 @@ def write_consumers(
     written = graph.write_batches("write/create_defines", rows["defines"], project=name, build_id=build_id)
     written += graph.write_batches("write/create_semantic_columns", rows["has"], build_id=build_id)
     written += graph.write_batches("write/create_inputs", rows["input_of"], build_id=build_id)
+    written += graph.write_batches("write/create_tests", rows["tests"], build_id=build_id)
     return {"consumers": len(nodes), "consumer_relationships_written": written, "consumer_relationships_closed": closed}
 
 
 def _consumer_names(project: DbtProject) -> dict[str, str]:
     out: dict[str, str] = {}
-    for table in (project.semantic_models, project.metrics, project.exposures, project.saved_queries):
+    for table in (project.semantic_models, project.metrics, project.exposures, project.saved_queries, project.tests):
         out.update({uid: c.name for uid, c in table.items()})
     return out
 
@@ -108,6 +118,20 @@ def _desired(project: DbtProject, semantic: dict[str, ModelLineage], edges: list
                 out[("input_of", column_node_key(name, src.unique_id, src.column), down)] = _clean({"type": c.kind.value, "expr": c.expr})
     for up, down, typ, expr in edges:  # a column id or a metric's unique id: keyed alike
         out[("input_of", mkey(up), mkey(down))] = _clean({"type": typ, "expr": expr})
+    return out
+
+
+def _desired_tests(project: DbtProject, tested: Tested) -> dict[tuple, dict[str, Any]]:
+    """Each test DEFINED with its record (its columns read, :func:`with_columns`), and a TESTS
+    relationship to each of its columns."""
+    out: dict[tuple, dict[str, Any]] = {}
+    for uid, test in project.tests.items():
+        refs = tested.get(uid, ())
+        key = model_node_key(project.name, uid)
+        record = with_columns(test, refs).model_dump_json()
+        out[("defines", key, None)] = _clean({"kind": test.kind, "test": test.test, "model": test.model, "record": record})
+        for r in refs:
+            out[("tests", key, column_node_key(project.name, r.unique_id, r.column))] = {}
     return out
 
 

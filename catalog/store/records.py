@@ -4,7 +4,7 @@ exported as its artifacts are.
 Every model, seed, snapshot and source is stored as the typed record extraction made of it
 (:class:`catalog.extract.DbtNode`: SQL, columns, types, documentation, config), as JSON on a
 versioned ``(:Project)-[:RECORDS {since, until, record, sha256}]->(:Model)``; consumers keep
-theirs on ``DEFINES`` (:mod:`catalog.store.consumers`). :func:`load_build_project` makes the
+theirs on ``DEFINES`` (:mod:`catalog.store.consumers`), and so do tests. :func:`load_build_project` makes the
 project of a build back from them, so ``catalog check PATH`` compares PATH with the active
 build exactly as ``--state`` compares it with the target folder that build was made from, and
 ``catalog export`` and ``catalog explore`` of a build read its nodes as the artifacts give them.
@@ -16,15 +16,18 @@ import hashlib
 from typing import Any
 
 from catalog.errors import NotFound
-from catalog.extract import DbtExposure, DbtMetric, DbtNode, DbtProject, DbtSavedQuery, DbtSemanticModel
+from catalog.extract import DbtExposure, DbtMetric, DbtNode, DbtProject, DbtSavedQuery, DbtSemanticModel, DbtTest
 from catalog.store.graph import Graph
 from catalog.store.keys import model_node_key
+from catalog.store.versioned import changes
 
 CONSUMER_RECORDS: dict[str, Any] = {
     "semantic_model": ("semantic_models", DbtSemanticModel),
     "metric": ("metrics", DbtMetric),
     "exposure": ("exposures", DbtExposure),
     "saved_query": ("saved_queries", DbtSavedQuery),
+    "test": ("tests", DbtTest),  # with the columns it reads (catalog.analyze.dbt_tests.with_columns)
+    "unit_test": ("tests", DbtTest),
 }
 
 
@@ -69,13 +72,9 @@ def write_records(
     for position, (uid, record) in enumerate(records.items()):
         desired[model_node_key(project.name, uid)] = (record, position, _record_sha(position, record))
     current = open_records(graph, project.name) if current is None else current
-    to_close = [r["id"] for k, r in current.items() if k not in desired or desired[k][2] != r["sha256"]]
-    rows = [
-        {"key": k, "record": record, "position": position, "sha256": sha}
-        for k, (record, position, sha) in desired.items()
-        if k not in current or current[k]["sha256"] != sha
-    ]
-    graph.close_relationships(build_id, to_close)
+    diff = changes({k: v[2] for k, v in desired.items()}, {k: (r["id"], r["sha256"]) for k, r in current.items()})
+    rows = [{"key": k, "record": desired[k][0], "position": desired[k][1], "sha256": desired[k][2]} for k in diff.create]
+    graph.close_relationships(build_id, diff.close)
     return graph.write_batches("write/create_node_records", rows, project=project.name, build_id=build_id)
 
 

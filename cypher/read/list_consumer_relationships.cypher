@@ -1,4 +1,4 @@
-// The open relationships of a project's consumers (until not set): what a build compares
+// The open relationships of a project's consumers and tests (until not set): what a build compares
 // with what it wants, to close the ones that changed and create the new ones.
 // One row, `rows`: every row collected in one list (one Bolt record instead of thousands).
 // Parameters: $project
@@ -11,6 +11,10 @@ CALL () {
   MATCH (s:SemanticModel {project: $project})-[r:HAS]->(c:Column)
   WHERE r.until IS NULL
   RETURN elementId(r) AS id, 'has' AS kind, s.key AS a, c.key AS b, properties(r) AS props
+  UNION ALL
+  MATCH (t:Test {project: $project})-[r:TESTS]->(c:Column)
+  WHERE r.until IS NULL
+  RETURN elementId(r) AS id, 'tests' AS kind, t.key AS a, c.key AS b, properties(r) AS props
   UNION ALL
   MATCH (u)-[r:INPUT_OF]->(d {project: $project})
   WHERE r.until IS NULL

@@ -13,6 +13,8 @@ CREATE CONSTRAINT catalog_semantic_model_key IF NOT EXISTS FOR (s:SemanticModel)
 CREATE CONSTRAINT catalog_metric_key IF NOT EXISTS FOR (m:Metric) REQUIRE m.key IS UNIQUE;
 CREATE CONSTRAINT catalog_exposure_key IF NOT EXISTS FOR (e:Exposure) REQUIRE e.key IS UNIQUE;
 CREATE CONSTRAINT catalog_saved_query_key IF NOT EXISTS FOR (q:SavedQuery) REQUIRE q.key IS UNIQUE;
+CREATE CONSTRAINT catalog_test_key IF NOT EXISTS FOR (t:Test) REQUIRE t.key IS UNIQUE;
+CREATE INDEX catalog_test_project IF NOT EXISTS FOR (t:Test) ON (t.project);
 CREATE INDEX catalog_semantic_model_project IF NOT EXISTS FOR (s:SemanticModel) ON (s.project);
 CREATE INDEX catalog_model_project IF NOT EXISTS FOR (m:Model) ON (m.project);
 CREATE INDEX catalog_column_project IF NOT EXISTS FOR (c:Column) ON (c.project);

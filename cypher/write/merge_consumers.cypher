@@ -1,5 +1,5 @@
-// Create the nodes of a project's consumers, when none exists yet, with their identity only:
-// key, project, unique_id, name, resource_type. label: SemanticModel, Metric, Exposure or SavedQuery.
+// Create the nodes of a project's consumers and tests, when none exists yet, with their identity only:
+// key, project, unique_id, name, resource_type. label: SemanticModel, Metric, Exposure, SavedQuery or Test.
 // Parameters: $rows (list of {label, node})
 // Returns: count
 UNWIND $rows AS row
@@ -11,4 +11,6 @@ FOREACH (_ IN CASE WHEN row.label = 'Exposure' THEN [1] ELSE [] END |
   MERGE (n:Exposure {key: row.node.key}) ON CREATE SET n = row.node)
 FOREACH (_ IN CASE WHEN row.label = 'SavedQuery' THEN [1] ELSE [] END |
   MERGE (n:SavedQuery {key: row.node.key}) ON CREATE SET n = row.node)
+FOREACH (_ IN CASE WHEN row.label = 'Test' THEN [1] ELSE [] END |
+  MERGE (n:Test {key: row.node.key}) ON CREATE SET n = row.node)
 RETURN count(*) AS count

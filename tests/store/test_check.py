@@ -20,7 +20,8 @@ from typer.testing import CliRunner
 from catalog.check import CheckReport, check_states
 from catalog.cli.app import app
 from catalog.extract import load_project
-from catalog.prune import analyze_states, prune_state
+from catalog.compare import analyze_states
+from catalog.prune import prune_state
 from catalog.report.check_md import check_markdown
 from edits import drop_catalog_column, edit_catalog_type, edit_manifest, edit_measure_expr, edit_sql
 
@@ -329,7 +330,9 @@ def test_markdown_says_what_changed_and_keeps_every_finding_under_the_limit(tmp_
     report = check(EXAMPLE, target)
     full = check_markdown(report, "breaking")
     assert full.startswith("<!-- catalog-check -->\n")
-    assert "Rebuild: `dbt build -s customer_orders_daily customer_segments customers order_events orders stg_orders`" in full
+    # the rows of stg_orders change: its two tests (unique, not_null of order_id) are selected by name
+    assert "Rebuild: `dbt build -s customer_orders_daily customer_segments customers order_events orders stg_orders "
+    "not_null_stg_orders_order_id unique_stg_orders_order_id`" in full
     rows = [line for line in full.splitlines() if line.startswith("| 🔴") or line.startswith("| 🟡")]
     assert rows[0].startswith("| 🔴 breaking | `stg_orders.status` | `removed` | 3 model(s) (customer_segments, customers, orders), 27 column(s);")
     assert rows[1].startswith("| 🟡 partial | `stg_orders.*` | `rows: conditions +where source.coffee_shop.shop.orders.status` |")
@@ -364,7 +367,8 @@ def test_github_and_sarif_point_at_the_models_file_and_line(tmp_path, monkeypatc
     assert done.stdout.splitlines() == [
         f"::error file=coffee_shop/models/staging/stg_orders.sql,line={line},title=catalog check%3A breaking::"
         "stg_orders.status: removed. breaking: removed, and read downstream. "
-        "Hits: 3 model(s) (customer_segments, customers, orders), 27 column(s); semantic: orders.status; exposures: sales_dashboard"
+        "Hits: 3 model(s) (customer_segments, customers, orders), 27 column(s); semantic: orders.status; exposures: sales_dashboard",
+        "::notice title=catalog check%3A rebuild::Rebuild: dbt build -s stg_orders",  # as `prune --state` selects
     ]
     done = runner.invoke(app, ["check", "--state", str(EXAMPLE), "coffee_shop", "--format", "sarif", "--fail-on", "never"])
     assert done.exit_code == 0

@@ -10,7 +10,7 @@ import pytest
 
 from catalog.check import check_states
 from catalog.extract import load_project
-from catalog.prune import analyze_states
+from catalog.compare import analyze_states
 from edits import edit_sql
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coffee_shop" / "target"

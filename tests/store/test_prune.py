@@ -23,7 +23,8 @@ from catalog.analyze.project import analyze_project
 from catalog.cli.app import app
 from catalog.errors import NotFound
 from catalog.extract import load_project
-from catalog.prune import analyze_states, prune_artifacts, prune_graph, prune_state
+from catalog.compare import analyze_states
+from catalog.prune import prune_artifacts, prune_graph, prune_state
 from edits import edit_sql
 
 neo4j = pytest.mark.neo4j

@@ -302,7 +302,7 @@ def test_cli_json_and_markdown(build, graph, project_name, example, neo4j_settin
     doc = json.loads(as_json.stdout)  # stdout is pure JSON; progress went to stderr
     assert "report_model_coverage" in as_json.stderr
     assert list(doc) == ["project", "build", "coverage", "pii", "undocumented", "unused", "depended_on", "inheritable",
-                         "pictures", "notes"]
+                         "pictures", "tests", "notes"]
     assert doc == report_dict(collect_report(Catalog(graph, project_name)))
     data = collect_report(Catalog(graph, project_name))
     encoded = report_json(data)  # with orjson when installed
@@ -322,7 +322,7 @@ def test_cli_json_and_markdown(build, graph, project_name, example, neo4j_settin
     assert text.startswith(f"# Governance report: {project_name}, build {doc['build']['id']}\n")
     headings = [line for line in text.splitlines() if line.startswith("## ")]
     assert headings == ["## Summary", "## Lineage coverage", "## PII propagation", "## Undocumented columns", "## Unused columns",
-                        "## Most depended-on columns", "## Inheritable descriptions", "## Lineage pictures"]
+                        "## Most depended-on columns", "## Inheritable descriptions", "## Test coverage", "## Lineage pictures"]
     assert "| `shop.customers.email` | meta contains_pii, tag pii | `customer_segments.email` | 3 | derived → passthrough → passthrough | transformed | **no** |" in text
     assert "| `orders.status` | Lower-case status; 'unknown' when the till left it empty. | `stg_orders.status` | passthrough |" in text
     assert "| `shop.orders.ordered_at` | 2 | 11 | 6 | 0 |  |  |" in text

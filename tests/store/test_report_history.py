@@ -46,7 +46,7 @@ def test_history_of_two_builds(build, graph, project_name, neo4j_env, tmp_path):
         assert (h["models"], h["columns"], h["resolved"]) == (t.models, t.columns, t.resolved + t.no_upstream) == (13, 99, 99)
         assert h["pii_reached"] == len(rep.pii.reached) - len(rep.pii.masked)
         assert h["pii_untagged"] == len(rep.pii.untagged)
-        assert h["tested"] is None
+        assert h["tested"] == sum(m.tested for m in rep.tests.models if m.resource_type in ("model", "snapshot"))
     a, b = history
     assert b["documented"] - a["documented"] == 2  # stg_customers.updated_at and orders.status
     assert (a["pii_untagged"], b["pii_untagged"]) == (2, 1)  # customer_segments.email now copies a hash
@@ -61,10 +61,11 @@ def test_history_of_two_builds(build, graph, project_name, neo4j_env, tmp_path):
 
     md = runner.invoke(app, ["report", "--project", project_name, "-f", "md", "--history", "2"], env=neo4j_env).stdout
     assert "## Trends" in md
-    assert f"| {second} | " in md and f"| {b['documented']} of 99 ({b['documented_pct']}%) | - | {b['pii_reached']} | 1 |" in md
+    assert f"| {second} | " in md
+    assert f"| {b['documented']} of 99 ({b['documented_pct']}%) | {b['tested']} of 99 ({b['tested_pct']}%) | {b['pii_reached']} | 1 |" in md
     page = tmp_path / "report.html"
     html = runner.invoke(app, ["report", "--project", project_name, "-o", str(page), "--history", "2"], env=neo4j_env)
     assert html.exit_code == 0, html.stderr
     text = page.read_text()
     assert '<section id="history">' in text and '<svg class="lineage trends"' in text
-    assert text.count("<polyline ") == 2 and f"build {second}: documented {b['documented_pct']}%" in text
+    assert text.count("<polyline ") == 3 and f"build {second}: documented {b['documented_pct']}%" in text

@@ -1,0 +1,62 @@
+"""The columns each dbt test reads.
+
+A generic test with a column and a unit test name theirs in the manifest (extraction keeps
+them). A singular test, or a generic test without a plain column (``expression_is_true``, a
+column given as an expression, ``unique_combination_of_columns``), is read from its compiled
+SQL by the model analyzer, as if it were a model: it reads the columns that decide whether it
+returns rows, those in its conditions (WHERE, JOIN, GROUP BY, HAVING, QUALIFY, window) and
+those its computed output columns read. A column it only passes to its output
+(``select *``, ``select order_id``) shows the failing rows and decides nothing, so it is not
+counted. A test without compiled SQL (a manifest from ``dbt parse``) reads no known column.
+"""
+
+from __future__ import annotations
+
+from catalog.analyze.project import ProjectColumns, analyze_node
+from catalog.analyze.records import ColumnKind, ColumnRef, ModelLineage
+from catalog.analyze.relations import RelationIndex
+from catalog.extract import DbtNode, DbtProject, DbtTest
+
+_COPIES = (ColumnKind.PASSTHROUGH, ColumnKind.RENAMED)
+
+
+def columns_tested(project: DbtProject, lineages: dict[str, ModelLineage] | None = None) -> dict[str, tuple[ColumnRef, ...]]:
+    """Every test's columns, by the test's unique id, sorted. ``lineages``: the models'
+    analyses, for the columns of ephemeral models a test's SQL reads."""
+    out: dict[str, tuple[ColumnRef, ...]] = {}
+    relations: RelationIndex | None = None
+    columns: ProjectColumns | None = None
+    for uid, test in sorted(project.tests.items()):
+        if test.sql is None:
+            refs = {ColumnRef(unique_id=u, column=c) for u, c in test.columns}
+        else:
+            if relations is None or columns is None:
+                relations, columns = RelationIndex.for_project(project), ProjectColumns(project)
+                columns.update_analyzed({u: [c.name for c in lin.columns] for u, lin in (lineages or {}).items()})
+            refs = set(decisive_columns(analyze_node(_as_node(test), project.dialect, relations, columns)))
+        out[uid] = tuple(sorted(refs, key=lambda r: r.key))
+    return out
+
+
+def decisive_columns(lineage: ModelLineage) -> list[ColumnRef]:
+    """The columns that decide a test's result, from the analysis of its SQL."""
+    found = [c.column for c in lineage.conditions]
+    found += [src for c in lineage.columns if c.kind not in _COPIES for src in c.sources]
+    return found
+
+
+def with_columns(test: DbtTest, refs: tuple[ColumnRef, ...]) -> DbtTest:
+    """The test with its columns read (its SQL dropped): the record a build stores."""
+    return test.model_copy(update={"columns": tuple((r.unique_id, r.column) for r in refs), "sql": None})
+
+
+def _as_node(test: DbtTest) -> DbtNode:
+    return DbtNode(
+        unique_id=test.unique_id,
+        resource_type="test",
+        package_name=test.unique_id.split(".")[1],
+        name=test.name,
+        sql=test.sql,
+        sql_origin="compiled",
+        depends_on=test.depends_on,
+    )

@@ -1,0 +1,227 @@
+"""Comparison of two dbt targets of one project (an old one, as with dbt's ``--state``, and the
+current one), model by model and column by column: what ``catalog prune --state`` starts its
+closure from and what ``catalog check`` classifies.
+
+A column counts as changed when it is added, when the definition of its value changed
+(its expression through every CTE and subquery, its upstream columns, its lineage type or
+its data type in catalog.json), and every column of a model counts as changed when what
+decides the model's rows changed (FROM, JOIN, WHERE, GROUP BY, HAVING, QUALIFY, DISTINCT,
+LIMIT, set operations, in any CTE or subquery the model reads). A model whose SQL changed
+but whose output columns are all identical (reformatting, comments, renamed aliases or
+CTEs) changes nothing downstream.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel
+
+from catalog.analyze.project import analyze_project
+from catalog.analyze.records import ModelLineage, ModelStatus, column_key
+from catalog.extract import DbtNode, DbtProject
+
+
+class ColumnChange(BaseModel, frozen=True):
+    """What ``--state`` found changed in a model (``column`` is ``*`` for its rows)."""
+
+    column: str
+    change: Literal["added", "removed", "modified", "rows", "new"]
+    detail: str = ""
+    # modified: what changed, among expression, lineage (upstream columns, lineage type,
+    # resolution) and data_type
+    aspects: tuple[str, ...] = ()
+
+
+class StateDiff(BaseModel):
+    """Per model of the current project, what changed since the old target."""
+
+    changes: dict[str, tuple[ColumnChange, ...]]  # unique id -> changes (models, snapshots, seeds, sources)
+    start_keys: tuple[str, ...]  # column ids of the current project that changed
+    new_models: tuple[str, ...]
+    removed_models: tuple[str, ...]
+    opaque_models: tuple[str, ...]  # changed, but with no known columns to follow
+    unaffected_models: tuple[str, ...]  # SQL changed, output columns identical
+
+
+def diff_state(
+    old: DbtProject, old_lineages: dict[str, ModelLineage], new: DbtProject, new_lineages: dict[str, ModelLineage]
+) -> StateDiff:
+    changes: dict[str, list[ColumnChange]] = {}
+    start: set[str] = set()
+    new_models: list[str] = []
+    opaque: list[str] = []
+    unaffected: list[str] = []
+    old_seeds, new_seeds = _seed_checksums(old), _seed_checksums(new)
+    for uid in sorted(new.nodes):
+        node = new.nodes[uid]
+        before = old.nodes.get(uid)
+        if node.resource_type in ("model", "snapshot"):
+            lin = new_lineages.get(uid)
+            names = [c.name for c in lin.columns] if lin else []
+            if before is None or before.resource_type not in ("model", "snapshot"):
+                new_models.append(uid)
+                changes[uid] = [ColumnChange(column="*", change="new", detail=f"new {node.resource_type}")]
+                start.update(column_key(uid, n) for n in names)
+                if not names:
+                    opaque.append(uid)
+                continue
+            found, rows = _model_changes(before, old_lineages.get(uid), node, lin, new.dialect)
+            if rows:
+                start.update(column_key(uid, n) for n in names)
+            else:
+                start.update(column_key(uid, c.column) for c in found if c.change in ("added", "modified"))
+            if found:
+                changes[uid] = found
+                if not names and (rows or any(c.change != "removed" for c in found)):
+                    opaque.append(uid)
+            elif _sql_text(before.sql) != _sql_text(node.sql):
+                unaffected.append(uid)
+        elif node.resource_type in ("seed", "source") and before is not None:
+            found = _relation_changes(before, node, new.dialect)
+            if uid in new_seeds and uid in old_seeds and new_seeds[uid] != old_seeds[uid]:
+                found.append(ColumnChange(column="*", change="rows", detail="seed file changed"))
+                start.update(column_key(uid, c.key_name(new.dialect)) for c in node.columns)
+            if found:
+                changes[uid] = found
+                start.update(column_key(uid, c.column) for c in found if c.change in ("added", "modified"))
+    removed = sorted(
+        uid
+        for uid, n in old.nodes.items()
+        if n.resource_type in ("model", "snapshot", "seed") and uid not in new.nodes
+    )
+    return StateDiff(
+        changes={k: tuple(v) for k, v in changes.items()},
+        start_keys=tuple(sorted(start)),
+        new_models=tuple(new_models),
+        removed_models=tuple(removed),
+        opaque_models=tuple(sorted(opaque)),
+        unaffected_models=tuple(sorted(unaffected)),
+    )
+
+
+def analyze_states(
+    old: DbtProject, new: DbtProject, jobs: int | None = None
+) -> tuple[dict[str, ModelLineage], dict[str, ModelLineage]]:
+    """The lineages of both versions of a project, for :func:`prune_state`; models whose SQL
+    changed also get the definitions of their columns and rows, from the analysis's own parse."""
+    changed = sql_changed_models(old, new)
+    return analyze_project(old, jobs=jobs, fingerprints=changed), analyze_project(new, jobs=jobs, fingerprints=changed)
+
+
+def sql_changed_models(old: DbtProject, new: DbtProject) -> set[str]:
+    """Models and snapshots in both projects whose SQL text differs (whitespace aside)."""
+    return {
+        uid
+        for uid, node in new.nodes.items()
+        if node.resource_type in ("model", "snapshot")
+        and (before := old.nodes.get(uid)) is not None
+        and before.resource_type in ("model", "snapshot")
+        and _sql_text(before.sql) != _sql_text(node.sql)
+    }
+
+
+def _seed_checksums(project: DbtProject) -> dict[str, str]:
+    """The manifest's checksum of each seed file (the extracted records do not keep it)."""
+    if not any(n.resource_type == "seed" for n in project.nodes.values()):
+        return {}
+    try:
+        nodes = json.loads((Path(project.target_dir) / "manifest.json").read_bytes()).get("nodes", {})
+    except (OSError, ValueError):
+        return {}
+    return {
+        uid: str((n.get("checksum") or {}).get("checksum"))
+        for uid, n in nodes.items()
+        if n.get("resource_type") == "seed" and (n.get("checksum") or {}).get("checksum")
+    }
+
+
+def _sql_text(sql: str | None) -> str:
+    return " ".join((sql or "").split())
+
+
+def _model_changes(
+    before: DbtNode,
+    old_lin: ModelLineage | None,
+    node: DbtNode,
+    new_lin: ModelLineage | None,
+    dialect: str,
+) -> tuple[list[ColumnChange], bool]:
+    """The changes of one model, and whether its rows changed (then all columns change)."""
+    old_cols = {c.name: c for c in old_lin.columns} if old_lin else {}
+    new_cols = {c.name: c for c in new_lin.columns} if new_lin else {}
+    found: list[ColumnChange] = []
+    for name in sorted(set(new_cols) - set(old_cols)):
+        found.append(ColumnChange(column=name, change="added"))
+    for name in sorted(set(old_cols) - set(new_cols)):
+        found.append(ColumnChange(column=name, change="removed"))
+
+    sql_changed = _sql_text(before.sql) != _sql_text(node.sql)
+    definitions_old = definitions_new = None
+    problem = ""
+    if sql_changed:  # the analysis made them from its own parse (see sql_changed_models)
+        definitions_old = old_lin.definitions if old_lin else None
+        definitions_new = new_lin.definitions if new_lin else None
+        problem = (new_lin.definitions_problem if new_lin else None) or (old_lin.definitions_problem if old_lin else None) or ""
+    failed = any(lin is not None and lin.status == ModelStatus.FAILED for lin in (old_lin, new_lin))
+    if sql_changed and (problem or failed or definitions_old is None or definitions_new is None):
+        why = problem or "the analysis failed"
+        return found + [ColumnChange(column="*", change="rows", detail=f"SQL changed and could not be compared: {why}")], True
+
+    old_types, new_types = before.catalog_types(dialect), node.catalog_types(dialect)
+    for name in sorted(set(old_cols) & set(new_cols)):
+        a, b = old_cols[name], new_cols[name]
+        what = []
+        aspects: dict[str, None] = {}
+        # with the SQL unchanged, the expression is too (a column read from a missing one
+        # has its name for expression): what changed is its lineage
+        if definitions_old is not None and definitions_new is not None:
+            if definitions_old.columns.get(name) != definitions_new.columns.get(name):
+                what.append(f"expression {a.expr!r} -> {b.expr!r}" if a.expr != b.expr else "expression (in a CTE or subquery)")
+                aspects["expression"] = None
+        if sorted(s.key for s in a.sources) != sorted(s.key for s in b.sources):
+            gone = sorted({s.key for s in a.sources} - {s.key for s in b.sources})
+            came = sorted({s.key for s in b.sources} - {s.key for s in a.sources})
+            what.append("sources" + (f" -{', -'.join(gone)}" if gone else "") + (f" +{', +'.join(came)}" if came else ""))
+            aspects["lineage"] = None
+        if a.kind != b.kind:
+            what.append(f"type {a.kind.value} -> {b.kind.value}")
+            aspects["lineage"] = None
+        if a.resolved != b.resolved:
+            what.append(f"resolved {a.resolved} -> {b.resolved}" + (f" ({b.reason})" if b.reason else ""))
+            aspects["lineage"] = None
+        if name in old_types and name in new_types and old_types[name] != new_types[name]:
+            what.append(f"data type {old_types[name] or '?'} -> {new_types[name] or '?'}")
+            aspects["data_type"] = None
+        if what:
+            found.append(ColumnChange(column=name, change="modified", detail="; ".join(what), aspects=tuple(aspects)))
+
+    old_conds = {(c.column.key, c.clause.value) for c in old_lin.conditions} if old_lin else set()
+    new_conds = {(c.column.key, c.clause.value) for c in new_lin.conditions} if new_lin else set()
+    rows_why = []
+    if old_conds != new_conds:
+        rows_why += [f"-{clause} {key}" for key, clause in sorted(old_conds - new_conds)]
+        rows_why += [f"+{clause} {key}" for key, clause in sorted(new_conds - old_conds)]
+        rows_why = ["conditions " + ", ".join(rows_why)]
+    elif definitions_old is not None and definitions_new is not None and definitions_old.rows != definitions_new.rows:
+        rows_why = ["FROM / JOIN / WHERE / GROUP BY / HAVING / QUALIFY / DISTINCT / LIMIT changed"]
+    if rows_why:
+        found.append(ColumnChange(column="*", change="rows", detail=rows_why[0]))
+    return found, bool(rows_why)
+
+
+def _relation_changes(before: DbtNode, node: DbtNode, dialect: str) -> list[ColumnChange]:
+    """Seeds and sources: columns added, removed or retyped, when both catalogs know them."""
+    old_types, new_types = before.catalog_types(dialect), node.catalog_types(dialect)
+    if not old_types or not new_types:
+        return []
+    found = [ColumnChange(column=n, change="added") for n in sorted(set(new_types) - set(old_types))]
+    found += [ColumnChange(column=n, change="removed") for n in sorted(set(old_types) - set(new_types))]
+    found += [
+        ColumnChange(column=n, change="modified", detail=f"data type {old_types[n]} -> {new_types[n]}", aspects=("data_type",))
+        for n in sorted(set(old_types) & set(new_types))
+        if old_types[n] != new_types[n]
+    ]
+    return found

@@ -1,0 +1,199 @@
+"""A project's column lineage in memory, for the questions asked of two dbt targets without
+Neo4j (``catalog prune --state``, ``catalog check``): the same graph as a stored build's
+``(column)-[:FEEDS]->(column)`` and ``(column)-[:CONDITIONS]->(model)``, walked breadth first.
+
+- :meth:`LineageGraph.reach`: everything downstream of one column, each node with the edge it
+  was first reached by (through FEEDS only, or also through conditions and a reached model's
+  columns);
+- :meth:`LineageGraph.walk`: the same as one shortest path (:class:`PruneHop` list) per column;
+- :meth:`LineageGraph.resolve`: a user's column name, as ``catalog impact`` takes it;
+- :meth:`LineageGraph.descendants`: model-level children, for models whose columns are unknown.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterable
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from catalog.analyze.records import ModelLineage, column_key
+from catalog.column_names import resolve_column
+from catalog.extract import DbtProject
+from catalog.idents import typed
+from catalog.memory import paused_gc
+from catalog.store.keys import quote_column
+
+Parent = dict[tuple[str, str], tuple[int, tuple[str, str] | None, tuple | None]]
+
+
+class PruneHop(BaseModel, frozen=True):
+    """One step of a change: ``feeds`` column -> column, ``conditions`` column -> model,
+    ``has`` model -> column (a model whose rows change changes all its columns)."""
+
+    kind: Literal["feeds", "conditions", "has"]
+    from_key: str  # column id (<unique_id>.<column>) or model unique id
+    to_key: str
+    type: str | None = None  # feeds: passthrough, renamed, derived, ...
+    expr: str | None = None  # feeds: the expression of the downstream column
+    clause: str | None = None  # conditions: where, join, group_by, ...
+
+
+def hop_dict(h: PruneHop) -> dict[str, Any]:
+    d: dict[str, Any] = {"kind": h.kind, "from": h.from_key, "to": h.to_key}
+    if h.kind == "feeds":
+        d |= {"type": h.type, "expr": h.expr}
+    elif h.kind == "conditions":
+        d["clause"] = h.clause
+    return d
+
+
+class LineageGraph:
+    """A project's column lineage in memory: the graph ``find_prune_models`` walks in Neo4j."""
+
+    def __init__(
+        self,
+        project: DbtProject,
+        lineages: dict[str, ModelLineage],
+        consumers: Iterable[tuple[str, str, str, str]] = (),
+    ):
+        """``lineages`` may hold semantic models too (their elements are columns);
+        ``consumers``: (upstream key, consumer key, type, expr) edges to metrics, exposures and
+        saved queries, each a node keyed by its unique id that is its own model."""
+        with paused_gc():  # hundreds of thousands of small tuples, no cycles
+            self._load(project, lineages, list(consumers))
+
+    def _load(self, project: DbtProject, lineages: dict[str, ModelLineage], consumers: list[tuple[str, str, str, str]]) -> None:
+        self.project = project
+        self.lineages = lineages
+        self._by_form: dict[tuple[str, str], set[str]] | None = None
+        self.column_model: dict[str, str] = {}  # column id -> unique id
+        self.column_name: dict[str, str] = {}
+        self.model_columns: dict[str, list[str]] = defaultdict(list)  # unique id -> column ids
+        self.feeds: dict[str, list[tuple[str, str, str]]] = defaultdict(list)  # up -> [(down, type, expr)]
+        self.conditions: dict[str, list[tuple[str, str]]] = defaultdict(list)  # column -> [(model, clause)]
+        for node in project.nodes.values():
+            lin = lineages.get(node.unique_id)
+            names = [c.name for c in lin.columns] if lin is not None and lin.columns else [c.name for c in node.columns]
+            owned = self.model_columns[node.unique_id]
+            for name in names:
+                owned.append(self._add_column(node.unique_id, name))
+        for uid, lin in lineages.items():
+            if uid not in project.nodes:  # semantic models: their entities, dimensions, measures
+                owned = self.model_columns[uid]
+                for c in lin.columns:
+                    owned.append(self._add_column(uid, c.name))
+        for up, down, kind, expr in consumers:
+            if down not in self.column_model:
+                self.column_model[down] = down
+                self.column_name[down] = down.rsplit(".", 1)[-1]
+            self.feeds[up].append((down, kind, expr))
+        for uid, lin in lineages.items():
+            for c in lin.columns:
+                down = column_key(uid, c.name)
+                kind = c.kind.value
+                for s in c.sources:
+                    self.feeds[self._add_column(s.unique_id, s.column)].append((down, kind, c.expr))
+            for cond in lin.conditions:
+                self.conditions[self._add_column(cond.column.unique_id, cond.column.column)].append((uid, cond.clause.value))
+        for table in (self.feeds, self.conditions, self.model_columns):
+            for k in table:
+                table[k] = sorted(set(table[k]))  # type: ignore[index]
+
+    def _add_column(self, uid: str, name: str) -> str:
+        key = column_key(uid, name)
+        if key not in self.column_model:
+            self.column_model[key] = uid
+            self.column_name[key] = typed(name)
+        return key
+
+    # ------------------------------------------------------------------ names
+    def resolve(self, text: str) -> str:
+        """A user's column name (as for ``catalog impact``) -> column id."""
+        return resolve_column(
+            text,
+            self.project.dialect,
+            self._name_index,
+            key=lambda k: k,
+            label=lambda k: f"{self.column_model[k]}.{quote_column(self.column_name[k])}",
+            where=f"in project {self.project.name!r}",
+        )
+
+    def _name_index(self) -> dict[tuple[str, str], set[str]]:
+        if self._by_form is None:
+            forms: dict[tuple[str, str], set[str]] = defaultdict(set)
+            for key, uid in self.column_model.items():
+                node = self.project.nodes.get(uid)
+                for model in {(node.display_name if node else uid).lower(), uid.lower()}:
+                    forms[(model, self.column_name[key])].add(key)
+            self._by_form = dict(forms)
+        return self._by_form
+
+    # ------------------------------------------------------------------ walks
+    def reach(
+        self, start: str, mixed: bool, keep: Callable[[str], bool] | None = None
+    ) -> Parent:
+        """Breadth-first from a column: node -> (depth, previous node, edge taken); columns
+        and models ``keep`` refuses are neither reached nor passed through."""
+        parent: Parent = {("c", start): (0, None, None)}
+        queue = deque([("c", start)])
+        while queue:
+            node = queue.popleft()
+            depth = parent[node][0] + 1
+            kind, key = node
+            if kind == "c":
+                for down, typ, expr in self.feeds.get(key, ()):
+                    if ("c", down) not in parent and (keep is None or keep(down)):
+                        parent[("c", down)] = (depth, node, ("feeds", typ, expr))
+                        queue.append(("c", down))
+                if mixed:
+                    for uid, clause in self.conditions.get(key, ()):
+                        if ("m", uid) not in parent and (keep is None or keep(uid)):
+                            parent[("m", uid)] = (depth, node, ("conditions", clause))
+                            queue.append(("m", uid))
+            elif mixed:
+                for col in self.model_columns.get(key, ()):
+                    if ("c", col) not in parent and (keep is None or keep(col)):
+                        parent[("c", col)] = (depth, node, ("has",))
+                        queue.append(("c", col))
+        return parent
+
+    @staticmethod
+    def path_to(parent: dict, node: tuple[str, str]) -> list[PruneHop]:
+        hops: list[PruneHop] = []
+        while True:
+            _, prev, edge = parent[node]
+            if prev is None:
+                break
+            if edge[0] == "feeds":
+                hops.append(PruneHop(kind="feeds", from_key=prev[1], to_key=node[1], type=edge[1], expr=edge[2]))
+            elif edge[0] == "conditions":
+                hops.append(PruneHop(kind="conditions", from_key=prev[1], to_key=node[1], clause=edge[1]))
+            else:
+                hops.append(PruneHop(kind="has", from_key=prev[1], to_key=node[1]))
+            node = prev
+        hops.reverse()
+        return hops
+
+    def walk(self, start: str, with_conditions: bool, keep: Callable[[str], bool] | None = None) -> dict[str, list[PruneHop]]:
+        """Every column (or consumer) downstream of ``start`` with one shortest path: through
+        FEEDS only, or also through conditions (a reached model's rows, so all its columns);
+        ``keep``: the columns and models the walk may go through."""
+        parent = self.reach(start, with_conditions, keep)
+        return {node[1]: self.path_to(parent, node) for node in parent if node[0] == "c" and node[1] != start}
+
+    def descendants(self, uids: Iterable[str]) -> set[str]:
+        """Model-level children, any depth (for models whose columns are unknown)."""
+        children: dict[str, set[str]] = defaultdict(set)
+        for node in self.project.nodes.values():
+            for dep in node.depends_on:
+                children[dep].add(node.unique_id)
+        seen: set[str] = set()
+        queue = deque(uids)
+        while queue:
+            for child in sorted(children.get(queue.popleft(), ())):
+                if child not in seen:
+                    seen.add(child)
+                    queue.append(child)
+        return seen
