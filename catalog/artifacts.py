@@ -38,7 +38,7 @@ class ManifestColumn(TypedDict, total=False):
     """A column declared in YAML, as the manifest has it: a plain dict checked by
     :func:`declared_columns` when its node is read (a large project declares tens of
     thousands; validating them up front took most of the manifest's validation). Absent keys
-    mean: description "", data_type null, meta {}, tags [], quote null."""
+    mean: description "", data_type null, meta {}, tags [], quote null, constraints []."""
 
     name: Required[str]
     description: str | None
@@ -46,13 +46,14 @@ class ManifestColumn(TypedDict, total=False):
     meta: dict[str, Any]
     tags: list[str]
     quote: bool | None
+    constraints: list[dict[str, Any]]  # dbt 1.5+: {"type": "not_null", "name": ..., "expression": ...}
 
 
 class NodeConfig(_Record):
     materialized: str | None = None
     meta: dict[str, Any] = Field(default_factory=dict)
     tags: list[str] | str = Field(default_factory=list)
-    contract: dict[str, Any] | None = None  # dbt 1.5+: {"enforced": true, ...}
+    contract: dict[str, Any] | None = None  # dbt 1.5+: {"enforced": true, "alias_types": true}
 
 
 _RELATIONS = ("model", "seed", "snapshot", "source")
@@ -86,6 +87,8 @@ class ManifestNode(_Record):
     depends_on: dict[str, Any] = Field(default_factory=dict)
     access: str | None = None
     checksum: dict[str, Any] | None = None
+    # dbt 1.5+: model-level constraints, {"type": "primary_key", "columns": [...], ...}
+    constraints: list[dict[str, Any]] = Field(default_factory=list)
     # data tests (resource_type "test"): a generic test's name, namespace and arguments, and
     # the column and node it is attached to (attached_node: dbt 1.5+)
     test_metadata: dict[str, Any] | None = None
@@ -126,6 +129,7 @@ class ManifestExposure(_Record):
     depends_on: dict[str, Any] = Field(default_factory=dict)
     tags: list[str] = Field(default_factory=list)
     meta: dict[str, Any] = Field(default_factory=dict)
+    config: dict[str, Any] = Field(default_factory=dict)  # dbt 1.10+: its meta may be here
 
 
 class SemanticElement(_Record):
@@ -267,7 +271,7 @@ def read_json(path: Path, data: bytes | None = None) -> tuple[dict[str, Any], st
     return obj, hashlib.sha256(data).hexdigest()
 
 
-def _first_error(e: ValidationError) -> str:
+def first_error(e: ValidationError) -> str:
     err = e.errors()[0]
     where = ".".join(str(p) for p in err["loc"])
     return f"{where}: {err['msg']}"
@@ -291,7 +295,7 @@ def load_manifest(path: Path, data: bytes | None = None) -> tuple[Manifest, str]
     try:
         return Manifest.model_validate(obj), digest
     except ValidationError as e:
-        raise ArtifactError(f"{path}: unexpected manifest shape at {_first_error(e)}") from e
+        raise ArtifactError(f"{path}: unexpected manifest shape at {first_error(e)}") from e
 
 
 def project_name(manifest: Manifest, path: Path) -> str:
@@ -384,4 +388,4 @@ def load_catalog(path: Path, data: bytes | None = None) -> tuple[Catalog, str]:
     try:
         return Catalog.model_validate(obj), digest
     except ValidationError as e:
-        raise ArtifactError(f"{path}: unexpected catalog shape at {_first_error(e)}") from e
+        raise ArtifactError(f"{path}: unexpected catalog shape at {first_error(e)}") from e

@@ -4,16 +4,19 @@ A change is compared with its base (an old dbt target, as with dbt's ``--state``
 active build in Neo4j) column by column, from :func:`catalog.compare.diff_state` (the same
 column-aware comparison ``prune --state`` makes, from the analyzer's one parse). Every changed
 column becomes a :class:`Finding`: added, removed, renamed (same lineage and expression, new
-name), expression changed, lineage changed, data type changed, documentation or PII tag
-changed, the model's rows changed (a condition: WHERE, JOIN, GROUP BY, ...), or it reads a
+name; or, the model's SQL unchanged, a rename upstream passed on: ``select *``), expression
+changed, lineage changed, data type changed, documentation or PII tag changed, the model's
+rows changed (a condition: WHERE, JOIN, GROUP BY, ...), or it reads a
 column the change removes. Each finding lists what it hits downstream, model columns,
 semantic-model elements, metrics, exposures and saved queries, with one path each, value
 lineage and condition lineage apart (a removed column: what reads it, models changed in the
 same change included), and gets a class:
 
 - ``breaking``: a removed, renamed or retyped column that something downstream reads, a column
-  that reads a removed one, or any change but documentation to a column of a model with an
-  enforced contract or ``access: public``;
+  (or a model's rows, through an unchanged WHERE, JOIN, ...) that reads a removed one, or any
+  change but documentation to a column of a model with ``access: public``; of a model whose
+  base enforces its contract, exactly what breaks the contract as dbt's state comparison says
+  (:mod:`catalog.contract`), every other finding of that model below breaking;
 - ``partial``: values (or rows) change, and nothing reads a column that disappears;
 - ``safe``: added columns, documentation, columns nothing reads that disappear;
 - ``policy``: a PII column newly flows (value lineage, any depth) into a column not tagged PII,
@@ -31,7 +34,8 @@ from pydantic import BaseModel
 
 from catalog.analyze.records import ColumnKind, ModelLineage, column_key
 from catalog.extract import DbtColumn, DbtNode, DbtProject, is_pii
-from catalog.compare import ColumnChange, StateDiff, diff_state
+from catalog.compare import ColumnChange, StateDiff, diff_state, sql_changed_models
+from catalog.contract import ContractBreak, contract_breaks
 from catalog.lineage_graph import LineageGraph, PruneHop, hop_dict
 from catalog.masking import is_masked, masking_names
 from catalog.prune import prune_state
@@ -70,11 +74,13 @@ class Finding(BaseModel, frozen=True):
     model: str
     column: str  # "*": the model's rows
     # added, removed, renamed, expression, lineage, data_type, documentation, pii_tag, rows, pii_flow,
-    # reads_removed (it read a column the change removes)
+    # reads_removed (it read a column the change removes); of an enforced contract: constraint,
+    # materialization, contract (no longer enforced)
     changes: tuple[str, ...]
     severity: Severity
     detail: str = ""
     renamed_to: str | None = None
+    cause: str = ""  # renamed: the upstream column (model.column) whose rename it passes on
     why: str = ""  # the reason for the severity
     hits: tuple[Hit, ...] = ()
     tests: tuple[str, ...] = ()  # names of the dbt tests that read the changed column (or, for "*", the model)
@@ -112,6 +118,7 @@ class CheckReport(BaseModel):
     removed_models: tuple[str, ...] = ()
     selector: str = ""  # the models to rebuild, as `prune --state` selects them (`dbt build -s`)
     exposure_owners: dict[str, str] = {}  # name of an exposure hit -> its owner's name (or email)
+    exposure_precision: dict[str, str] = {}  # name of an exposure hit -> column (it lists its columns) or model
     files: dict[str, str] = {}  # unique id of a model with findings -> its file in the project (original_file_path)
     tests: tuple[DbtTestHit, ...] = ()  # the dbt tests that read a changed column; their names are in the selector
 
@@ -139,6 +146,7 @@ class CheckReport(BaseModel):
                     "why": f.why,
                     "detail": f.detail,
                     "renamed_to": f.renamed_to,
+                    "cause": f.cause,
                     "models_hit": f.hit_models(),
                     "metrics_hit": f.hit_names("metric"),
                     "exposures_hit": f.hit_names("exposure"),
@@ -156,6 +164,7 @@ class CheckReport(BaseModel):
             "selector": self.selector,
             "tests": [t.model_dump(mode="json") for t in self.tests],
             "exposure_owners": dict(sorted(self.exposure_owners.items())),
+            "exposure_precision": dict(sorted(self.exposure_precision.items())),
         }
 
     def owners_hit(self, f: Finding) -> list[str]:
@@ -177,11 +186,12 @@ def check_states(
     report = _Checker(old, old_lineages, new, new_lineages, diff, old_graph, new_graph, base).run()
     hit = {h.key for f in report.findings for h in f.hits if h.kind == "exposure"}
     owners = {e.name: e.owner for uid, e in new.exposures.items() if uid in hit and e.owner}
+    precision = {e.name: e.precision for uid, e in new.exposures.items() if uid in hit}
     selector = prune_state(old, old_lineages, new, new_lineages, diff=diff).selector()
     files = {f.unique_id: new.nodes[f.unique_id].path or "" for f in report.findings if f.unique_id in new.nodes}
     findings, tests = tests_of_findings(report.findings, (old, old_lineages), (new, new_lineages))
     selector = " ".join([selector, *sorted({t.name for t in tests})]).strip()
-    return report.model_copy(update={"selector": selector, "exposure_owners": owners, "files": files, "findings": findings, "tests": tests})
+    return report.model_copy(update={"selector": selector, "exposure_owners": owners, "exposure_precision": precision, "files": files, "findings": findings, "tests": tests})
 
 
 # what a finding's test must see again: not a change of documentation or tags alone
@@ -252,16 +262,37 @@ class _Checker:
         # the base's columns the change takes away: removed (or renamed) ones, removed models'
         self.gone = {column_key(uid, c.column) for uid, found in diff.changes.items() for c in found if c.change == "removed"}
         self.gone |= {key for uid in diff.removed_models for key in old_graph.model_columns.get(uid, ())}
+        self.breaks = self._contract_breaks()
+        self.sql_changed = sql_changed_models(old, new)
+        self.renamed_keys: dict[str, str] = {}  # column id -> its new id, for renamed columns
+        self.renames = self._all_renames()
+
+    def _contract_breaks(self) -> dict[str, dict[str, list[ContractBreak]]]:
+        """Per model whose base enforces its contract: column (``*``: the model) -> what breaks
+        it (:mod:`catalog.contract`), a declared column gone from the model's output included."""
+        out: dict[str, dict[str, list[ContractBreak]]] = {}
+        for uid in sorted(set(self.old.nodes) & set(self.new.nodes)):
+            found = contract_breaks(self.old.nodes[uid], self.new.nodes[uid], self.new.adapter_type)
+            if found is None:
+                continue
+            contract = self.old.nodes[uid].contract
+            listed = {b.column for b in found if b.kind == "removed"}
+            for c in self.diff.changes.get(uid, ()):
+                if c.change == "removed" and c.column not in listed and contract is not None and contract.column(c.column):
+                    found.append(ContractBreak(column=c.column, kind="removed", detail="declared column gone from the model's output"))
+            by_column: dict[str, list[ContractBreak]] = defaultdict(list)
+            for b in found:
+                by_column[b.column].append(b)
+            out[uid] = dict(by_column)
+        return out
 
     def run(self) -> CheckReport:
         findings: list[Finding] = []
-        for uid, changes in sorted(self.diff.changes.items()):
-            if uid in self.diff.new_models:
-                continue
-            findings += self._model_findings(uid, changes)
         for uid in sorted(set(self.new.nodes) & set(self.old.nodes)):
-            if uid not in self.diff.changes or uid in self.diff.new_models:
+            if uid in self.diff.new_models:
                 findings += self._doc_findings(uid, set())
+            else:
+                findings += self._model_findings(uid, self.diff.changes.get(uid, ()))
         findings += self._semantic_findings()
         findings += self._policy_findings()
         findings.sort(key=lambda f: (ORDER[f.severity], f.unique_id, f.column))
@@ -276,18 +307,22 @@ class _Checker:
     # ------------------------------------------------------------------ per model
     def _model_findings(self, uid: str, changes: tuple[ColumnChange, ...]) -> list[Finding]:
         node, before = self.new.nodes[uid], self.old.nodes[uid]
-        removed = [c for c in changes if c.change == "removed"]
-        added = [c for c in changes if c.change == "added"]
-        renames = self._renames(uid, [c.column for c in removed], [c.column for c in added])
+        renames = {a: b for a, (b, _) in self.renames.get(uid, {}).items()}
         out: list[Finding] = []
         seen: set[str] = set()
         for c in changes:
             if c.column in renames.values():
                 continue  # the new name of a renamed column: reported with the old one
             kinds: tuple[str, ...]
-            renamed_to = None
+            renamed_to, detail, cause = None, c.detail, ""
             if c.change == "removed" and c.column in renames:
                 kinds, renamed_to = ("renamed",), renames[c.column]
+                upstream = self.renames[uid][c.column][1]
+                if upstream:  # a rename upstream, passed on unchanged (select *)
+                    cause = self._label(upstream)
+                    detail = f"passes on the rename of {cause} to {self.new_graph.column_name[self.renamed_keys[upstream]]}"
+            elif c.change == "rows" and self._conditions_read_gone(uid):
+                kinds = ("reads_removed", "rows")
             elif c.change in ("added", "removed", "rows"):
                 kinds = (c.change,)
             elif self._reads_gone(uid, c.column):
@@ -296,9 +331,21 @@ class _Checker:
                 kinds = c.aspects or ("expression",)
             seen.add(c.column)
             docs = self._doc_changes(before, node, c.column) if c.change == "modified" else ()
-            out.append(self._finding(node, c.column, kinds + docs, c.detail, renamed_to))
+            found = self._finding(node, c.column, kinds + docs + self._contract_kinds(uid, c.column, kinds), detail, renamed_to)
+            out.append(found.model_copy(update={"cause": cause}) if cause else found)
+        for column, found in sorted(self.breaks.get(uid, {}).items()):
+            if column not in seen:  # a contract change alone: YAML data types, constraints, materialization
+                seen.add(column)
+                kinds = self._contract_kinds(uid, column, ()) + (self._doc_changes(before, node, column) if column != "*" else ())
+                out.append(self._finding(node, column, kinds, "; ".join(b.detail for b in found), None))
         out += self._doc_findings(uid, seen)
         return out
+
+    def _contract_kinds(self, uid: str, column: str, kinds: tuple[str, ...]) -> tuple[str, ...]:
+        """The change kinds the contract's breaking changes of a column add to ``kinds``."""
+        named = {"removed": "renamed" if "renamed" in kinds else "removed", "disabled": "contract"}
+        out = dict.fromkeys(named.get(b.kind, b.kind) for b in self.breaks.get(uid, {}).get(column, ()))
+        return tuple(k for k in out if k not in kinds)
 
     def _reads_gone(self, uid: str, name: str) -> bool:
         """Whether a column read a column the change takes away, and the analysis now cannot
@@ -307,12 +354,22 @@ class _Checker:
         a, b = old_lin and old_lin.column(name), new_lin and new_lin.column(name)
         return bool(a and b and not b.resolved and any(s.key in self.gone for s in a.sources))
 
+    def _conditions_read_gone(self, uid: str) -> bool:
+        """Whether a model whose SQL is unchanged lost a condition (WHERE, JOIN, GROUP BY, ...)
+        on a column the change takes away: it still reads it, and the analysis drops it."""
+        old_lin, new_lin = self.old_lineages.get(uid), self.new_lineages.get(uid)
+        if uid in self.sql_changed or old_lin is None or new_lin is None:
+            return False
+        lost = {(c.column.key, c.clause) for c in old_lin.conditions} - {(c.column.key, c.clause) for c in new_lin.conditions}
+        return any(key in self.gone for key, _ in lost)
+
     def _still_reads(self, key: str) -> bool:
         """Whether a column (or model) that read a removed column in the base reads it in the
-        change too: its model is unchanged, or the column went away as well, or it now reads a
-        column that is missing (the analysis cannot resolve it)."""
+        change too: its model is unchanged, or its SQL is (a condition, WHERE, JOIN, GROUP BY,
+        on a column that is missing: the analysis drops it), or the column went away as well,
+        or it now reads a column that is missing (the analysis cannot resolve it)."""
         uid = self.old_graph.column_model.get(key, key)
-        if uid not in self.diff.changes:
+        if uid not in self.diff.changes or uid not in self.sql_changed:
             return True
         lin = self.new_lineages.get(uid)
         if key == uid or lin is None:
@@ -320,8 +377,26 @@ class _Checker:
         now = lin.column(self.old_graph.column_name[key])
         return now is None or not now.resolved
 
-    def _renames(self, uid: str, removed: list[str], added: list[str]) -> dict[str, str]:
-        """old name -> new name, for a removed and an added column of the same value."""
+    def _all_renames(self) -> dict[str, dict[str, tuple[str, str]]]:
+        """Per changed model, upstream first: old name -> (new name, the upstream column id
+        whose rename it passes on, or "")."""
+        from graphlib import TopologicalSorter
+
+        changed = {uid for uid in self.diff.changes if uid in self.old.nodes and uid not in self.diff.new_models}
+        order = TopologicalSorter({uid: [d for d in self.new.nodes[uid].depends_on if d in changed] for uid in sorted(changed)})
+        out: dict[str, dict[str, tuple[str, str]]] = {}
+        for uid in order.static_order():
+            changes = self.diff.changes[uid]
+            found = self._renames(uid, [c.column for c in changes if c.change == "removed"], [c.column for c in changes if c.change == "added"])
+            if found:
+                out[uid] = found
+                self.renamed_keys.update({column_key(uid, a): column_key(uid, b) for a, (b, _) in found.items()})
+        return out
+
+    def _renames(self, uid: str, removed: list[str], added: list[str]) -> dict[str, tuple[str, str]]:
+        """old name -> (new name, cause), for a removed and an added column of the same value:
+        the same expression over the same upstream columns, or, the model's SQL unchanged, the
+        same kind of column over the new names of upstream columns renamed (the cause)."""
         if not removed or not added:
             return {}
         old_lin, new_lin = self.old_lineages.get(uid), self.new_lineages.get(uid)
@@ -329,24 +404,32 @@ class _Checker:
             return {}
         d_old, d_new = old_lin.definitions, new_lin.definitions
 
-        def same(a: str, b: str) -> bool:
+        def same(a: str, b: str) -> str | None:
             ca, cb = old_lin.column(a), new_lin.column(b)
             if ca is None or cb is None or not ca.sources:
-                return False
-            if {s.key for s in ca.sources} != {s.key for s in cb.sources}:
-                return False
+                return None
+            moved = {s.key: self.renamed_keys.get(s.key, s.key) for s in ca.sources}
+            if set(moved.values()) != {s.key for s in cb.sources}:
+                return None
+            causes = sorted(k for k, v in moved.items() if k != v)
+            if causes:
+                return causes[0] if uid not in self.sql_changed and ca.kind == cb.kind else None
             if d_old is not None and d_new is not None and a in d_old.columns and b in d_new.columns:
-                return d_old.columns[a] == d_new.columns[b]
-            return ca.expr == cb.expr
+                return "" if d_old.columns[a] == d_new.columns[b] else None
+            return "" if ca.expr == cb.expr else None
 
-        out: dict[str, str] = {}
+        out: dict[str, tuple[str, str]] = {}
         free = list(added)
         for a in removed:
-            match = [b for b in free if same(a, b)]
+            match = [(b, cause) for b in free if (cause := same(a, b)) is not None]
             if len(match) == 1:
                 out[a] = match[0]
-                free.remove(match[0])
+                free.remove(match[0][0])
         return out
+
+    def _label(self, key: str) -> str:
+        """``stg_orders.tax_paid`` for a column id of the base."""
+        return hit_name(self.old_graph, key, self.old_graph.column_model.get(key, key))
 
     def _doc_changes(self, before: DbtNode, node: DbtNode, name: str) -> tuple[str, ...]:
         a, b = before.column(name, self.old.dialect), node.column(name, self.new.dialect)
@@ -378,7 +461,7 @@ class _Checker:
     # ------------------------------------------------------------------ one finding
     def _finding(self, node: DbtNode, column: str, kinds: tuple[str, ...], detail: str, renamed_to: str | None) -> Finding:
         hits = self._hits(node.unique_id, column, kinds)
-        return _found(node.unique_id, node.display_name, column, kinds, self._severity(node, kinds, hits), detail, hits, renamed_to)
+        return _found(node.unique_id, node.display_name, column, kinds, self._graded(node, column, kinds, hits), detail, hits, renamed_to)
 
     def _hits(self, uid: str, column: str, kinds: tuple[str, ...]) -> tuple[Hit, ...]:
         if set(kinds) <= {"added", "documentation", "pii_tag"}:
@@ -396,11 +479,26 @@ class _Checker:
             return tuple(sorted([*now, *before], key=lambda h: (h.lineage != "value", len(h.path), h.key)))
         return _collect(self.new_graph, [key], skip_owner=uid)
 
-    def _severity(self, node: DbtNode, kinds: tuple[str, ...], hits: tuple[Hit, ...]) -> tuple[Severity, str]:
-        governed = node.contract_enforced or node.access == "public"
+    def _graded(self, node: DbtNode, column: str, kinds: tuple[str, ...], hits: tuple[Hit, ...]) -> tuple[Severity, str]:
+        """The class of a model's finding: under the base's enforced contract, breaking exactly
+        what breaks the contract as dbt says (:mod:`catalog.contract`), every other finding
+        of that model with its class otherwise, breaking aside (partial)."""
+        breaks = self.breaks.get(node.unique_id)
+        if breaks is None:
+            return self._severity(node, kinds, hits)
+        name = node.display_name
+        if breaks.get(column):
+            return "breaking", f"breaks the enforced contract of {name}: " + "; ".join(b.detail for b in breaks[column])
+        severity, why = self._severity(node, kinds, hits, governed=False)
+        return ("partial" if severity == "breaking" else severity), f"{why}; not a breaking change of the enforced contract of {name}"
+
+    def _severity(self, node: DbtNode, kinds: tuple[str, ...], hits: tuple[Hit, ...], governed: bool = True) -> tuple[Severity, str]:
+        # a contract enforced in the base is graded by _graded; one the record of a stored
+        # build keeps no details of (made by an older catalog) makes every change breaking
+        unknown_contract = node.unique_id in self.old.nodes and self.old.nodes[node.unique_id].contract_enforced
         docs_only = set(kinds) <= {"documentation", "pii_tag"}
-        if governed and not docs_only:
-            what = "an enforced contract" if node.contract_enforced else "access: public"
+        if governed and not docs_only and (node.access == "public" or unknown_contract):
+            what = "access: public" if node.access == "public" else "an enforced contract"
             return "breaking", f"{node.display_name} has {what}"
         if kinds[0] == "reads_removed":
             return "breaking", "reads a removed column"

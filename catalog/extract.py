@@ -14,9 +14,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
-from catalog.artifacts import Catalog, ManifestColumn, ManifestNode, declared_columns, find_target_dir, load_catalog, load_manifest, project_name
+from catalog.artifacts import (
+    Catalog,
+    ManifestColumn,
+    ManifestExposure,
+    ManifestNode,
+    declared_columns,
+    find_target_dir,
+    first_error,
+    load_catalog,
+    load_manifest,
+    project_name,
+)
 from catalog.errors import ArtifactError
 from catalog.idents import column_name, namer, typed
 from catalog.masking import project_masking_functions
@@ -105,6 +116,51 @@ class DbtColumn:
         return column_name(self.name, dialect, quoted=self.in_catalog or self.quoted)
 
 
+class DbtConstraint(BaseModel):
+    """A constraint of a model contract (dbt 1.5+), column- or model-level, as the manifest has it."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    type: str  # not_null, unique, primary_key, foreign_key, check, custom
+    name: str | None = None
+    expression: str | None = None
+    columns: tuple[str, ...] = ()  # model-level: the columns it holds on
+    to: str | None = None  # foreign keys: the relation and columns referenced
+    to_columns: tuple[str, ...] = ()
+    warn_unenforced: bool = True
+    warn_unsupported: bool = True
+
+    def label(self) -> str:
+        on = f" on ({', '.join(self.columns)})" if self.columns else ""
+        return f"{self.type}{f' {self.name!r}' if self.name else ''}{on}"
+
+
+class DbtContractColumn(BaseModel):
+    """A column of an enforced contract: its YAML name (as :mod:`catalog.idents` writes it),
+    declared ``data_type`` (as written) and constraints."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    data_type: str | None = None
+    constraints: tuple[DbtConstraint, ...] = ()
+
+
+class DbtContract(BaseModel):
+    """A model's contract (``config.contract``, dbt 1.5+); the declared columns and the
+    model-level constraints are kept when it is enforced (what dbt's state comparison reads)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    enforced: bool = False
+    columns: tuple[DbtContractColumn, ...] = ()
+    constraints: tuple[DbtConstraint, ...] = ()
+
+    def column(self, name: str) -> DbtContractColumn | None:
+        wanted = typed(name)
+        return next((c for c in self.columns if c.name == wanted), None)
+
+
 class DbtNode(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -131,7 +187,14 @@ class DbtNode(BaseModel):
     meta: dict[str, Any] = {}
     access: str | None = None
     contract_enforced: bool = False  # config.contract.enforced
+    # None: no contract in the manifest (dbt before 1.5), or a record made before contracts were kept
+    contract: DbtContract | None = None
     path: str | None = None
+    external_project: str | None = None  # the dbt project it belongs to, when not this one (dbt Mesh)
+    # a foreign node found in its project's stored build: that build's model key and id (its
+    # columns are then that build's; see catalog.store.upstream)
+    upstream_key: str | None = None
+    upstream_build: int | None = None
 
     def column(self, name: str, dialect: str | None) -> DbtColumn | None:
         """Its column of that name (as :mod:`catalog.idents` writes names)."""
@@ -191,6 +254,17 @@ class DbtMetric(BaseModel):
     definition: str = ""  # its type, inputs, expression and filters, for comparing versions
 
 
+class DbtReferencedColumn(BaseModel):
+    """A column an exposure reads, from its ``meta.referenced_columns`` (Elementary's convention)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str  # as catalog.idents writes names (YAML: as SQL reads an unquoted name)
+    node: str | None = None  # the unique id of the node it belongs to; None: any node the exposure reads
+    data_type: str | None = None
+    written_node: str | None = None  # ``node`` as written, when it names no node the exposure reads
+
+
 class DbtExposure(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -203,6 +277,12 @@ class DbtExposure(BaseModel):
     owner: str | None = None
     description: str = ""
     depends_on: tuple[str, ...] = ()  # models, sources, snapshots, seeds, metrics
+    referenced_columns: tuple[DbtReferencedColumn, ...] = ()  # the columns it reads; () : every column
+
+    @property
+    def precision(self) -> str:
+        """``column`` when it lists the columns it reads, ``model`` when it reads every column of its models."""
+        return "column" if self.referenced_columns else "model"
 
 
 class DbtSavedQuery(BaseModel):
@@ -287,6 +367,8 @@ def _load_project(path: Path, dialect: str | None, manifest_bytes: bytes | None,
     else:
         check_dialect(dialect, "--dialect")
 
+    name = project_name(manifest, target / "manifest.json")
+    upstream = dependency_projects(target.parent / "dependencies.yml")
     # each node's fields as plain data (its columns already records), validated in one call
     nodes: dict[str, dict[str, Any]] = {}
     for section, entries in (("nodes", manifest.nodes), ("sources", manifest.sources)):
@@ -296,9 +378,10 @@ def _load_project(path: Path, dialect: str | None, manifest_bytes: bytes | None,
             table = catalog.sources.get(raw.unique_id) if raw.resource_type == "source" else catalog.nodes.get(raw.unique_id)
             declared = declared_columns(raw, target / "manifest.json", f"{section}.{key}")
             nodes[raw.unique_id] = _node(raw, declared, table, target, dialect)
+            if section == "nodes" and is_external(raw, name, upstream):
+                nodes[raw.unique_id] |= _external(raw)
     metadata = manifest.metadata
-    name = project_name(manifest, target / "manifest.json")
-    consumers = _consumers(manifest)
+    consumers = _consumers(manifest, dialect)
     masking = project_masking_functions(target.parent, name)
     tests = _tests(manifest, nodes, dialect)
     del manifest, catalog  # freed before the project's records are made: a lower peak
@@ -319,7 +402,7 @@ def _load_project(path: Path, dialect: str | None, manifest_bytes: bytes | None,
     ))  # fmt: skip
 
 
-def _consumers(manifest) -> dict[str, Any]:
+def _consumers(manifest, dialect: str) -> dict[str, Any]:
     """Semantic models, metrics, exposures and saved queries, as typed records."""
     semantic: dict[str, DbtSemanticModel] = {}
     measure_owner: dict[str, str] = {}
@@ -379,6 +462,7 @@ def _consumers(manifest) -> dict[str, Any]:
             owner=(raw.owner or {}).get("name") or (raw.owner or {}).get("email"),
             description=raw.description or "",
             depends_on=tuple(raw.depends_on.get("nodes") or ()),
+            referenced_columns=referenced_columns(raw, dialect),
         )
         for raw in manifest.exposures.values()
     }
@@ -392,6 +476,51 @@ def _consumers(manifest) -> dict[str, Any]:
         for raw in manifest.saved_queries.values()
     }
     return {"semantic_models": semantic, "metrics": metrics, "exposures": exposures, "saved_queries": saved}
+
+
+_NODE_CALL = re.compile(r"^\s*(ref|source)\s*\((.*)\)\s*$", re.S)
+_QUOTED = re.compile(r"""['"]([^'"]*)['"]""")
+
+
+def referenced_columns(raw: ManifestExposure, dialect: str) -> tuple[DbtReferencedColumn, ...]:
+    """``meta.referenced_columns`` (or ``config.meta``'s): ``[{column_name, data_type?, node?}]``,
+    ``node`` a ``ref(...)``, ``source(...)``, unique id or name of a node the exposure reads;
+    without it, the exposure's one model, else any node it reads that has the column."""
+    listed = raw.meta.get("referenced_columns") or (raw.config.get("meta") or {}).get("referenced_columns") or []
+    if not isinstance(listed, list):
+        return ()
+    reads = [d for d in raw.depends_on.get("nodes") or () if not d.startswith("metric.")]
+    out: list[DbtReferencedColumn] = []
+    for item in listed:
+        if not isinstance(item, dict) or not item.get("column_name"):
+            continue
+        written = item.get("node")
+        node = _referenced_node(str(written), reads) if written else (reads[0] if len(reads) == 1 else None)
+        out.append(DbtReferencedColumn(
+            name=column_name(str(item["column_name"]), dialect),
+            node=node,
+            data_type=str(item["data_type"]) if item.get("data_type") else None,
+            written_node=str(written) if written and node is None else None,
+        ))  # fmt: skip
+    return tuple(dict.fromkeys(out))
+
+
+def _referenced_node(written: str, reads: list[str]) -> str | None:
+    """The node of ``reads`` that ``ref('pkg', 'name')``, ``source('src', 'table')``, a unique id or a name names."""
+    if written in reads:
+        return written
+    call = _NODE_CALL.match(written)
+    args = _QUOTED.findall(call.group(2)) if call else [written.strip()]
+    if not args:
+        return None
+    if call and call.group(1) == "source":
+        wanted = ".".join(args[:2]).lower()
+        found = [u for u in reads if u.startswith("source.") and ".".join(u.split(".")[-2:]).lower() == wanted]
+    else:
+        package = args[0].lower() if call and len(args) > 1 else None
+        found = [u for u in reads if not u.startswith("source.") and u.split(".")[-1].lower() == args[-1].lower()
+                 and (package is None or u.split(".")[1].lower() == package)]  # fmt: skip
+    return found[0] if len(found) == 1 else None
 
 
 _PLAIN_NAME = re.compile(r'[A-Za-z_][A-Za-z0-9_$]*|"[^"]+"')
@@ -484,6 +613,38 @@ def measure_owners(project: DbtProject) -> dict[str, str]:
     return out
 
 
+def dependency_projects(path: Path) -> frozenset[str]:
+    """The projects ``dependencies.yml`` names under ``projects:`` (dbt Mesh), lower case; none
+    without the file. Its ``packages:`` are installed packages, whose models are the project's own."""
+    if not path.is_file():
+        return frozenset()
+    import yaml
+
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        raise ArtifactError(f"{path}: not readable as YAML ({str(e).splitlines()[0]})") from e
+    projects = doc.get("projects") if isinstance(doc, dict) else None
+    return frozenset(str(p["name"]).lower() for p in projects or () if isinstance(p, dict) and p.get("name"))
+
+
+def is_external(raw: ManifestNode, project: str, upstream: frozenset[str]) -> bool:
+    """Whether a manifest node belongs to another dbt project (dbt Mesh): injected by dbt-loom or
+    dbt Cloud (another package, and no file: empty ``path`` and ``original_file_path``), or of a
+    project ``dependencies.yml`` names."""
+    package = raw.package_name.lower()
+    if package == project.lower():
+        return False
+    return (not raw.path and not raw.original_file_path) or package in upstream
+
+
+def _external(raw: ManifestNode) -> dict[str, Any]:
+    """A foreign node's own fields: its project, and its resource type as its unique id says it
+    (dbt-loom injects a seed as a ``model`` named ``seed.<project>.<name>``)."""
+    kind = raw.unique_id.split(".", 1)[0]
+    return {"external_project": raw.package_name, "resource_type": kind if kind in LINEAGE_TYPES else raw.resource_type}
+
+
 def _node(raw: ManifestNode, yaml_columns: list[ManifestColumn], table, target: Path, dialect: str) -> dict[str, Any]:
     """The fields of a :class:`DbtNode`. A YAML column documents the catalog.json column of
     its name (names compared as the dialect compares them, see :mod:`catalog.idents`)."""
@@ -524,8 +685,39 @@ def _node(raw: ManifestNode, yaml_columns: list[ManifestColumn], table, target: 
         meta={**raw.config.meta, **raw.meta},
         access=raw.access,
         contract_enforced=bool((raw.config.contract or {}).get("enforced")),
+        contract=_contract(raw, declared, target / "manifest.json"),
         path=raw.original_file_path,
     )
+
+
+def _contract(raw: ManifestNode, declared: dict[str, ManifestColumn], manifest: Path) -> DbtContract | None:
+    """The model's contract, its declared columns and constraints when it is enforced
+    (``declared``: the YAML columns by name as SQL reads them)."""
+    if raw.config.contract is None:
+        return None
+    if not raw.config.contract.get("enforced"):
+        return DbtContract(enforced=False)
+    at = f"nodes.{raw.unique_id}"
+    columns = tuple(
+        DbtContractColumn(
+            name=key, data_type=doc.get("data_type"), constraints=_constraints(doc.get("constraints"), manifest, f"{at}.columns.{doc['name']}")
+        )
+        for key, doc in declared.items()
+    )
+    return DbtContract(enforced=True, columns=columns, constraints=_constraints(raw.constraints, manifest, at))
+
+
+def _constraints(items: Any, manifest: Path, at: str) -> tuple[DbtConstraint, ...]:
+    """Constraints as the manifest lists them, each checked, with a one-line error naming where."""
+    if items is not None and not isinstance(items, list):
+        raise ArtifactError(f"{manifest}: unexpected manifest shape at {at}.constraints: Input should be a valid list")
+    out = []
+    for i, item in enumerate(items or ()):
+        try:
+            out.append(DbtConstraint.model_validate(item))
+        except ValidationError as e:
+            raise ArtifactError(f"{manifest}: unexpected manifest shape at {at}.constraints.{i}{'.' if e.errors()[0]['loc'] else ''}{first_error(e)}") from None
+    return tuple(out)
 
 
 def _column(name: str, data_type: str | None, doc: ManifestColumn | None, in_catalog: bool) -> DbtColumn:
@@ -579,7 +771,7 @@ class InputWarning(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    code: str  # no_catalog | foreign_catalog | no_compiled_sql
+    code: str  # no_catalog | foreign_catalog | no_compiled_sql | unknown_referenced_column
     message: str
     models: tuple[str, ...] = ()  # the unique ids concerned, when some are
 
@@ -613,4 +805,30 @@ def input_warnings(project: DbtProject) -> list[InputWarning]:
             f"(run `dbt compile`): {names}",
             models=tuple(raw),
         ))  # fmt: skip
+    for uid, exposure in sorted(project.exposures.items()):
+        unknown = unknown_referenced_columns(project, exposure)
+        if unknown:
+            warnings.append(InputWarning(
+                code="unknown_referenced_column",
+                message=f"exposure {exposure.name}: meta.referenced_columns names {', '.join(unknown)}, "
+                "which it does not read (no such column, or no such node among its depends_on): left out of its lineage",
+                models=(uid,),
+            ))  # fmt: skip
     return warnings
+
+
+def unknown_referenced_columns(project: DbtProject, exposure: DbtExposure) -> list[str]:
+    """The referenced columns of an exposure that name no column of the nodes it reads, as
+    ``model.column`` (``column`` when it names no node); a node of unknown columns is not judged."""
+    reads = [project.nodes[d] for d in exposure.depends_on if d in project.nodes]
+    known = {n.unique_id: {c.key_name(project.dialect) for c in n.columns} for n in reads}
+    out: list[str] = []
+    for r in exposure.referenced_columns:
+        if r.written_node is not None:
+            out.append(f"{r.written_node}.{r.name}")
+        elif r.node is not None:
+            if known.get(r.node) and r.name not in known[r.node]:
+                out.append(f"{project.nodes[r.node].display_name}.{r.name}")
+        elif all(known.values()) and not any(r.name in cols for cols in known.values()):
+            out.append(r.name)
+    return out

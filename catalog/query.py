@@ -29,10 +29,12 @@ class ColumnId:
     unique_id: str
     model: str  # display name: orders, or shop.orders for a source
     name: str
+    project: str | None = None  # the stored project it belongs to, when not the asked one (dbt Mesh)
 
     @property
     def label(self) -> str:
-        return f"{self.model}.{self.name}"
+        """``orders.amount``; ``finance:customer_revenue.email`` for another project's column."""
+        return f"{self.project + ':' if self.project else ''}{self.model}.{self.name}"
 
 
 @dataclass(slots=True, unsafe_hash=True)
@@ -87,6 +89,8 @@ class ConsumerHit:
     depth: int
     via: str  # the asked column the path starts at
     hops: tuple[Hop, ...]
+    precision: str | None = None  # an exposure's: column (it lists the columns it reads) or model
+    project: str | None = None  # the stored project it belongs to, when not the asked one (dbt Mesh)
 
 
 CONSUMER_KINDS = ("metric", "exposure", "saved_query")
@@ -120,6 +124,27 @@ class Catalog:
         self.dialect: str | None = build.get("dialect")  # how the build's column names compare
         self._columns: list[ColumnId] | None = None
         self._by_form: dict[str, list[ColumnId]] | None = None
+        self._builds: dict[str, int] | None = None
+        self._upstream: list[str] = list(build.get("upstream") or [])
+
+    @property
+    def builds(self) -> dict[str, int]:
+        """The build each project is read as of (dbt Mesh): this one for the asked project, the
+        producer builds this build read (``Build.upstream``), the active build of every other
+        project (the consumers)."""
+        if self._builds is None:
+            out = {r["name"]: r["active_build_id"] for r in self.graph.read("read/list_projects") if r["active_build_id"] is not None}
+            for entry in self._upstream:
+                rows = self.graph.read("read/find_upstream_build", project=None, build_id=int(entry.rsplit("=", 1)[1]))
+                if rows:
+                    out[rows[0]["project"]] = rows[0]["id"]
+            out[self.project] = self.build_id
+            self._builds = out
+        return self._builds
+
+    def foreign(self, project: str | None) -> str | None:
+        """``project`` when it is not the asked one: how answers name another project's column."""
+        return project if project and project != self.project else None
 
     def _only_project(self) -> str:
         projects = [r["name"] for r in self.graph.read("read/list_projects")]
@@ -208,16 +233,22 @@ class Catalog:
             project=self.project,
             column_keys=[c.key for c in asked],
             build_id=self.build_id,
+            builds=self.builds,
             max_depth=max_depth,
         )
-        return rows[0][0] if rows else []
+        columns = rows[0][0] if rows else []
+        for c in columns:  # its project, for the answer: named when it is another project's
+            c[6] = self.foreign(c[6])
+        return columns
 
     def _consumers(self, asked: list[ColumnId], reached: list[Reached], consumed: set[str]) -> list[ConsumerHit]:
         """The metrics, exposures and saved queries the asked and reached columns feed, asked
         from the ``consumed`` ones (those some consumer reads)."""
         before = {c.key: (0, (), c.key) for c in asked if c.key in consumed}
         before |= {r.column.key: (r.depth, r.hops, r.via) for r in reached if r.column.key in consumed}
-        rows = self.graph.read("read/find_consumers_downstream", project=self.project, column_keys=list(before), build_id=self.build_id)
+        rows = self.graph.read(
+            "read/find_consumers_downstream", project=self.project, column_keys=list(before), build_id=self.build_id, builds=self.builds
+        )
         best: dict[str, ConsumerHit] = {}
         for r in rows:
             depth, hops, via = before[r["start"]]
@@ -229,6 +260,8 @@ class Catalog:
                 depth=depth + r["depth"],
                 via=via,
                 hops=tuple(hops) + tuple(Hop(from_key=h["from"], to_key=h["to"], type=h["type"], expr=h["expr"], resolved=True) for h in r["hops"]),
+                precision=r["precision"],
+                project=self.foreign(r["project"]),
             )
             if hit.key not in best or (hit.depth, hit.via) < (best[hit.key].depth, best[hit.key].via):
                 best[hit.key] = hit
@@ -257,7 +290,7 @@ class Catalog:
                 starts[column.key] = (0, (), column.key)
                 continue
             asked.append(consumer)
-            for r in self.graph.read("read/find_consumer_inputs", project=self.project, key=consumer.key, build_id=self.build_id):
+            for r in self.graph.read("read/find_consumer_inputs", project=self.project, key=consumer.key, build_id=self.build_id, builds=self.builds):
                 hops = tuple(Hop(from_key=h["from"], to_key=h["to"], type=h["type"], expr=h["expr"], resolved=True) for h in r["hops"])
                 if r["column"] not in starts or r["depth"] < starts[r["column"]][0]:
                     starts[r["column"]] = (r["depth"], hops, consumer.key)
@@ -268,8 +301,11 @@ class Catalog:
             project=self.project,
             column_keys=list(starts),
             build_id=self.build_id,
+            builds=self.builds,
             max_depth=max_depth,
         )
+        for r in rows:
+            r["project"] = self.foreign(r.get("project"))
         for r in _best_per_column(rows, "target"):
             depth, hops, via = starts[r.via]
             found.append(replace(r, depth=r.depth + depth, hops=r.hops + hops, via=via))
@@ -286,11 +322,11 @@ class Catalog:
         if not reached:
             return reached
         keys = [c.key for c in asked] + [r.column.key for r in reached]
-        edges = self.graph.read("read/find_edges_between", project=self.project, column_keys=keys, build_id=self.build_id)
+        edges = self.graph.read("read/find_edges_between", project=self.project, column_keys=keys, build_id=self.build_id, builds=self.builds)
         return _marked_safe(asked, reached, [(e["up"], e["down"], e["type"]) for e in edges])
 
     def _conditions(self, keys: list[str]) -> list[ConditionUse]:
-        rows = self.graph.read("read/find_conditioned_models", project=self.project, column_keys=keys, build_id=self.build_id)
+        rows = self.graph.read("read/find_conditioned_models", project=self.project, column_keys=keys, build_id=self.build_id, builds=self.builds)
         return [ConditionUse(**r) for r in rows]
 
 
@@ -337,8 +373,8 @@ def _walk_downstream(asked: list[ColumnId], columns: list[list[Any]], max_depth:
     reached: list[Reached] = []
     for key in sorted(best, key=lambda k: (names[k][2] or names[k][1], names[k][3])):
         depth, path, via = best[key]
-        _, unique_id, model, name, _, _ = names[key]
-        reached.append(Reached(ColumnId(key, unique_id, model or unique_id, name), depth, path, via, None, key not in tainted))
+        _, unique_id, model, name, _, _, project = names[key]
+        reached.append(Reached(ColumnId(key, unique_id, model or unique_id, name, project), depth, path, via, None, key not in tainted))
     return reached
 
 
@@ -385,7 +421,7 @@ def _best_per_column(rows: list[dict[str, Any]], via_field: str) -> list[Reached
     best: dict[str, Reached] = {}
     for r in rows:
         reached = Reached(
-            column=ColumnId(key=r["column"], unique_id=r["unique_id"], model=r["model"] or r["unique_id"], name=r["name"]),
+            column=ColumnId(key=r["column"], unique_id=r["unique_id"], model=r["model"] or r["unique_id"], name=r["name"], project=r.get("project")),
             depth=r["depth"],
             hops=tuple(
                 Hop(from_key=h["from"], to_key=h["to"], type=h["type"], expr=h["expr"], resolved=h["resolved"]) for h in r["hops"]

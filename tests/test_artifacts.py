@@ -164,3 +164,52 @@ def test_a_declared_columns_quote_is_read_as_a_boolean(tmp_path, quote, quoted):
     target = with_declared_column(tmp_path, put("quote", quote))
     column = next(c for c in load_project(target).nodes[ORDERS].columns if c.name.lower() == "unit_price")
     assert column.quoted is quoted and column.declared
+
+
+# ---------------------------------------------------------------------------- contracts
+EVALUATOR_DIM = "model.dbt_project_evaluator_integration_tests.dim_model_7"
+
+
+def as_dbt_1_5(tmp_path: Path, source: Path) -> Path:
+    """A v12 target rewritten as dbt 1.5 wrote contracts (v9): ``contract`` without
+    ``alias_types``, constraints without ``to`` and ``to_columns``."""
+    target = tmp_path / "target"
+    shutil.copytree(source, target)
+    manifest = json.loads((target / "manifest.json").read_text())
+    manifest["metadata"]["dbt_schema_version"] = "https://schemas.getdbt.com/dbt/manifest/v9.json"
+    for node in manifest["nodes"].values():
+        (node.get("config") or {}).get("contract", {}).pop("alias_types", None)
+        for col in node.get("columns", {}).values():
+            for c in col.get("constraints", []):
+                c.pop("to", None), c.pop("to_columns", None)
+    (target / "manifest.json").write_text(json.dumps(manifest))
+    return target
+
+
+@pytest.mark.corpus
+def test_an_enforced_contract_is_read_from_every_schema_that_has_one(shared_dir, tmp_path):
+    """dbt-project-evaluator's dim_model_7 declares `id` int, not_null, with its contract
+    enforced; read the same from v12 and from the v9 shape; a v8 manifest (dbt 1.4) has none."""
+    from catalog.extract import DbtConstraint, DbtContract, DbtContractColumn
+
+    expected = DbtContract(
+        enforced=True, columns=(DbtContractColumn(name="id", data_type="int", constraints=(DbtConstraint(type="not_null"),)),)
+    )
+    v12 = shared_dir / "corpus" / "dbt-project-evaluator" / "target"
+    for target in (v12, as_dbt_1_5(tmp_path, v12)):
+        project = load_project(target)
+        assert project.nodes[EVALUATOR_DIM].contract == expected
+        plain = project.nodes["model.dbt_project_evaluator_integration_tests.fct_model_6"]
+        assert plain.contract == DbtContract(enforced=False) and not plain.contract_enforced
+    tuva = load_project(shared_dir / "corpus" / "tuva" / "target")
+    assert {n.contract for n in tuva.nodes.values()} == {None}
+
+
+def test_a_bad_constraint_is_named_in_one_line(tmp_path):
+    target = with_declared_column(tmp_path, put("constraints", [{"name": "positive", "expression": "unit_price > 0"}]))
+    manifest = json.loads((target / "manifest.json").read_text())
+    manifest["nodes"][ORDERS]["config"]["contract"] = {"enforced": True}
+    (target / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ArtifactError) as e:
+        load_project(target)
+    assert str(e.value) == f"{target / 'manifest.json'}: unexpected manifest shape at nodes.{ORDERS}.columns.unit_price.constraints.0.type: Field required"

@@ -32,6 +32,7 @@ def _reached(key: str, *types: str) -> Reached:
 def test_a_second_computing_path_makes_a_column_need_review():
     catalog = Catalog.__new__(Catalog)
     catalog.project, catalog.build_id = "p", 1
+    catalog._builds = {"p": 1}
     # s.x -> a.x (passthrough) -> c.x (passthrough); s.x -> b.y (derived) -> c.x (passthrough); c.x -> d.x (renamed)
     catalog.graph = _Edges([("s.x", "a.x", "passthrough"), ("a.x", "c.x", "passthrough"), ("s.x", "b.y", "derived"), ("b.y", "c.x", "passthrough"), ("c.x", "d.z", "renamed"), ("s.x", "e.x", "renamed")])
     reached = [_reached("a.x", "passthrough"), _reached("b.y", "derived"), _reached("c.x", "passthrough", "passthrough"), _reached("d.z", "passthrough", "passthrough", "renamed"), _reached("e.x", "renamed")]
@@ -60,7 +61,7 @@ def test_the_walk_over_a_subgraph_matches_every_path_spelled_out(seed):
     asked = [_col(k) for k in rng.sample(keys, rng.choice([1, 2]))]
     walks = [w for a in asked for w in _paths_from(a.key, edges, len(keys) * 2)]
     reachable = {w[-1][1] for w in walks}
-    columns = [[k, k.rsplit(".", 1)[0], k.split("/")[1].split(".")[0], "c", [[d, t, None, True] for u, d, t in edges if u == k], False]
+    columns = [[k, k.rsplit(".", 1)[0], k.split("/")[1].split(".")[0], "c", [[d, t, None, True] for u, d, t in edges if u == k], False, None]
                for k in sorted(reachable | {a.key for a in asked})]
     reached = {r.column.key: r for r in _walk_downstream(asked, columns, None)}
     assert set(reached) == reachable

@@ -68,14 +68,15 @@ def test_sdist_carries_every_query_file_and_page_asset(dist: Path):
 
 @pytest.mark.neo4j
 def test_installed_wheel_runs_the_main_commands_from_another_folder(dist: Path, tmp_path: Path, neo4j_env):
-    venv = tmp_path / "venv"
-    _run([sys.executable, "-m", "venv", str(venv)], cwd=tmp_path)
-    (wheel,) = dist.glob("*.whl")
-    _run([str(venv / "bin" / "pip"), "install", "--quiet", str(wheel)], cwd=tmp_path, timeout=900)
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
+    # nothing of this checkout on the path: pip would take it for the package, installed already
     env = {**os.environ, **neo4j_env}
     env.pop("PYTHONPATH", None)
+    venv = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", str(venv)], cwd=tmp_path, env=env)
+    (wheel,) = dist.glob("*.whl")
+    _run([str(venv / "bin" / "pip"), "install", "--quiet", str(wheel)], cwd=tmp_path, env=env, timeout=900)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
     project = f"test_wheel_{uuid.uuid4().hex[:10]}"
     try:
         _installed_commands(venv, elsewhere, env, project)

@@ -112,6 +112,8 @@ def analyze_node_packed(
     """:func:`analyze_node` in the plain-tuple form of :mod:`catalog.analyze.packed`;
     ``definitions``: also the fingerprints of its SQL (:mod:`catalog.analyze.fingerprint`)."""
     real_names = columns.catalog(node.unique_id)
+    if node.external_project is not None:
+        return _without_sql(node, real_names or columns.declared(node.unique_id), external_reason(node), ModelStatus.EXTERNAL)
     if node.language != "sql":
         return _without_sql(node, real_names, f"{node.language} model: no SQL to analyze")
     if not node.sql:
@@ -266,6 +268,14 @@ def _waves(project: DbtProject, columns: ProjectColumns) -> list[list[DbtNode]]:
     for node in order:
         waves[level[node.unique_id]].append(node)
     return waves
+
+
+def external_reason(node: DbtNode) -> str:
+    project = node.external_project
+    if node.upstream_key is not None:
+        return f"a node of the dbt project {project}: its columns and lineage are those of its build {node.upstream_build}"
+    return (f"a node of the dbt project {project}, whose build has its SQL and lineage "
+            f"(`catalog build` {project} into the same database to follow its columns)")  # fmt: skip
 
 
 def _without_sql(

@@ -29,6 +29,7 @@ class ModelStatus(str, Enum):
     PARTIAL = "partial"  # some columns unresolved
     UNRESOLVED = "unresolved"  # no column could be resolved, or no SQL to read
     FAILED = "failed"  # the analysis raised; see the error
+    EXTERNAL = "external"  # a node of another dbt project (dbt Mesh): that project's build has its lineage
 
 
 class ConditionClause(str, Enum):

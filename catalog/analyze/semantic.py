@@ -4,8 +4,9 @@ A semantic model's entities, dimensions and measures are columns: each ``expr`` 
 the columns of the model the semantic model reads, analyzed by the model analyzer as if it
 were ``select <expr> as <name> from <model>``, so a measure gets column edges exactly like a
 model column. Metrics read their measures (simple, cumulative, conversion) or their input
-metrics (ratio, derived); saved queries read their metrics; an exposure reads every column of
-the models, sources and seeds it depends on, and the metrics it names. Consumers are keyed by
+metrics (ratio, derived); saved queries read their metrics; an exposure reads the columns its
+``meta.referenced_columns`` lists, else every column of the models, sources and seeds it depends
+on, and the metrics it names. Consumers are keyed by
 their unique id (``metric.shop.order_total``).
 """
 
@@ -16,7 +17,7 @@ from sqlglot import exp
 from catalog.analyze.project import ProjectColumns, analyze_node
 from catalog.analyze.records import ModelLineage, ModelStatus, column_key
 from catalog.analyze.relations import RelationIndex
-from catalog.extract import DbtNode, DbtProject, DbtSemanticModel, measure_owners
+from catalog.extract import DbtExposure, DbtNode, DbtProject, DbtSemanticModel, measure_owners
 
 # (upstream key, consumer key, type, expr): what :class:`catalog.lineage_graph.LineageGraph` takes
 ConsumerEdge = tuple[str, str, str, str]
@@ -102,8 +103,17 @@ def consumer_edges(project: DbtProject, lineages: dict[str, ModelLineage]) -> li
                 continue
             lin = lineages.get(up)
             names = [c.name for c in lin.columns] if lin is not None and lin.columns else [c.key_name(project.dialect) for c in node.columns]
-            edges += [(column_key(up, n), uid, "exposure", "") for n in names]
+            edges += [(column_key(up, n), uid, "exposure", "") for n in exposure_columns(ex, up, names)]
     return edges
+
+
+def exposure_columns(exposure: DbtExposure, up: str, names: list[str]) -> list[str]:
+    """The columns of node ``up`` (whose columns are ``names``, [] when unknown) that the exposure
+    reads: those its ``referenced_columns`` name, else every one."""
+    if not exposure.referenced_columns:
+        return names
+    wanted = {r.name for r in exposure.referenced_columns if r.node == up or (r.node is None and r.written_node is None)}
+    return [n for n in names if n in wanted] if names else sorted(wanted)
 
 
 def semantic_changes(old: DbtProject, new: DbtProject) -> list[tuple[str, str, tuple[str, ...], str]]:

@@ -36,10 +36,10 @@ from catalog.errors import ConnectionLost, StoreError
 from catalog.extract import DbtNode, DbtProject, check_dialect, checked_dialect_for, dialect_for, input_warnings, load_project
 from catalog.masking import project_masking_functions
 from catalog.memory import frozen_heap, paused_gc
-from catalog.store import cypher
 from catalog.store.consumers import write_consumers
-from catalog.store.graph import SCHEMA_VERSION, Graph
+from catalog.store.graph import SCHEMA_VERSION, BuildStart, Graph
 from catalog.store.records import node_records, open_records, same_records, write_records
+from catalog.store.upstream import UpstreamBuild, foreign_projects, upstream_builds, with_upstream
 
 # bump when what a build stores, or where, changes: a build over an active build of another
 # layout reuses nothing and rewrites every node and relationship it keeps
@@ -71,6 +71,7 @@ class Builder:
         progress: Progress | None = None,
         project_name: str | None = None,
         fail_after: str | None = None,
+        upstream: dict[str, int] | None = None,
     ):
         self.graph = graph
         self.path = Path(path)
@@ -79,6 +80,9 @@ class Builder:
         self.jobs = jobs
         self.say = progress or (lambda _msg: None)
         self.project_name = project_name  # store under this name instead of the dbt project's
+        # dbt Mesh: {producer project: build id} pinned (--upstream), and the builds read
+        self.pins = {k.lower(): v for k, v in (upstream or {}).items()}
+        self.upstream: dict[str, UpstreamBuild] = {}
         # fault injection for crash-safety tests: "<stage>" raises after that stage,
         # "kill:<stage>" kills the process with SIGKILL there
         self.fail_after = fail_after or os.environ.get("CATALOG_FAULT_AFTER")
@@ -153,6 +157,7 @@ class Builder:
                 and list(active.get("masking_functions") or []) == masking
                 and not active.get("models_failed")
                 and active.get("compiled_sha256") == compiled_digest(target, list(active.get("compiled_files") or []))
+                and sorted(active.get("upstream") or []) == inputs["upstream"]
             )
 
         inputs = {
@@ -162,11 +167,21 @@ class Builder:
             "generated_at": text(metadata.get("generated_at")),
             "masking_functions": masking,
         }
+        # the producer builds read (dbt Mesh): of the projects the manifest's foreign nodes name,
+        # or before it is parsed those the active build's named (the same ones if it is unchanged)
+        if project is not None:
+            producers = foreign_projects(project)
+        else:
+            producers = list((self.graph.find_active_build(project_name) or {}).get("foreign_projects") or [])
+        inputs["foreign_projects"] = producers
+        inputs["upstream"] = self._read_upstream(producers)
         try:
             build_id, active, schema_version, done = self._start(project_name, inputs, unchanged, project)
         except _NotChecked:  # the inputs changed: read and check them all before writing anything
             project = self._load(target)
             t = self._stage("extract", t)
+            inputs["foreign_projects"] = foreign_projects(project)
+            inputs["upstream"] = self._read_upstream(inputs["foreign_projects"])
             build_id, active, schema_version, done = self._start(project.name, inputs, unchanged, project)
         if done is not None:  # the no-change build was created and made active in that one transaction
             self._stage("start", t)
@@ -189,6 +204,11 @@ class Builder:
             if isinstance(e, ConnectionLost):
                 raise ConnectionLost(f"{e}; {self.left_behind()}") from e
             raise
+
+    def _read_upstream(self, producers: list[str]) -> list[str]:
+        """Find the producer builds this build reads; their entries, as the build records them."""
+        self.upstream = upstream_builds(self.graph, producers, self.pins)
+        return sorted(b.entry for b in self.upstream.values())
 
     def _load(self, target: Path) -> DbtProject:
         manifest_bytes, catalog_bytes = self._inputs
@@ -218,8 +238,8 @@ class Builder:
         pid = os.getpid()
         now = _now()
 
-        def work(tx):
-            state = tx.run(cypher.load("write/lock_project"), project=project, now=now).single()
+        def work(tx: BuildStart):
+            state = tx.lock_project(project, now)
             dead, alive = [], []
             for r in state["running"]:
                 (alive if _is_alive(r, host) else dead).append(r)
@@ -253,20 +273,17 @@ class Builder:
                 "store_version": STORE_VERSION,
                 "full": self.full,
             }
-            tx.run(cypher.load("write/create_build"), project=project, build=build).consume()
+            tx.create_build(project, build)
             if no_change:
                 summary = unchanged_summary(project, state["next_id"], active)
                 summary.timings = self.timings
-                row = tx.run(
-                    cypher.load("write/set_active_build"),
-                    project=project, build_id=state["next_id"], summary=build_properties(summary), now=_now(),
-                ).single()  # fmt: skip
+                row = tx.activate(project, state["next_id"], build_properties(summary), _now())
                 summary.previous_build_id = row["previous_id"]
                 summary.status = "active"
                 return state["next_id"], state, dead, summary
             return state["next_id"], state, dead, None
 
-        build_id, state, dead, done = self.graph.transaction("write/lock_project", work)
+        build_id, state, dead, done = self.graph.build_start(work)
         self.build_id = build_id
         self._last_heartbeat = time.monotonic()
         for r in dead:  # undone first, then marked failed: a dead build is never left failed and not undone
@@ -321,6 +338,7 @@ class Builder:
         t_start: float,
     ) -> BuildSummary:
         t = time.perf_counter()
+        project = with_upstream(self.graph, project, self.upstream)
         name = project.name
         active_id = active["id"] if active else None
         # tens of thousands of rows beside the project's millions of records: the collector

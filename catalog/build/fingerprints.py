@@ -93,7 +93,10 @@ def fingerprints(project: DbtProject, known: dict[str, Fingerprint] | None = Non
         for dep in sorted(node.depends_on):
             if dep in project.nodes:
                 digest_columns(dep)
-            if catalog_cols.get(dep):
+            producer = project.nodes[dep].upstream_key if dep in project.nodes else None
+            if producer is not None:  # dbt Mesh: fed by that producer's columns
+                upstream.append((dep, catalog_cols[dep], producer))
+            elif catalog_cols.get(dep):
                 upstream.append((dep, catalog_cols[dep]))
             elif dep in out:
                 upstream.append((dep, out[dep].lineage_hash))
@@ -101,6 +104,8 @@ def fingerprints(project: DbtProject, known: dict[str, Fingerprint] | None = Non
                 upstream.append((dep, all_cols[dep]))
         digest_columns(uid)
         lineage_hash = digest(base, sql_hash, upstream, catalog_cols[uid], node.resource_type)
+        if node.upstream_key is not None:  # a foreign node: which producer build it is read from
+            lineage_hash = digest(lineage_hash, node.upstream_key, node.upstream_build)
         out[uid] = Fingerprint(lineage_hash=lineage_hash, sql_hash=sql_hash, meta_hash=meta_hash(node))
     return out
 

@@ -290,9 +290,16 @@ class LineageWriter:
                 "same": props,
             }
 
+    def _upstream_key(self, uid: str, col: str) -> str | None:
+        """The producer's column a foreign node's column is (dbt Mesh), or None."""
+        node = self.project.nodes.get(uid)
+        return f"{node.upstream_key}.{typed(col)}" if node is not None and node.upstream_key is not None else None
+
     def _desired_for(self, uid: str, desired: dict[tuple, dict[str, Any]]) -> None:
         node = self.project.nodes[uid]
         mkey = self._mkey(uid)
+        if node.upstream_key is not None:
+            return  # its columns are the producer's: the consumer's columns are fed by those
         if node.resource_type in ("source", "seed"):
             self._desired_columns(uid, [c.key_name(self.project.dialect) for c in node.columns], desired)
             return
@@ -304,18 +311,20 @@ class LineageWriter:
             down = self._ckey(uid, c.name)
             kind = VALUE[c.kind]
             for src in c.sources:
-                up = self._ckey(src.unique_id, src.column)
+                foreign = self._upstream_key(src.unique_id, src.column)
+                up = foreign or self._ckey(src.unique_id, src.column)
                 desired[("feeds", up, down)] = {
                     "row": {"up": up, "down": down, "expr": c.expr, "type": kind, "resolved": c.resolved, "model": mkey},
-                    "endpoints": [(src.unique_id, src.column)],
+                    "endpoints": [] if foreign else [(src.unique_id, src.column)],
                     "same": (c.expr, kind, c.resolved),
                 }
         for cond in lin.conditions:
-            ckey = self._ckey(cond.column.unique_id, cond.column.column)
+            foreign = self._upstream_key(cond.column.unique_id, cond.column.column)
+            ckey = foreign or self._ckey(cond.column.unique_id, cond.column.column)
             clause = VALUE[cond.clause]
             desired[("conditions", ckey, mkey, clause)] = {
                 "row": {"column": ckey, "model": mkey, "clause": clause},
-                "endpoints": [(cond.column.unique_id, cond.column.column)],
+                "endpoints": [] if foreign else [(cond.column.unique_id, cond.column.column)],
             }
         for dep in node.depends_on:
             if dep == uid:

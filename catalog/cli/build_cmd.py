@@ -19,6 +19,15 @@ def build(
         str | None,
         typer.Option("--project", help="Store under this name instead of the dbt project's name (e.g. one per environment)."),
     ] = None,
+    upstream: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--upstream",
+            metavar="PROJECT=BUILD",
+            help="dbt Mesh: read the producer project PROJECT (as ref('PROJECT', ...) names it) from its build BUILD "
+            "instead of its active build; repeat for several.",
+        ),
+    ] = None,
     dialect: DialectOpt = None,
     jobs: JobsOpt = None,
     uri: UriOpt = None,
@@ -33,12 +42,18 @@ def build(
     again; the rest is reused. The new build becomes active in one step once it is fully
     written: a crash, a lost connection, Ctrl-C or SIGTERM leaves the previous build active
     and intact (the unfinished one is undone at once, or by the next build).
+
+    dbt Mesh: the nodes of another project (injected by dbt-loom or dbt Cloud) are read from
+    that project's active build in the same database (or the --upstream one), so lineage runs
+    across the projects; the build records which producer builds it read.
     """
     from catalog.build import Builder, BuildSummary
     from catalog.report.build_summary import summary_table
+    from catalog.store.upstream import parse_upstream
 
+    pins = parse_upstream(upstream or [])
     with graph_from(uri, user, password, database, timeout) as graph:
-        builder = Builder(graph, path, full=full, dialect=dialect, jobs=jobs, progress=say, project_name=project_name)
+        builder = Builder(graph, path, full=full, dialect=dialect, jobs=jobs, progress=say, project_name=project_name, upstream=pins)
         try:
             summary: BuildSummary = builder.run()
         except (Interrupted, KeyboardInterrupt) as e:

@@ -71,9 +71,12 @@ def check(
     (--project, default the manifest's project name), from the records that build kept of what
     it read: the same answers as --state with the target folder that build was made from.
 
-    breaking: a removed, renamed or retyped column something downstream reads, a column that
-    now reads a removed one (reads_removed), or any change but documentation to a column of a
-    model with an enforced contract or access: public.
+    breaking: a removed, renamed or retyped column something downstream reads, a column (or a
+    model's unchanged WHERE, JOIN, ...) that now reads a removed one (reads_removed), or any
+    change but documentation to a column of a model with access: public. A model whose base
+    enforces its contract breaks as dbt says: a declared column removed, a data_type changed,
+    a constraint removed, the materialization changed, the contract no longer enforced; its
+    other findings stay below breaking.
     policy: a PII column newly flows (value lineage) into a column not tagged PII, a public or
     contracted model, or an exposure. partial: values or rows change downstream. safe: added
     columns, documentation, columns nothing reads.
@@ -99,16 +102,24 @@ def check(
         old = load_project(state, dialect=dialect)
         warnings += warn_inputs(input_warnings(old))
         base = str(state)
+        old_lineages, lineages = analyze_states(old, current, jobs=jobs)
+        report = check_states(old, old_lineages, current, lineages, base=base)
     else:
+        from catalog.check_across import with_consumer_projects
+        from catalog.query import Catalog
+        from catalog.store.upstream import foreign_projects, upstream_builds, with_upstream
+
         name = project or current.name
         with graph_from(uri, user, password, database, timeout) as graph:
             active = graph.find_active_build(name)
             if active is None:
                 raise NotFound(f"project {name!r} has no active build: run `catalog build`, pass --project, or compare with --state")
             old = load_build_project(graph, name, active)
-        base = f"build {active['id']}"
-    old_lineages, lineages = analyze_states(old, current, jobs=jobs)
-    report = check_states(old, old_lineages, current, lineages, base=base)
+            # dbt Mesh: its foreign nodes as a build would read them now, and the other projects it feeds
+            current = with_upstream(graph, current, upstream_builds(graph, foreign_projects(current), {}))
+            old_lineages, lineages = analyze_states(old, current, jobs=jobs)
+            report = check_states(old, old_lineages, current, lineages, base=f"build {active['id']}")
+            report = with_consumer_projects(report, Catalog(graph, name, active["id"]))
 
     from catalog.report.check_ci import github_annotations, sarif_log
 

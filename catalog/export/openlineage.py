@@ -88,7 +88,7 @@ class ConsumerNode(BaseModel):
     name: str
     label: str | None = None
     description: str = ""
-    detail: str = ""  # a metric's type, an exposure's type, the name of the model a semantic model reads
+    detail: str = ""  # a metric's type, an exposure's type and precision (``dashboard, column-level``), the model a semantic model reads
     depends_on: tuple[str, ...] = ()  # the nodes and consumers it reads
     elements: tuple[tuple[str, str], ...] = ()  # a semantic model's (name, entity | dimension | measure)
 
@@ -131,7 +131,7 @@ def consumer_nodes(project: DbtProject) -> dict[str, ConsumerNode]:
                                 detail=m.type or "", depends_on=tuple(dict.fromkeys(reads)))  # fmt: skip
     for uid, e in project.exposures.items():
         out[uid] = ConsumerNode(unique_id=uid, kind="exposure", name=e.name, label=e.label, description=e.description,
-                                detail=e.type or "", depends_on=e.depends_on)  # fmt: skip
+                                detail=", ".join(filter(None, (e.type, f"{e.precision}-level"))), depends_on=e.depends_on)  # fmt: skip
     for uid, q in project.saved_queries.items():
         out[uid] = ConsumerNode(unique_id=uid, kind="saved_query", name=q.name, description=q.description, depends_on=q.depends_on)
     return out
@@ -176,12 +176,21 @@ def default_dataset_namespace(data: ExportInput) -> tuple[str, str | None]:
     missing = MISSING_PART.get(adapter, "host and port")
     if adapter == "duckdb":
         databases = sorted(
-            r.database for r in data.relations.values() if r.database and r.resource_type in ("model", "snapshot")
+            r.database for r in data.relations.values() if r.database and r.resource_type in ("model", "snapshot") and not r.external_project
         )
         if databases:
             most = max(dict.fromkeys(databases), key=databases.count)
             return f"duckdb://{most}.duckdb", missing
     return f"{scheme}://{UNKNOWN}", missing
+
+
+def namespace_of(data: ExportInput, rel: DbtNode, default: str) -> str:
+    """A dataset's namespace: the project's, except for another project's model in DuckDB (dbt
+    Mesh), which lives in that project's file (dbt-duckdb names the database after it): the
+    namespace that project's own export gives the dataset."""
+    if rel.external_project and rel.database and data.adapter_type.lower() == "duckdb":
+        return f"duckdb://{rel.database}.duckdb"
+    return default
 
 
 def run_id(job_namespace: str, job_name: str, event_time: str) -> str:
@@ -335,8 +344,8 @@ def openlineage_events(
     names = _Names(data)
     events = []
     for uid, rel in sorted(data.relations.items()):
-        if rel.resource_type not in ("model", "snapshot") or rel.is_ephemeral:
-            continue
+        if rel.resource_type not in ("model", "snapshot") or rel.is_ephemeral or rel.external_project:
+            continue  # another project's model (dbt Mesh) is a job of that project's export
         events.append(_event(data, rel, lineage, names, job_ns, dataset_ns, when))
     return events
 
@@ -372,7 +381,7 @@ def _event(
         "run": run,
         "job": {"namespace": job_ns, "name": rel.unique_id, "facets": job_facets},
         "inputs": [
-            _dataset(data.relations[uid], dataset_ns, _dataset_facets(data.relations[uid], data.lineages.get(uid)))
+            _dataset(data.relations[uid], namespace_of(data, data.relations[uid], dataset_ns), _dataset_facets(data.relations[uid], data.lineages.get(uid)))
             for uid in sorted(read)
         ],
         "outputs": [_dataset(rel, dataset_ns, output_facets)],
@@ -426,7 +435,7 @@ def _column_lineage(
     def input_field(field: Field, transformations: list[dict[str, Any]]) -> dict[str, Any]:
         read.add(field)
         return {
-            "namespace": namespace,
+            "namespace": namespace_of(data, data.relations[field[0]], namespace),
             "name": dataset_name(data.relations[field[0]]),
             "field": names(*field),
             "transformations": transformations,

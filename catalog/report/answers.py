@@ -24,6 +24,11 @@ def path_text(r: Reached, project: str) -> str:
     return " ".join(out)
 
 
+def model_label(r: Reached) -> str:
+    """The model of a reached column, named with its project when it is another one's."""
+    return f"{r.column.project}:{r.column.model}" if r.column.project else r.column.model
+
+
 def answer_dict(a: Answer, kind: str) -> dict[str, Any]:
     return {
         "project": a.project,
@@ -33,6 +38,7 @@ def answer_dict(a: Answer, kind: str) -> dict[str, Any]:
         "columns": [
             {
                 "column": f"{r.column.unique_id}.{r.column.name}",
+                **({"project": r.column.project} if r.column.project else {}),
                 "model": r.column.model,
                 "unique_id": r.column.unique_id,
                 "name": r.column.name,
@@ -65,8 +71,10 @@ def consumer_dict(c: ConsumerHit, project: str) -> dict[str, Any]:
     return {
         "kind": c.kind,
         "name": c.name,
+        **({"project": c.project} if c.project else {}),
         "unique_id": c.unique_id,
         "depth": c.depth,
+        **({"precision": c.precision} if c.precision else {}),
         "via": short_label(c.via, project),
         "path": [{"from": unscoped_key(h.from_key, project), "to": unscoped_key(h.to_key, project), "type": h.type, "expr": h.expr} for h in c.hops],
     }
@@ -92,7 +100,7 @@ def answer_table(a: Answer, kind: str, max_rows: int = 0) -> Group:
     t.add_column("effect" if kind == "impact" else "kind")
     t.add_column("path" if kind == "impact" else "how (last hop expression)")
     shown, left_out = capped(a.columns, max_rows)
-    for model, group in groupby(shown, key=lambda r: r.column.model):
+    for model, group in groupby(shown, key=model_label):
         first = True
         for r in group:
             if kind == "impact":
@@ -110,10 +118,10 @@ def answer_table(a: Answer, kind: str, max_rows: int = 0) -> Group:
         parts.append(Text("nothing found" + (" downstream" if kind == "impact" else " upstream"), style="dim"))
     if a.consumers:
         k = Table(title="Metrics, exposures and saved queries hit", title_justify="left")
-        for col in ("kind", "name", "depth", "path"):
+        for col in ("kind", "name", "depth", "precision", "path"):
             k.add_column(col, justify="right" if col == "depth" else "left")
         for hit in a.consumers:
-            k.add_row(hit.kind, Text(hit.name), str(hit.depth), Text(consumer_path(hit, a.project)))
+            k.add_row(hit.kind, Text(f"{hit.project}:{hit.name}" if hit.project else hit.name), str(hit.depth), hit.precision or "", Text(consumer_path(hit, a.project)))
         parts.append(k)
     if a.conditions:
         c = Table(title="Condition lineage (changes which rows, not values)", title_justify="left")
@@ -133,19 +141,19 @@ def answer_markdown(a: Answer, kind: str, max_rows: int = 0) -> str:
     lines.append("")
     shown, left_out = capped(a.columns, max_rows)
     if kind == "impact":
-        rows = [(md.code(r.column.model), md.code(r.column.name), r.depth, r.effect, md.code(path_text(r, a.project))) for r in shown]
+        rows = [(md.code(model_label(r)), md.code(r.column.name), r.depth, r.effect, md.code(path_text(r, a.project))) for r in shown]
         lines += md.table(["model", "column", "depth", "effect", "path"], rows, "llrll")
     else:
         rows = [
-            (md.code(r.column.model), md.code(r.column.name), r.depth, md.text(r.resource_type), md.code(cut(r.hops[-1].expr or "") if r.hops else ""))
+            (md.code(model_label(r)), md.code(r.column.name), r.depth, md.text(r.resource_type), md.code(cut(r.hops[-1].expr or "") if r.hops else ""))
             for r in shown
         ]
         lines += md.table(["model", "column", "depth", "kind", "expression at last hop"], rows, "llrll")
     if left_out:
         lines += ["", f"_{md.text(left_out_note(left_out))}._"]
     if a.consumers:
-        rows = [(c.kind, md.code(c.name), c.depth, md.code(consumer_path(c, a.project))) for c in a.consumers]
-        lines += ["", "Metrics, exposures and saved queries hit:", "", *md.table(["kind", "name", "depth", "path"], rows, "llrl")]
+        rows = [(c.kind, md.code(c.name), c.depth, c.precision or "", md.code(consumer_path(c, a.project))) for c in a.consumers]
+        lines += ["", "Metrics, exposures and saved queries hit:", "", *md.table(["kind", "name", "depth", "precision", "path"], rows, "llrll")]
     if a.conditions:
         rows = [(md.code(c.model), c.clause, md.code(short_label(c.column, a.project))) for c in a.conditions]
         lines += ["", "Condition lineage:", "", *md.table(["model", "clause", "column"], rows)]

@@ -21,7 +21,10 @@ from catalog.report.check_md import CHANGE_CHARS, change_text, hit_summary
 from catalog.report.limits import cut
 
 RULES = {
-    "breaking": "A removed, renamed or retyped column that something downstream reads, or a change to a governed model.",
+    "breaking": (
+        "A removed, renamed or retyped column that something downstream reads, a column or model reading a removed one, "
+        "a change to a public model, or what dbt's state comparison calls a breaking change of an enforced contract."
+    ),
     "policy": "A PII column newly flows into a column not tagged PII, a public or contracted model, or an exposure.",
     "partial": "Values or rows change downstream.",
     "safe": "Added columns, documentation, columns nothing reads.",

@@ -64,7 +64,7 @@ def change_text(f: Finding) -> str:
     return f"{kinds}: {f.detail}" if f.detail else kinds
 
 
-def finding_details(f: Finding, owners: list[str], paths: int = PATHS, models: int = MODELS) -> str:
+def finding_details(f: Finding, owners: list[str], paths: int = PATHS, models: int = MODELS, precision: dict[str, str] | None = None) -> str:
     """One finding's folded block: what changed in full, then its hits summarized."""
     lines = ["", f"<details><summary>{text(f.model + '.' + f.column)}: {text(', '.join(f.changes))} ({f.severity}, {len(f.hits)} hit(s))</summary>", ""]
     if f.detail:
@@ -86,6 +86,9 @@ def finding_details(f: Finding, owners: list[str], paths: int = PATHS, models: i
             lines.append("Tests that read it: " + tests_text(f.tests) + ".")
         if owners:
             lines.append("Owners of the exposures hit: " + ", ".join(text(o) for o in owners) + ".")
+        levels = [f"{code(n, table=False)} ({precision[n]}-level)" for n in f.hit_names("exposure") if n in (precision or {})]
+        if levels:
+            lines.append("Exposures hit: " + ", ".join(levels) + " (column-level: through the columns it lists).")
         shown = f.hits[:paths]
         lines += ["", *table(["hit", "kind", "lineage", "path"], [[code(h.name), h.kind, h.lineage, code(path_of(h.path))] for h in shown])]
         if len(f.hits) > len(shown):
@@ -131,13 +134,13 @@ def check_markdown(report: CheckReport, fail_on: str, limit: int = LIMIT) -> str
     # every finding in the table keeps a block: in full where the others still fit in short,
     # else in short (one path, three models); only past that is a block left out
     detailed = [f for f in report.findings[: len(rows)] if f.hits or f.detail]
-    short = [finding_details(f, report.owners_hit(f), paths=1, models=3) for f in detailed]
+    short = [finding_details(f, report.owners_hit(f), paths=1, models=3, precision=report.exposure_precision) for f in detailed]
     room = limit - 400 - len(out)
     still = sum(len(b) + 1 for b in short)
     left: list[Finding] = []
     for f, compact in zip(detailed, short):
         still -= len(compact) + 1
-        block = finding_details(f, report.owners_hit(f))
+        block = finding_details(f, report.owners_hit(f), precision=report.exposure_precision)
         if len(block) + 1 + still > room:
             block = compact
         if len(block) + 1 > room:

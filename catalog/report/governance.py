@@ -57,7 +57,8 @@ NOTES = {
         "edges all proved), no upstream (proved to have no upstream column: literals, current_timestamp, "
         "count(*), row_number()), unresolved (an unproved edge, no edge in an unresolved model, or any "
         "column of a failed model) and untraced (no edge in a partial model: either no upstream column or an unresolved one, "
-        "the graph does not record which). Sources and seeds are origins and are not counted."
+        "the graph does not record which). Sources and seeds are origins and are not counted, nor are the nodes of "
+        "other dbt projects (external, dbt Mesh): their own project's report counts them."
     ),
     "pii": (
         "Columns tagged PII in dbt (meta contains_pii / pii / is_pii, or tag pii / sensitive / personal) and "
@@ -564,6 +565,8 @@ def _coverage(model_rows: list[dict[str, Any]], column_rows: list[dict[str, Any]
             seeds += r["resource_type"] == "seed"
             continue
         status = r["status"] or "resolved"
+        if status == "external":
+            continue  # another dbt project's node (dbt Mesh): counted in that project's report
         unfed = r["unfed"]
         failed = status == "failed"  # lineage carried over from an earlier build proves nothing about this SQL
         models.append(

@@ -106,7 +106,7 @@ def _desired(project: DbtProject, semantic: dict[str, ModelLineage], edges: list
         out[("defines", mkey(uid), None)] = _clean(
             {
                 "type": x.type, "label": x.label, "url": x.url, "maturity": x.maturity, "owner": x.owner,
-                "description": x.description, "record": x.model_dump_json(),
+                "description": x.description, "precision": x.precision, "record": x.model_dump_json(),
             }  # fmt: skip
         )
     for uid, q in project.saved_queries.items():

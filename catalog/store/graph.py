@@ -165,6 +165,11 @@ class Graph:
         """Several statements in one write transaction (``work`` may be retried)."""
         return self._execute_write(name, work)
 
+    def build_start(self, work: Callable[[BuildStart], T]) -> T:
+        """A build's start in one write transaction: ``work`` gets the statements it may run
+        (:class:`BuildStart`) and decides between them; it may be retried."""
+        return self._execute_write("write/lock_project", lambda tx: work(BuildStart(tx)))
+
     def _execute_write(self, name: str, work: Callable[[ManagedTransaction], T], timeout_: float | None = None) -> T:
         """``work`` in a write transaction, retried after lock conflicts (deadlocks between
         concurrent writers) for up to the timeout; a lost connection is not waited for."""
@@ -243,3 +248,24 @@ class Graph:
 
     def heartbeat(self, build_id: int, now: str) -> None:
         self.write("write/set_build_heartbeat", build_id=build_id, now=now)
+
+
+class BuildStart:
+    """The statements of a build's start, run in the one transaction of :meth:`Graph.build_start`:
+    the project is locked (other builds of it wait), the build is created, and a build with
+    the active build's inputs is made active at once."""
+
+    def __init__(self, tx: ManagedTransaction):
+        self._tx = tx
+
+    def lock_project(self, project: str, now: str) -> dict[str, Any]:
+        """The project's state: ``active`` build, ``running`` builds, ``next_id``, ``schema_version``."""
+        return dict(self._tx.run(cypher.load("write/lock_project"), project=project, now=now).single())
+
+    def create_build(self, project: str, build: dict[str, Any]) -> None:
+        self._tx.run(cypher.load("write/create_build"), project=project, build=build).consume()
+
+    def activate(self, project: str, build_id: int, summary: dict[str, Any], now: str) -> dict[str, Any]:
+        """Make the build active; the row names the build it replaced (``previous_id``)."""
+        return dict(self._tx.run(cypher.load("write/set_active_build"), project=project, build_id=build_id, summary=summary, now=now).single())
+

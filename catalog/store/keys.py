@@ -26,11 +26,18 @@ def unscoped_key(key: str, project: str) -> str:
     return key[len(prefix) :] if key.startswith(prefix) else key
 
 
+_FOREIGN_KEY = re.compile(r"(.+)/((?:model|seed|snapshot|source|semantic_model|metric|exposure|saved_query)\..+)")
+
+
 def short_label(key: str, project: str | None = None) -> str:
     """A column key as people write it: ``model.pkg.orders.amount`` -> ``orders.amount``,
     ``source.pkg.shop.orders.id`` -> ``shop.orders.id``; with ``project``, the key may
-    carry that project's ``<project>/`` prefix."""
+    carry that project's ``<project>/`` prefix, and another project's key is named with its
+    project: ``finance:customer_revenue.email`` (dbt Mesh)."""
     uid_col = unscoped_key(key, project) if project is not None else key
+    foreign = _FOREIGN_KEY.fullmatch(uid_col) if project is not None and uid_col is key else None
+    if foreign is not None:
+        return f"{foreign.group(1)}:{short_label(foreign.group(2))}"
     parts = uid_col.split(".")
     return ".".join(parts[2:]) if len(parts) >= 3 else uid_col
 

@@ -4,8 +4,8 @@
 // this subgraph for one shortest path to each column and for the columns that only
 // pass-throughs and renames reach, and asks for consumers (metrics, exposures, ...) only from
 // the columns flagged as read by one. Everything in one row.
-// Parameters: $project, $column_keys (list of column keys), $build_id (int or null), $max_depth (int or null)
-// Returns: columns (list of [key, unique_id, model, name, feeds, consumed]; feeds: list of [downstream key, type, expr, resolved];
+// Parameters: $project, $column_keys (list of column keys), $build_id (int or null), $max_depth (int or null), $builds (map: project name -> build id, the build each other project is read as of, dbt Mesh; {} for none)
+// Returns: columns (list of [key, unique_id, model, name, feeds, consumed, project]; feeds: list of [downstream key, type, expr, resolved];
 //          consumed: true when the column is INPUT_OF a semantic model, metric or exposure in that build)
 MATCH (p:Project {name: $project})
 OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
@@ -15,11 +15,11 @@ MATCH (start:Column {key: start_key})
 CALL (start, b) {
   // any depth: a breadth-first expansion that visits each column once (Neo4j prunes the paths)
   MATCH (start)-[rs:FEEDS*1..]->(d:Column)
-  WHERE $max_depth IS NULL AND all(r IN rs WHERE r.since <= b AND (r.until IS NULL OR r.until > b))
+  WHERE $max_depth IS NULL AND all(r IN rs WHERE r.since <= coalesce($builds[endNode(r).project], b) AND (r.until IS NULL OR r.until > coalesce($builds[endNode(r).project], b)))
   RETURN d AS c
   UNION
   // up to $max_depth hops: a path length cannot be a parameter of the expansion above
-  MATCH path = ANY SHORTEST (start)(()-[r:FEEDS WHERE r.since <= b AND (r.until IS NULL OR r.until > b)]->()){1,}(d:Column)
+  MATCH path = ANY SHORTEST (start)((x)-[r:FEEDS]->(y) WHERE r.since <= coalesce($builds[y.project], b) AND (r.until IS NULL OR r.until > coalesce($builds[y.project], b))){1,}(d:Column)
   WHERE $max_depth IS NOT NULL AND length(path) <= $max_depth
   RETURN d AS c
   UNION
@@ -28,6 +28,7 @@ CALL (start, b) {
 WITH DISTINCT b, c
 ORDER BY c.key
 RETURN collect([c.key, c.unique_id, c.model_name, c.name,
-                [(c)-[f:FEEDS]->(d:Column) WHERE f.since <= b AND (f.until IS NULL OR f.until > b)
+                [(c)-[f:FEEDS]->(d:Column) WHERE f.since <= coalesce($builds[d.project], b) AND (f.until IS NULL OR f.until > coalesce($builds[d.project], b))
                  | [d.key, f.type, f.expr, f.resolved]],
-                EXISTS { (c)-[i:INPUT_OF]->() WHERE i.since <= b AND (i.until IS NULL OR i.until > b) }]) AS columns
+                EXISTS { (c)-[i:INPUT_OF]->(x) WHERE i.since <= coalesce($builds[x.project], b) AND (i.until IS NULL OR i.until > coalesce($builds[x.project], b)) },
+                c.project]) AS columns

@@ -49,3 +49,51 @@ def drop_catalog_column(target: Path, uid: str, column: str) -> None:
     catalog = json.loads(path.read_text())
     del catalog["nodes"][uid]["columns"][column]
     path.write_text(json.dumps(catalog))
+
+
+def enforce_contract(target: Path, uid: str, constraints: dict[str, list[str]] | None = None, model_constraints: list[dict] | None = None) -> None:
+    """Enforce a model's contract as its YAML would: ``contract: {enforced: true}``, every column
+    of catalog.json declared with its type there as ``data_type`` (what the contract checks the
+    SQL against), ``constraints``: column name -> constraint types (not_null, unique, ...);
+    ``model_constraints``: model-level ones, such as ``{"type": "primary_key", "columns": ["id"]}``."""
+    types = json.loads((target / "catalog.json").read_text())["nodes"][uid]["columns"]
+
+    def change(manifest) -> None:
+        node = manifest["nodes"][uid]
+        node["config"]["contract"] = {"enforced": True, "alias_types": True}
+        node["contract"] = {"enforced": True, "alias_types": True, "checksum": None}
+        for name, col in types.items():
+            declared = node["columns"].setdefault(name.lower(), {"name": name.lower(), "description": "", "meta": {}, "tags": []})
+            declared["data_type"] = col["type"].lower()
+            declared["constraints"] = [_constraint(t) for t in (constraints or {}).get(name.lower(), [])]
+        node["constraints"] = [{**_constraint(c["type"]), "columns": c.get("columns", [])} for c in model_constraints or []]
+
+    edit_manifest(target, change)
+
+
+def _constraint(kind: str) -> dict:
+    return {"type": kind, "name": None, "expression": None, "warn_unenforced": True, "warn_unsupported": True, "to": None, "to_columns": []}
+
+
+def edit_column(target: Path, uid: str, column: str, **fields) -> None:
+    """Change a declared column's YAML fields (``data_type``, ``constraints`` ...); ``remove=True``
+    takes the column out of the YAML."""
+
+    def change(manifest) -> None:
+        columns = manifest["nodes"][uid]["columns"]
+        if fields.pop("remove", False):
+            del columns[column]
+        else:
+            columns[column].update(fields)
+
+    edit_manifest(target, change)
+
+
+def rename_catalog_column(target: Path, uid: str, column: str, new: str) -> None:
+    """Rename a column in catalog.json (same type and position), as `dbt docs generate` would
+    after the SQL renamed it."""
+    path = target / "catalog.json"
+    catalog = json.loads(path.read_text())
+    columns = catalog["nodes"][uid]["columns"]
+    columns[new] = {**columns.pop(column), "name": new}
+    path.write_text(json.dumps(catalog))

@@ -29,7 +29,9 @@ STG_ORDERS = "model.coffee_shop.stg_orders"
 CUSTOMERS = "source.coffee_shop.shop.customers"
 
 # queries about build records (whose status moves on when a later build becomes active), not a build's content
-BUILD_RECORDS = {"read/find_active_build", "read/find_build", "read/list_builds", "read/find_project", "read/list_projects"}
+BUILD_RECORDS = {
+    "read/find_active_build", "read/find_build", "read/list_builds", "read/find_project", "read/list_projects", "read/find_upstream_build",
+}  # fmt: skip
 VIEW_VALUES = {"limit": 100_000, "public_only": False}
 
 

@@ -23,7 +23,9 @@ from catalog.extract import load_project
 from catalog.compare import analyze_states
 from catalog.prune import prune_state
 from catalog.report.check_md import check_markdown
-from edits import drop_catalog_column, edit_catalog_type, edit_manifest, edit_measure_expr, edit_sql
+from edits import (
+    drop_catalog_column, edit_catalog_type, edit_column, edit_manifest, edit_measure_expr, edit_sql, enforce_contract, rename_catalog_column,
+)
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coffee_shop" / "target"
 STG_ORDERS = "model.coffee_shop.stg_orders"
@@ -46,6 +48,18 @@ def copy(base: Path, tmp_path: Path) -> Path:
     dst = tmp_path / "target"
     shutil.copytree(base, dst)
     return dst
+
+
+def edit_stg_orders(shared_dir: Path, tmp_path: Path, old: str, new: str, regenerate) -> tuple[Path, Path]:
+    """jaffle-shop and a copy with stg_orders' SQL edited and catalog.json regenerated for
+    stg_orders and for orders, whose `select orders.*` passes its columns on
+    (``regenerate(target, unique_id)``)."""
+    base = shared_dir / "corpus" / "jaffle-shop" / "target"
+    target = copy(base, tmp_path)
+    edit_sql(target, f"{JAFFLE}.stg_orders", old, new)
+    for model in ("stg_orders", "orders"):
+        regenerate(target, f"{JAFFLE}.{model}")
+    return base, target
 
 
 def summary(report: CheckReport) -> list[tuple]:
@@ -146,11 +160,10 @@ def prune_summary(base: Path, target: Path) -> dict[str, tuple]:
 def test_a_column_beside_a_changed_cast_is_not_reported(shared_dir, tmp_path):
     """tax_paid_cents reads the relation's tax_paid, not the projection tax_paid beside it:
     its expression and lineage are unchanged, so neither check nor prune reports it."""
-    base = shared_dir / "corpus" / "jaffle-shop" / "target"
-    target = copy(base, tmp_path)
-    edit_sql(target, f"{JAFFLE}.stg_orders", "(tax_paid / 100)::numeric(16, 2)", "(tax_paid / 100)::numeric(18, 2)")
-    for model in ("stg_orders", "orders"):
-        edit_catalog_type(target, f"{JAFFLE}.{model}", "tax_paid", "DECIMAL(18,2)")
+    base, target = edit_stg_orders(
+        shared_dir, tmp_path, "(tax_paid / 100)::numeric(16, 2)", "(tax_paid / 100)::numeric(18, 2)",
+        lambda t, uid: edit_catalog_type(t, uid, "tax_paid", "DECIMAL(18,2)"),
+    )  # fmt: skip
     report = check(base, target)
     assert summary(report) == [
         ("breaking", "orders", "tax_paid", ("data_type",), ["customers"], [], [], []),
@@ -172,11 +185,7 @@ def test_a_removed_column_lists_its_readers_changed_with_it(shared_dir, tmp_path
     """stg_orders.tax_paid removed, catalog.json regenerated: orders' `select orders.*` loses
     it too, and customers' sum(orders.tax_paid) reads a missing column. Both models change in
     the same change, and both still read it."""
-    base = shared_dir / "corpus" / "jaffle-shop" / "target"
-    target = copy(base, tmp_path)
-    edit_sql(target, f"{JAFFLE}.stg_orders", TAX_PAID, "")
-    for model in ("stg_orders", "orders"):
-        drop_catalog_column(target, f"{JAFFLE}.{model}", "tax_paid")
+    base, target = edit_stg_orders(shared_dir, tmp_path, TAX_PAID, "", lambda t, uid: drop_catalog_column(t, uid, "tax_paid"))
     report = check(base, target)
     assert summary(report) == [
         ("breaking", "customers", "lifetime_tax_paid", ("reads_removed",), [], [], [], []),
@@ -223,70 +232,127 @@ def test_remove_a_column_an_exposure_reads(shared_dir, tmp_path):
 
 
 @pytest.mark.corpus
-def test_change_a_contracted_model(shared_dir, tmp_path):
+def test_add_a_column_to_a_contracted_model(shared_dir, tmp_path):
+    """dim_model_7 enforces its contract (id int, not_null): a column added is a change of the
+    contract, not a breaking one (as dbt's state comparison says)."""
     base = shared_dir / "corpus" / "dbt-project-evaluator" / "target"
     target = copy(base, tmp_path)
     edit_sql(target, f"{EVALUATOR}.dim_model_7", "select * from __dbt__cte__stg_model_4", "select id, 1 as version from __dbt__cte__stg_model_4")
     report = check(base, target)
-    assert summary(report) == [("breaking", "dim_model_7", "version", ("added",), [], [], [], [])]
-    assert report.findings[0].why == "dim_model_7 has an enforced contract"
+    assert summary(report) == [("safe", "dim_model_7", "version", ("added",), [], [], [], [])]
+    assert report.findings[0].why == "no value changes; not a breaking change of the enforced contract of dim_model_7"
 
 
-def test_pii_newly_flowing_is_policy(tmp_path):
-    target = copy(EXAMPLE, tmp_path)
-    edit_sql(target, "model.coffee_shop.stg_customers", "first_name,", "first_name,\n    first_name as greeting_name,")
-    report = check(EXAMPLE, target)
-    assert summary(report) == [
-        ("policy", "shop.customers", "first_name", ("pii_flow",), ["stg_customers"], [], [], []),
-        ("safe", "stg_customers", "greeting_name", ("added",), [], [], [], []),
-    ]
-    assert report.failing("breaking") == [report.findings[0]]
+# ---------------------------------------------------------------------------- contracts
+# jaffle-shop's orders (a table, duckdb) with its contract enforced in the base and the change,
+# every column declared with catalog.json's type, order_id not_null and unique, and a model-level
+# primary key on order_id; customers reads orders.order_id (count distinct) and groups by
+# orders.customer_id, the semantic model orders reads order_cost and is_food_order
 
 
-def test_pii_passed_through_by_a_tagged_column_is_policy(tmp_path):
-    """A project that tags PII on its marts only: customers.email (tagged) passes
-    stg_customers.email through unchanged, so stg_customers.email is PII too, and a new
-    column of customers taking values from it is a policy finding."""
+def contracted_orders(tmp_path: Path, shared_dir: Path) -> tuple[Path, Path]:
+    base = copy(shared_dir / "corpus" / "jaffle-shop" / "target", tmp_path / "base")
+    enforce_contract(base, f"{JAFFLE}.orders", {"order_id": ["not_null", "unique"]}, [{"type": "primary_key", "columns": ["order_id"]}])
+    return base, copy(base, tmp_path)
 
-    def tag_marts_only(manifest):
-        source = manifest["sources"]["source.coffee_shop.shop.customers"]["columns"]["email"]
-        for col in (source, manifest["nodes"]["model.coffee_shop.stg_customers"]["columns"]["email"]):
-            col["tags"] = col["config"]["tags"] = []
-            col["meta"] = col["config"]["meta"] = {}
 
-    base = copy(EXAMPLE, tmp_path / "base")
-    edit_manifest(base, tag_marts_only)
-    target = copy(base, tmp_path)
-    edit_sql(
-        target,
-        "model.coffee_shop.customers",
-        "    customers.country_code,\n",
-        "    customers.country_code,\n    coalesce(lower(customers.country_code), lower(customers.email)) as account_state,\n",
-    )
+@pytest.mark.corpus
+def test_a_contracted_model_breaks_on_what_breaks_its_contract_only(shared_dir, tmp_path):
+    """One change to orders: order_items_subtotal removed (SQL, YAML, catalog.json), which
+    nothing downstream reads; order_cost declared decimal(38,4); is_food_order's expression
+    changed (read by the semantic model); a column added; customer_order_number retyped in
+    catalog.json only. dbt calls the first two breaking changes of the contract, and nothing else."""
+    base, target = contracted_orders(tmp_path, shared_dir)
+    orders = f"{JAFFLE}.orders"
+    edit_sql(target, orders, "        order_items_summary.order_items_subtotal,\n", "")
+    edit_column(target, orders, "order_items_subtotal", remove=True)
+    drop_catalog_column(target, orders, "order_items_subtotal")
+    edit_column(target, orders, "order_cost", data_type="decimal(38,4)")
+    edit_catalog_type(target, orders, "order_cost", "DECIMAL(38,4)")
+    edit_sql(target, orders, "count_food_items > 0 as is_food_order", "count_food_items >= 2 as is_food_order")
+    edit_sql(target, orders, "as is_drink_order\n", "as is_drink_order,\n        1 as version\n")
+    # catalog.json's type alone (the declared data_type unchanged): not the contract's
+    edit_catalog_type(target, orders, "customer_order_number", "INTEGER")
     report = check(base, target)
-    assert summary(report) == [
-        ("breaking", "customers", "account_state", ("added",), [], [], [], []),
-        ("policy", "stg_customers", "email", ("pii_flow",), ["customers"], [], [], []),
+    assert [(f.severity, f.column, f.changes, f.why) for f in report.findings] == [
+        ("breaking", "order_cost", ("data_type",), "breaks the enforced contract of orders: data_type decimal(38,2) -> decimal(38,4)"),
+        ("breaking", "order_items_subtotal", ("removed",), "breaks the enforced contract of orders: declared column removed"),
+        (
+            "partial", "customer_order_number", ("data_type",),
+            "retyped, and read downstream; not a breaking change of the enforced contract of orders",
+        ),
+        (
+            "partial", "is_food_order", ("expression",),
+            "values change downstream; not a breaking change of the enforced contract of orders",
+        ),
+        ("safe", "version", ("added",), "no value changes; not a breaking change of the enforced contract of orders"),
+    ]  # fmt: skip
+    hits = {f.column: [h.name for h in f.hits] for f in report.findings}
+    assert hits["order_cost"] == ["semantic_model:orders.order_cost", "metric:order_cost", "metric:order_gross_profit"]
+    assert hits["is_food_order"] == ["semantic_model:orders.is_food_order"]
+    assert hits["order_items_subtotal"] == []  # breaking although nothing reads it: the contract promised it
+
+
+@pytest.mark.corpus
+def test_removed_constraints_and_a_new_materialization_break_a_contract(shared_dir, tmp_path):
+    """order_id's not_null and unique constraints removed, the model-level primary key
+    removed, and orders materialized as a view (where no constraint applies): all breaking,
+    duckdb enforcing every constraint type. Its SQL is unchanged."""
+    base, target = contracted_orders(tmp_path, shared_dir)
+    orders = f"{JAFFLE}.orders"
+    edit_column(target, orders, "order_id", constraints=[])
+    edit_manifest(target, lambda m: m["nodes"][orders].update(constraints=[]))
+    edit_manifest(target, lambda m: m["nodes"][orders]["config"].update(materialized="view"))
+    report = check(base, target)
+    assert [(f.severity, f.column, f.changes, f.why) for f in report.findings] == [
+        (
+            "breaking", "*", ("constraint", "materialization"),
+            "breaks the enforced contract of orders: primary_key on (order_id) constraint removed; "
+            "materialized table -> view: its constraints no longer apply",
+        ),
+        ("breaking", "order_id", ("constraint",), "breaks the enforced contract of orders: not_null constraint removed; unique constraint removed"),
+    ]  # fmt: skip
+    # what reads orders.order_id: customers' count(distinct orders.order_id) and what it feeds
+    assert report.findings[1].hit_models() == ["customers"]
+    assert [h.name for h in report.findings[1].hits][:3] == [
+        "customers.count_lifetime_orders", "customers.customer_type", "semantic_model:orders.order_id",
+    ]  # fmt: skip
+
+
+@pytest.mark.corpus
+def test_which_removed_constraints_break_depends_on_what_the_adapter_enforces(shared_dir, tmp_path):
+    """The same removal of not_null and unique on a Snowflake project: Snowflake enforces
+    not_null only (unique is not enforced there), so only not_null's removal breaks."""
+    from catalog.contract import contract_breaks
+
+    base, target = contracted_orders(tmp_path, shared_dir)
+    edit_column(target, f"{JAFFLE}.orders", "order_id", constraints=[])
+    old, new = load_project(base).nodes[f"{JAFFLE}.orders"], load_project(target).nodes[f"{JAFFLE}.orders"]
+    assert [(b.column, b.detail) for b in contract_breaks(old, new, "snowflake")] == [("order_id", "not_null constraint removed")]
+    assert [(b.column, b.detail) for b in contract_breaks(old, new, "duckdb")] == [
+        ("order_id", "not_null constraint removed"), ("order_id", "unique constraint removed"),
+    ]  # fmt: skip
+    # a view applies no constraints: removing them from one breaks nothing
+    view = load_project(base).nodes[f"{JAFFLE}.orders"].model_copy(update={"materialized": "view"})
+    assert contract_breaks(view, new, "duckdb") == []
+
+
+@pytest.mark.corpus
+def test_a_contract_no_longer_enforced_breaks_it_and_a_new_one_does_not(shared_dir, tmp_path):
+    base, target = contracted_orders(tmp_path, shared_dir)
+    orders = f"{JAFFLE}.orders"
+    edit_manifest(target, lambda m: m["nodes"][orders]["config"].update(contract={"enforced": False, "alias_types": True}))
+    report = check(base, target)
+    assert [(f.severity, f.column, f.changes, f.why) for f in report.findings] == [
+        ("breaking", "*", ("contract",), "breaks the enforced contract of orders: contract no longer enforced"),
     ]
-    assert report.findings[1].detail == (
-        "PII (passed unchanged into customers.email, customers_snapshot.email, tagged PII) now reaches customers.account_state"
-    )
-
-
-def test_documentation_and_pii_tag_changes_are_safe(tmp_path):
-    target = copy(EXAMPLE, tmp_path)
-
-    def change(manifest):
-        cols = manifest["nodes"][STG_ORDERS]["columns"]
-        cols["status"]["description"] = "The order's status, lower case."
-        cols["customer_id"]["tags"] = ["pii"]
-
-    edit_manifest(target, change)
-    report = check(EXAMPLE, target)
-    assert summary(report) == [
-        ("safe", "stg_orders", "customer_id", ("pii_tag",), [], [], [], []),
-        ("safe", "stg_orders", "status", ("documentation",), [], [], [], []),
-    ]
+    # the other way round: a contract enforced from now on has nothing to break yet, and a
+    # column added with it is safe
+    plain = shared_dir / "corpus" / "jaffle-shop" / "target"
+    added = copy(base, tmp_path / "added")
+    edit_sql(added, orders, "as is_drink_order\n", "as is_drink_order,\n        1 as version\n")
+    report = check(plain, added)
+    assert [(f.severity, f.column, f.changes, f.why) for f in report.findings] == [("safe", "version", ("added",), "no value changes")]
 
 
 # ---------------------------------------------------------------------------- the command
@@ -403,3 +469,101 @@ def test_a_where_on_a_staging_model_of_tuva_gives_a_complete_comment(shared_dir,
     assert hits_line.startswith(f"Hits: {sum(1 for h in finding.hits if h.kind == 'column')} column(s)")
     assert f"_and {len(finding.hits) - 5} more hit(s)" in md
     assert "left out" not in md and "not in this table" not in md
+
+
+# ---------------------------------------------------------------------------- readers through conditions
+def condition_readers(finding) -> dict[str, set[str]]:
+    """Model -> the clauses (where, join, group_by, ...) of its own that the finding's column
+    reaches (a condition, then the model's rows: all its columns)."""
+    out: dict[str, set[str]] = {}
+    for h in finding.hits:
+        if h.kind == "column" and len(h.path) >= 2 and h.path[-1].kind == "has" and h.path[-2].kind == "conditions":
+            out.setdefault(h.owner.rsplit(".", 1)[-1], set()).add(h.path[-2].clause)
+    return out
+
+
+@pytest.mark.corpus
+def test_a_removed_column_lists_the_models_reading_it_in_a_join(shared_dir, tmp_path):
+    """stg_orders.order_id removed (catalog.json regenerated: orders' `select *` loses it too).
+    order_items reads it only in `left join orders on order_items.order_id = orders.order_id`,
+    orders in `on orders.order_id = order_items_summary.order_id`: their SQL is unchanged, so
+    they still read it (the analysis drops the join condition on a missing column). Both are
+    listed with their clause, and each says it reads a removed column. customers counts
+    orders.order_id (by value) and groups by orders.customer_id, whose rows change."""
+    base, target = edit_stg_orders(shared_dir, tmp_path, "id as order_id,", "", lambda t, uid: drop_catalog_column(t, uid, "order_id"))
+    report = check(base, target)
+    assert [(f.severity, f.model, f.column, f.changes, f.why) for f in report.findings] == [
+        ("breaking", "customers", "count_lifetime_orders", ("reads_removed",), "reads a removed column"),
+        ("breaking", "customers", "customer_type", ("reads_removed",), "reads a removed column"),
+        ("breaking", "order_items", "*", ("reads_removed", "rows"), "reads a removed column"),
+        ("breaking", "orders", "*", ("reads_removed", "rows"), "reads a removed column"),
+        ("breaking", "orders", "order_id", ("removed",), "removed, and read downstream"),
+        ("breaking", "stg_orders", "order_id", ("removed",), "removed, and read downstream"),
+    ]
+    assert report.findings[2].detail == "conditions -join model.jaffle_shop.stg_orders.order_id"
+    removed = report.findings[-1]
+    assert removed.hit_models() == ["customers", "order_items", "orders"]
+    assert condition_readers(removed) == {"order_items": {"join"}, "orders": {"join"}, "customers": {"group_by"}}
+    assert sorted(h.name for h in removed.hits if h.lineage == "condition" and h.owner == f"{JAFFLE}.order_items") == [
+        f"order_items.{c}"
+        for c in ("is_drink_item", "is_food_item", "order_id", "order_item_id", "ordered_at", "product_id", "product_name", "product_price", "supply_cost")
+    ]
+
+
+@pytest.mark.corpus
+def test_a_changed_column_lists_the_models_reading_it_in_a_window_or_group_by(shared_dir, tmp_path):
+    """stg_orders.customer_id becomes upper(customer): orders passes it on and partitions its
+    row_number() by it (window); customers reads orders.customer_id only to group by and
+    join on it, so all its columns are hit through its GROUP BY."""
+    base = shared_dir / "corpus" / "jaffle-shop" / "target"
+    target = copy(base, tmp_path)
+    edit_sql(target, f"{JAFFLE}.stg_orders", "customer as customer_id", "upper(customer) as customer_id")
+    (finding,) = check(base, target).findings
+    assert (finding.severity, finding.column, finding.changes) == ("partial", "customer_id", ("expression", "lineage"))
+    assert condition_readers(finding) == {"orders": {"window"}, "customers": {"group_by"}}
+    customers = sorted(h.name for h in finding.hits if h.owner == f"{JAFFLE}.customers")
+    assert customers == [
+        f"customers.{c}"
+        for c in (
+            "count_lifetime_orders", "customer_id", "customer_name", "customer_type", "first_ordered_at", "last_ordered_at",
+            "lifetime_spend", "lifetime_spend_pretax", "lifetime_tax_paid",
+        )
+    ]  # fmt: skip
+
+
+@pytest.mark.corpus
+def test_a_rename_passed_on_by_select_star_is_a_rename_downstream(shared_dir, tmp_path):
+    """stg_orders renames tax_paid to tax_paid_dollars (catalog.json regenerated); orders'
+    `select orders.*` passes it on under the new name: a rename there too, caused by
+    stg_orders'. customers' sum(orders.tax_paid) now reads a missing column."""
+    base, target = edit_stg_orders(
+        shared_dir, tmp_path, "::numeric(16, 2) as tax_paid,", "::numeric(16, 2) as tax_paid_dollars,",
+        lambda t, uid: rename_catalog_column(t, uid, "tax_paid", "tax_paid_dollars"),
+    )  # fmt: skip
+    report = check(base, target)
+    assert [(f.severity, f.model, f.column, f.changes, f.renamed_to, f.cause, f.detail) for f in report.findings] == [
+        ("breaking", "customers", "lifetime_tax_paid", ("reads_removed",), None, "", (
+            "sources -model.jaffle_shop.orders.tax_paid; type derived -> unknown; resolved True -> False"
+            " (column orders.tax_paid not found in its relation)"
+        )),
+        ("breaking", "orders", "tax_paid", ("renamed",), "tax_paid_dollars", "stg_orders.tax_paid",
+         "passes on the rename of stg_orders.tax_paid to tax_paid_dollars"),
+        ("breaking", "stg_orders", "tax_paid", ("renamed",), "tax_paid_dollars", "", ""),
+    ]  # fmt: skip
+    # what still reads the old name: customers (changed with it) and the semantic model's measure
+    assert [h.name for h in report.findings[1].hits] == ["customers.lifetime_tax_paid", "semantic_model:orders.tax_paid"]
+    assert report.to_dict()["findings"][1]["cause"] == "stg_orders.tax_paid"
+
+
+@pytest.mark.corpus
+def test_a_base_that_kept_no_contract_details_breaks_on_any_change_to_a_contracted_model(shared_dir, tmp_path):
+    """A stored build made before contracts were kept has `contract_enforced` but no details
+    to grade by dbt's rules: every change but documentation to that model stays breaking."""
+    base, target = contracted_orders(tmp_path, shared_dir)
+    edit_sql(target, f"{JAFFLE}.orders", "as is_drink_order\n", "as is_drink_order,\n        1 as version\n")
+    old, new = load_project(base), load_project(target)
+    nodes = {**old.nodes, f"{JAFFLE}.orders": old.nodes[f"{JAFFLE}.orders"].model_copy(update={"contract": None})}
+    old = old.model_copy(update={"nodes": nodes})
+    old_lineages, lineages = analyze_states(old, new, jobs=1)
+    report = check_states(old, old_lineages, new, lineages, base="build 1")
+    assert [(f.severity, f.column, f.changes, f.why) for f in report.findings] == [("breaking", "version", ("added",), "orders has an enforced contract")]

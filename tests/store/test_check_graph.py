@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from catalog.cli.app import app
-from edits import edit_catalog_type, edit_measure_expr, edit_sql
+from edits import edit_catalog_type, edit_column, edit_measure_expr, edit_sql
 from test_check import DROP_STATUS, EVALUATOR, EXAMPLE, STG_ORDERS
 from test_prune import neo4j_env
 
@@ -72,17 +72,20 @@ def test_graph_mode_on_the_evaluator(build, project_name, neo4j_settings, shared
     env = neo4j_env(neo4j_settings)
     edits = {
         "exposure": lambda t: edit_sql(t, f"{EVALUATOR}.fct_model_6", "select 1 as id", "select 1 as ident"),
-        "contract": lambda t: edit_sql(
+        "contract_added": lambda t: edit_sql(
             t, f"{EVALUATOR}.dim_model_7", "select * from __dbt__cte__stg_model_4", "select id, 1 as version from __dbt__cte__stg_model_4"
         ),
+        # the build keeps the contract: dim_model_7's not_null on id, removed, breaks it
+        "contract_constraint": lambda t: edit_column(t, f"{EVALUATOR}.dim_model_7", "id", constraints=[]),
     }
+    severities = {"exposure": "breaking", "contract_added": "safe", "contract_constraint": "breaking"}
     for name, edit in edits.items():
         target = tmp_path / name
         shutil.copytree(base, target)
         edit(target)
         state, graph = _both(base, target, project_name, env)
         assert graph["findings"] == state["findings"], name
-        assert [f["severity"] for f in graph["findings"]][0] == "breaking"
+        assert [f["severity"] for f in graph["findings"]][0] == severities[name], name
 
 
 @pytest.mark.corpus

@@ -10,6 +10,7 @@ the source column payments.amount_cents.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -21,6 +22,7 @@ from test_prune import neo4j_env
 pytestmark = pytest.mark.neo4j
 
 REVENUE = "metric.coffee_shop.revenue"
+FINANCE = Path(__file__).resolve().parents[2] / "examples" / "mesh" / "finance" / "target"
 DASHBOARD = "exposure.coffee_shop.sales_dashboard"
 
 
@@ -91,3 +93,22 @@ def test_jaffle_shop_metrics_in_impact_and_trace(build, project_name, shared_dir
     assert "source.jaffle_shop.ecom.raw_orders.order_total" in columns
     done = runner.invoke(app, ["impact", "stg_orders.order_total", "--project", project_name, "--format", "md"], env=env)
     assert "Metrics, exposures and saved queries hit:" in done.stdout
+
+
+def test_impact_says_the_precision_of_each_exposure(build, project_name, neo4j_settings):
+    """examples/mesh/finance (built alone): customer_dashboard lists customer_revenue's email and
+    revenue; board_report reads every column of revenue_by_country, which sums customer_revenue.revenue."""
+    build(FINANCE, project_name)
+    runner = CliRunner()
+    env = neo4j_env(neo4j_settings)
+
+    def consumers(column: str) -> list[tuple]:
+        done = runner.invoke(app, ["impact", column, "--project", project_name, "--json"], env=env)
+        assert done.exit_code == 0, done.output
+        return [(c["kind"], c["name"], c["depth"], c.get("precision")) for c in json.loads(done.stdout)["consumers"]]
+
+    assert consumers("customer_revenue.revenue") == [("exposure", "board_report", 2, "model"), ("exposure", "customer_dashboard", 1, "column")]
+    assert consumers("customer_revenue.order_count") == []
+    assert consumers("customer_revenue.customer_name") == []
+    done = runner.invoke(app, ["impact", "customer_revenue.revenue", "--project", project_name], env=env)
+    assert "customer_dashboard" in done.stdout and "column" in done.stdout

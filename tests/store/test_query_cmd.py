@@ -66,13 +66,13 @@ def test_runs_a_read_query_with_parameters(build, project_name, example, neo4j_s
     build(example, project_name)
     key = f"{project_name}/model.coffee_shop.orders.status"
     done = run(
-        ["find_conditioned_models", "-p", f"project={project_name}", "-p", f'column_keys=["{key}"]', "-p", "build_id=null", "--json"],
+        ["find_conditioned_models", "-p", f"project={project_name}", "-p", f'column_keys=["{key}"]', "-p", "build_id=null", "-p", "builds={}", "--json"],
         neo4j_settings,
     )
     assert done.exit_code == 0, done.output
     doc = json.loads(done.stdout)
     assert doc["query"] == "read/find_conditioned_models"
-    assert doc["parameters"] == {"project": project_name, "column_keys": [key], "build_id": None}
+    assert doc["parameters"] == {"project": project_name, "column_keys": [key], "build_id": None, "builds": {}}
     assert doc["columns"] == ["column", "model_key", "unique_id", "model", "clause"]
     # customers: valid_orders filters `where status <> 'cancelled'`
     assert [(r["model"], r["clause"]) for r in doc["rows"]] == [("customers", "where")]

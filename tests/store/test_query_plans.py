@@ -63,7 +63,7 @@ def test_column_anchored_reads_are_listed():
 @pytest.mark.parametrize("name", ANCHORED)
 def test_column_anchored_read_expands_from_its_columns(graph, stored_build, name):
     project, build_id = stored_build
-    known = {"project": project, "build_id": build_id, "max_depth": None}
+    known = {"project": project, "build_id": build_id, "max_depth": None, "builds": {}}
     params = {p: known[p] if p in known else ["x"] if p.endswith("keys") else "x" for p in cypher.describe(name).parameters}
     with graph.driver.session(database=graph.database) as session:
         summary = session.run("EXPLAIN " + cypher.load(name), params).consume()
@@ -87,7 +87,7 @@ def test_name_resolution_and_a_metrics_inputs_seek_their_start(graph, stored_bui
     rows, plan = profiled("read/find_columns_named", project=project, model="orders", column_name="amount_paid", build_id=None)
     assert [r["key"] for r in rows] == [f"{project}/model.coffee_shop.orders.amount_paid"]
     assert whole_database_scans(plan) == []
-    rows, plan = profiled("read/find_consumer_inputs", project=project, key=f"{project}/metric.coffee_shop.revenue", build_id=None)
+    rows, plan = profiled("read/find_consumer_inputs", project=project, key=f"{project}/metric.coffee_shop.revenue", build_id=None, builds={})
     # revenue sums the measure amount_paid of the orders semantic model, over orders.amount_paid
     assert [(r["column"], r["depth"]) for r in rows] == [
         (f"{project}/semantic_model.coffee_shop.orders.amount_paid", 1),

@@ -1,0 +1,252 @@
+"""One graph across dbt projects (dbt Mesh): examples/mesh's platform (the producer) and
+finance (the consumer, whose manifest holds platform's nodes as dbt-loom injects them).
+
+From the compiled SQL: platform's stg_customers has `lower(email) as email` from the seed
+raw_customers, dim_customers passes `email` through; stg_orders has
+`cast(amount_cents / 100.0 as decimal(18, 2)) as amount` from the seed raw_orders, fct_orders
+passes `amount` through. finance's customer_revenue passes `c.email` through from
+dim_customers and has `sum(o.amount) as revenue` over fct_orders; monthly_revenue has
+`sum(amount) as revenue` over fct_orders; revenue_by_country sums customer_revenue.revenue.
+The exposure customer_dashboard lists customer_revenue's email and revenue
+(`referenced_columns`); board_report reads every column of monthly_revenue and
+revenue_by_country.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from catalog.cli.app import app
+from catalog.history import forget_project
+from edits import drop_catalog_column, edit_manifest, edit_sql
+from test_build_views import view
+from test_prune import neo4j_env
+
+pytestmark = pytest.mark.neo4j
+
+MESH = Path(__file__).resolve().parents[2] / "examples" / "mesh"
+PLATFORM, FINANCE = MESH / "platform" / "target", MESH / "finance" / "target"
+DIM = "model.platform.dim_customers"
+
+
+@pytest.fixture
+def producer(graph):
+    """The producer is stored as `platform`, the name finance's manifest gives it: found
+    without --upstream. Forgotten before and after."""
+    def forget() -> None:
+        if any(r["name"] == "platform" for r in graph.read("read/list_projects")):
+            forget_project(graph, "platform")
+
+    forget()
+    yield "platform"
+    forget()
+
+
+def labels(answer) -> list[tuple[str, int]]:
+    return sorted((r.column.label, r.depth) for r in answer.columns)
+
+
+def without_email(tmp_path: Path) -> Path:
+    """platform with `email` dropped from dim_customers (SQL, YAML and catalog.json)."""
+    target = tmp_path / "platform"
+    shutil.copytree(PLATFORM, target)
+    edit_sql(target, DIM, "    email,\n", "")
+    edit_manifest(target, lambda m: m["nodes"][DIM]["columns"].pop("email"))
+    drop_catalog_column(target, DIM, "email")
+    return target
+
+
+def test_impact_and_trace_cross_the_project_boundary(build, ask, graph, producer, project_name, neo4j_settings):
+    p = build(PLATFORM, producer)
+    finance = f"{project_name}_finance"
+    c = build(FINANCE, finance)
+    assert graph.read("read/find_build", project=finance, build_id=c.build_id)[0]["build"]["upstream"] == [f"platform={p.build_id}"]
+
+    down = ask(producer).impact(["dim_customers.email"])
+    assert labels(down) == [(f"{finance}:customer_revenue.email", 1)]
+    assert [(h.kind, h.name, h.project, h.depth, h.precision) for h in down.consumers] == [
+        ("exposure", "customer_dashboard", finance, 2, "column")
+    ]
+    amount = ask(producer).impact(["fct_orders.amount"])
+    assert labels(amount) == [
+        (f"{finance}:customer_revenue.revenue", 1),
+        (f"{finance}:monthly_revenue.revenue", 1),
+        (f"{finance}:revenue_by_country.revenue", 2),
+    ]
+    assert [(h.name, h.depth, h.precision) for h in amount.consumers] == [("board_report", 2, "model"), ("customer_dashboard", 2, "column")]
+    # customer_revenue.customer_id feeds nothing the exposure lists: the column-level exposure is not hit
+    assert ask(producer).impact(["dim_customers.customer_id"]).consumers == ()
+
+    up = ask(finance).trace(["customer_revenue.email"])
+    assert labels(up) == [("platform:dim_customers.email", 1), ("platform:raw_customers.email", 3), ("platform:stg_customers.email", 2)]
+    assert {r.column.label: r.resource_type for r in up.columns}["platform:raw_customers.email"] == "seed"
+    assert labels(ask(finance).trace(["revenue_by_country.revenue"])) == [
+        ("customer_revenue.revenue", 1),
+        ("platform:fct_orders.amount", 2),
+        ("platform:raw_orders.amount_cents", 4),
+        ("platform:stg_orders.amount", 3),
+    ]
+    states = {s["unique_id"]: (s["status"], s["reason"]) for s in graph.list_model_states(finance, c.build_id)}
+    assert states[DIM] == ("external", f"a node of the dbt project platform: its columns and lineage are those of its build {p.build_id}")
+
+    # the CLI names the other project's columns: `project` in JSON, PROJECT: in tables
+    runner = CliRunner()
+    env = neo4j_env(neo4j_settings)
+    done = runner.invoke(app, ["impact", "dim_customers.email", "--project", producer, "--json"], env=env)
+    assert done.exit_code == 0, done.output
+    doc = json.loads(done.stdout)
+    assert [(x["project"], x["model"], x["name"]) for x in doc["columns"]] == [(finance, "customer_revenue", "email")]
+    assert doc["consumers"][0]["project"] == finance
+    done = runner.invoke(app, ["trace", "customer_revenue.email", "--project", finance], env=env)
+    assert "platform:raw_customers" in done.stdout
+
+
+def test_the_consumer_built_before_and_after_the_producer(build, ask, graph, producer, project_name):
+    finance = f"{project_name}_finance"
+    before = build(FINANCE, finance)
+    assert graph.read("read/find_build", project=finance, build_id=before.build_id)[0]["build"]["upstream"] == []
+    # without the producer: the foreign node's columns are what finance's SQL reads of it
+    assert labels(ask(finance).trace(["customer_revenue.email"])) == [("dim_customers.email", 1)]
+    p = build(PLATFORM, producer)
+    after = build(FINANCE, finance)  # the same artifacts: not a no-change build, the producer is new
+    assert after.recomputed_models != []
+    assert labels(ask(finance).trace(["customer_revenue.email"])) == [
+        ("platform:dim_customers.email", 1), ("platform:raw_customers.email", 3), ("platform:stg_customers.email", 2)
+    ]  # fmt: skip
+    assert labels(ask(finance, before.build_id).trace(["customer_revenue.email"])) == [("dim_customers.email", 1)]
+    assert labels(ask(producer, p.build_id).impact(["dim_customers.email"])) == [(f"{finance}:customer_revenue.email", 1)]
+    again = build(FINANCE, finance)  # nothing changed on either side now
+    assert again.recomputed_models == [] and again.relationships_written == 0
+
+
+def consumer_view(ask, finance: str, build_id: int) -> dict:
+    """Everything the consumer's build answers about its own columns: the trace and impact of
+    each, with every path and expression, as JSON."""
+    from catalog.report.answers import answer_dict
+
+    catalog = ask(finance, build_id)
+    names = sorted(c.label for c in catalog.columns() if c.unique_id.startswith("model.finance."))
+    return {n: (answer_dict(catalog.trace([n]), "trace"), answer_dict(ask(finance, build_id).impact([n]), "impact")) for n in names}
+
+
+def test_a_producer_rebuild_never_changes_the_consumer_build(build, ask, graph, producer, project_name, tmp_path):
+    first = build(PLATFORM, producer)
+    finance = f"{project_name}_finance"
+    c = build(FINANCE, finance)
+    stored = view(graph, finance, c.build_id)  # every read query that answers for one build
+    answers = consumer_view(ask, finance, c.build_id)
+    assert len(answers) == 9
+    assert [(x.get("project"), x["column"]) for x in answers["customer_revenue.email"][0]["columns"]] == [
+        ("platform", "model.platform.dim_customers.email"),
+        ("platform", "seed.platform.raw_customers.email"),
+        ("platform", "model.platform.stg_customers.email"),
+    ]
+
+    second = build(without_email(tmp_path), producer)
+    assert second.build_id > first.build_id
+    assert view(graph, finance, c.build_id) == stored
+    assert consumer_view(ask, finance, c.build_id) == answers
+    # a new consumer build reads the new producer build: its SQL still reads c.email, a column
+    # that build no longer has, so the trace stops there
+    c2 = build(FINANCE, finance)
+    assert graph.read("read/find_build", project=finance, build_id=c2.build_id)[0]["build"]["upstream"] == [f"platform={second.build_id}"]
+    assert labels(ask(finance).trace(["customer_revenue.email"])) == [("platform:dim_customers.email", 1)]
+    # pinned to the first producer build, the consumer reads it again
+    c3 = build(FINANCE, finance, upstream={"platform": first.build_id})
+    assert labels(ask(finance, c3.build_id).trace(["customer_revenue.email"]))[0] == ("platform:dim_customers.email", 1)
+
+
+def test_a_pin_to_a_build_that_does_not_exist_is_one_error_line(project_name, neo4j_settings):
+    runner = CliRunner()
+    env = neo4j_env(neo4j_settings)
+    done = runner.invoke(app, ["build", str(FINANCE), "--project", f"{project_name}_finance", "--upstream", "platform=999999"], env=env)
+    assert done.exit_code == 1
+    assert done.output.strip().splitlines()[-1] == (
+        "Error: --upstream platform=999999: build 999999 does not exist; pin a finished build (see `catalog builds --project PROJECT`)"
+    )
+    done = runner.invoke(app, ["build", str(FINANCE), "--upstream", "platform"], env=env)
+    assert done.exit_code == 1
+    assert "Error: --upstream 'platform': write it as PROJECT=BUILD, e.g. platform=12" in done.output
+
+
+def test_check_of_a_producer_change_lists_the_consumer_hits(build, producer, project_name, neo4j_settings, tmp_path):
+    build(PLATFORM, producer)
+    finance = f"{project_name}_finance"
+    build(FINANCE, finance)
+    runner = CliRunner()
+    env = neo4j_env(neo4j_settings)
+    done = runner.invoke(app, ["check", str(without_email(tmp_path)), "--project", producer, "--json"], env=env)
+    assert done.exit_code == 1, done.output
+    doc = json.loads(done.stdout)
+    [finding] = [f for f in doc["findings"] if f["column"] == "email"]
+    assert (finding["model"], finding["changes"], finding["severity"]) == ("dim_customers", ["removed"], "breaking")
+    assert finding["models_hit"] == [f"{finance}:customer_revenue"]
+    assert finding["exposures_hit"] == ["customer_dashboard"]
+    assert [(h["name"], h["kind"]) for h in finding["hits"]] == [
+        (f"{finance}:customer_revenue.email", "column"),
+        (f"{finance}:customer_dashboard", "exposure"),
+    ]
+    assert doc["exposure_precision"] == {"customer_dashboard": "column"}
+    # the consumer's own unchanged artifacts against its build: its foreign nodes read alike, no finding
+    done = runner.invoke(app, ["check", str(FINANCE), "--project", finance, "--json"], env=env)
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["findings"] == []
+    # the table names the consumer's model too
+    done = runner.invoke(app, ["check", str(without_email(tmp_path / "again")), "--project", producer], env=env)
+    assert f"{finance}:customer_revenue" in done.stdout
+
+
+def test_export_and_explorer_show_the_cross_project_edges(build, ask, producer, project_name):
+    from catalog.export.openlineage import default_dataset_namespace, openlineage_events
+    from catalog.export.stored import stored_export_input
+    from catalog.report.explorer import explorer_data
+
+    build(PLATFORM, producer)
+    finance = f"{project_name}_finance"
+    build(FINANCE, finance)
+    data = stored_export_input(ask(finance), consumers=True)
+    events = {e["job"]["name"]: e for e in openlineage_events(data, dataset_namespace=default_dataset_namespace(data)[0])}
+    # the consumer's jobs only, in its namespace; platform's models are its inputs, in platform's file
+    assert sorted(events) == ["model.finance.customer_revenue", "model.finance.monthly_revenue", "model.finance.revenue_by_country"]
+    revenue = events["model.finance.customer_revenue"]
+    assert revenue["job"]["namespace"] == finance
+    assert [(d["namespace"], d["name"]) for d in revenue["inputs"]] == [
+        ("duckdb://platform.duckdb", "platform.main.dim_customers"),
+        ("duckdb://platform.duckdb", "platform.main.fct_orders"),
+    ]
+    assert [(d["namespace"], d["name"]) for d in revenue["outputs"]] == [("duckdb://finance.duckdb", "finance.main.customer_revenue")]
+    email = revenue["outputs"][0]["facets"]["columnLineage"]["fields"]["email"]["inputFields"]
+    assert [(f["namespace"], f["name"], f["field"]) for f in email] == [("duckdb://platform.duckdb", "platform.main.dim_customers", "email")]
+    # platform's own export names the same dataset as dim_customers' output
+    mine = stored_export_input(ask(producer), consumers=False)
+    out = {e["job"]["name"]: e["outputs"][0] for e in openlineage_events(mine, dataset_namespace=default_dataset_namespace(mine)[0])}
+    assert (out[DIM]["namespace"], out[DIM]["name"]) == ("duckdb://platform.duckdb", "platform.main.dim_customers")
+
+    page = explorer_data(data)
+    rows = {n[2]: n for n in page["nodes"]}
+    assert rows[DIM][3] == "external"
+    cols = page["cols"]
+    index = {(page["nodes"][cols["node"][i]][2], cols["name"][i]): i for i in range(len(cols["name"]))}
+    feeds = page["feeds"]
+    pairs = {(feeds[i], feeds[i + 1]) for i in range(0, len(feeds), 2)}
+    assert (index[(DIM, "email")], index[("model.finance.customer_revenue", "email")]) in pairs
+    assert rows["exposure.finance.customer_dashboard"][5] == "dashboard, column-level"
+
+
+def test_the_consumer_report_counts_its_own_models(build, ask, producer, project_name):
+    from catalog.report.governance import collect_report
+
+    build(PLATFORM, producer)
+    finance = f"{project_name}_finance"
+    build(FINANCE, finance)
+    t = collect_report(ask(finance)).coverage.totals
+    # customer_revenue (5 columns), monthly_revenue (2), revenue_by_country (2); platform's four
+    # models are platform's report's; count(*) as order_count has no upstream column
+    assert (t.models, t.by_status, t.columns, t.no_upstream) == (3, {"resolved": 3, "partial": 0, "unresolved": 0, "failed": 0}, 9, 1)
+    p = collect_report(ask(producer)).coverage.totals
+    assert (p.models, p.by_status["resolved"], p.seeds) == (4, 4, 2)
