@@ -73,6 +73,7 @@ class ManifestNode(_Record):
     source_name: str | None = None  # sources
     relation_name: str | None = None
     original_file_path: str | None = None
+    patch_path: str | None = None  # the YAML file that documents it: "<package>://models/schema.yml"
     path: str | None = None
     language: str | None = "sql"
     # schemas up to v6 (dbt 1.2) name them raw_sql and compiled_sql

@@ -37,6 +37,7 @@ from catalog.extract import DbtColumn, DbtNode, DbtProject, is_pii
 from catalog.compare import ColumnChange, StateDiff, diff_state, sql_changed_models
 from catalog.contract import ContractBreak, contract_breaks
 from catalog.lineage_graph import LineageGraph, PruneHop, hop_dict
+from catalog.masking import is_masked, masking_names
 from catalog.prune import prune_state
 from catalog.store.keys import short_label
 
@@ -533,8 +534,9 @@ class _Checker:
     def _policy_findings(self) -> list[Finding]:
         was_pii = pii_columns(self.old, self.old_graph)
         pii = pii_columns(self.new, self.new_graph)
-        before = _pii_reach(self.old, self.old_graph, was_pii)
-        after = _pii_reach(self.new, self.new_graph, pii)
+        functions = masking_names(self.new.masking_functions)  # the change's list, on both sides
+        before = _pii_reach(self.old, self.old_graph, was_pii, functions)
+        after = _pii_reach(self.new, self.new_graph, pii, functions)
         out = []
         for key in sorted(after):
             if key not in was_pii:  # newly PII (a new tag): a documentation change, not a new flow
@@ -640,13 +642,25 @@ def pii_columns(project: DbtProject, graph: LineageGraph) -> dict[str, set[str]]
     return out
 
 
-def _pii_reach(project: DbtProject, graph: LineageGraph, pii: Iterable[str]) -> dict[str, dict[str, list[PruneHop]]]:
+def _pii_reach(
+    project: DbtProject, graph: LineageGraph, pii: Iterable[str], functions: frozenset[str]
+) -> dict[str, dict[str, list[PruneHop]]]:
     """PII column -> the targets it reaches through value lineage that the policy forbids:
-    columns not tagged PII, columns of public or contracted models, exposures."""
+    columns not tagged PII, columns of public or contracted models, exposures; never through
+    a masked column (a hash of the value, :mod:`catalog.masking`)."""
     out: dict[str, dict[str, list[PruneHop]]] = {}
+    masked: dict[str, bool] = {}
+
+    def unmasked(key: str) -> bool:
+        if key not in masked:
+            lin = graph.lineages.get(graph.column_model.get(key, ""))
+            col = lin.column(graph.column_name[key]) if lin is not None else None
+            masked[key] = col is not None and col.kind == ColumnKind.DERIVED and is_masked(col.expr, project.dialect, functions)
+        return not masked[key]
+
     for key in pii:
         targets = {}
-        for down, path in graph.walk(key, False).items():
+        for down, path in graph.walk(key, False, unmasked).items():
             owner = graph.column_model.get(down, down)
             target = project.nodes.get(owner)
             if owner.startswith("exposure."):

@@ -30,6 +30,7 @@ from catalog.artifacts import (
 )
 from catalog.errors import ArtifactError
 from catalog.idents import column_name, namer, typed
+from catalog.masking import project_masking_functions
 from catalog.memory import paused_gc
 
 LINEAGE_TYPES = ("model", "seed", "snapshot", "source")
@@ -329,6 +330,8 @@ class DbtProject(BaseModel):
     metrics: dict[str, DbtMetric] = {}
     exposures: dict[str, DbtExposure] = {}
     saved_queries: dict[str, DbtSavedQuery] = {}
+    # the project's own masking functions (dbt_project.yml's vars, see catalog.masking)
+    masking_functions: tuple[str, ...] = ()
     tests: dict[str, DbtTest] = {}  # data tests and unit tests, by unique id
 
     def models(self) -> list[DbtNode]:
@@ -379,6 +382,7 @@ def _load_project(path: Path, dialect: str | None, manifest_bytes: bytes | None,
                 nodes[raw.unique_id] |= _external(raw)
     metadata = manifest.metadata
     consumers = _consumers(manifest, dialect)
+    masking = project_masking_functions(target.parent, name)
     tests = _tests(manifest, nodes, dialect)
     del manifest, catalog  # freed before the project's records are made: a lower peak
 
@@ -392,6 +396,7 @@ def _load_project(path: Path, dialect: str | None, manifest_bytes: bytes | None,
         manifest_sha256=manifest_sha,
         catalog_sha256=catalog_sha,
         nodes=nodes,
+        masking_functions=masking,
         **consumers,
         tests=tests,
     ))  # fmt: skip

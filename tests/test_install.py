@@ -111,6 +111,9 @@ def _installed_commands(venv: Path, elsewhere: Path, env: dict[str, str], projec
     report = json.loads(_run([catalog, "report", "--project", project, "-f", "json"], cwd=elsewhere, env=env))
     assert report["project"] == project
 
+    docs = json.loads(_run([catalog, "docs", str(EXAMPLE), "--json"], cwd=elsewhere, env=env))  # ruamel.yaml installed with it
+    assert len(docs["changes"]) == 21 and len(docs["files"]) == 4
+
     page = elsewhere / "explorer.html"
     _run([catalog, "explore", "--project", project, "-o", str(page)], cwd=elsewhere, env=env)
     html = page.read_text(encoding="utf-8")

@@ -34,6 +34,7 @@ from catalog.build.summary import BuildSummary, build_properties, unchanged_summ
 from catalog.build.writer import LineageWriter, Progress
 from catalog.errors import ConnectionLost, StoreError
 from catalog.extract import DbtNode, DbtProject, check_dialect, checked_dialect_for, dialect_for, input_warnings, load_project
+from catalog.masking import project_masking_functions
 from catalog.memory import frozen_heap, paused_gc
 from catalog.store.consumers import write_consumers
 from catalog.store.graph import SCHEMA_VERSION, BuildStart, Graph
@@ -134,6 +135,7 @@ class Builder:
             t = self._stage("extract", t)
 
         adapter_type = text(metadata.get("adapter_type"))
+        masking = list(project_masking_functions(target.parent, text(metadata.get("project_name")) or project_name))
         dialect_hint = self.dialect or (adapter_type and dialect_for(adapter_type))
         if self.dialect is not None:  # bad input fails here, before a build is started
             check_dialect(self.dialect, "--dialect")
@@ -152,6 +154,7 @@ class Builder:
                 and active.get("analyzer_version") == ANALYZER_VERSION
                 and active.get("hashing_code") == HASHING_CODE  # its hashes are this code's, kept by the next build
                 and active.get("dialect") == dialect_hint
+                and list(active.get("masking_functions") or []) == masking
                 and not active.get("models_failed")
                 and active.get("compiled_sha256") == compiled_digest(target, list(active.get("compiled_files") or []))
                 and sorted(active.get("upstream") or []) == inputs["upstream"]
@@ -162,6 +165,7 @@ class Builder:
             "catalog_sha256": catalog_sha,
             "adapter_type": adapter_type,
             "generated_at": text(metadata.get("generated_at")),
+            "masking_functions": masking,
         }
         # the producer builds read (dbt Mesh): of the projects the manifest's foreign nodes name,
         # or before it is parsed those the active build's named (the same ones if it is unchanged)
@@ -406,6 +410,7 @@ class Builder:
             or active.get("analyzer_version") != ANALYZER_VERSION
             or active.get("sqlglot_version") != sqlglot.__version__
             or active.get("dialect") != project.dialect
+            or list(active.get("masking_functions") or []) != list(project.masking_functions)
         ):
             return {}
         known: dict[str, Fingerprint] = {}

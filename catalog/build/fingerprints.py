@@ -71,7 +71,8 @@ def fingerprints(project: DbtProject, known: dict[str, Fingerprint] | None = Non
         catalog_cols[uid] = digest(real) if real else None
         all_cols[uid] = digest(names)
 
-    base = (ANALYZER_VERSION, sqlglot.__version__, project.dialect)
+    # the project's masking functions decide the columns' masked flags: a new list, new hashes
+    base = (ANALYZER_VERSION, sqlglot.__version__, project.dialect) + ((project.masking_functions,) if project.masking_functions else ())
     for node in project.nodes.values():
         if node.resource_type in ("source", "seed"):
             uid = node.unique_id

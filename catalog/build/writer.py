@@ -26,6 +26,7 @@ from catalog.build.rows import (
 from catalog.build.summary import BuildSummary, EdgeCounts, ModelCounts
 from catalog.extract import DbtProject
 from catalog.idents import typed
+from catalog.masking import is_masked, masking_names
 from catalog.store.graph import Graph
 from catalog.store.keys import column_node_key, model_node_key
 from catalog.store.versioned import changes
@@ -60,6 +61,7 @@ class LineageWriter:
         self.lineages = lineages  # new lineage of the models analyzed by this build
         self.reuse = reuse  # models whose stored lineage is kept as it is
         self.say = say
+        self.masking = masking_names(project.masking_functions)
         self.previous_edges = 0
         self.rewrite_nodes = False  # the active build has another layout: set every node's identity anew
         self.checkpoint: Callable[[str], None] = lambda _stage: None
@@ -280,6 +282,8 @@ class LineageWriter:
             props = column_props(c, col, i) if c is not None else {"position": i}
             if lineage and col in lineage:
                 props.update(lineage[col])
+                if props.get("kind") == "derived" and is_masked(props.get("expr"), dialect, self.masking):
+                    props["masked"] = True
             identity = self._column_node(uid, col)
             desired[("has", mkey, identity["key"])] = {
                 "row": {"model": mkey, "key": identity["key"], "node": identity, "props": props},

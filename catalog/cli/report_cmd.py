@@ -51,6 +51,11 @@ def report(
             "every column the report lists links to its lineage in it.",
         ),
     ] = None,
+    history: Annotated[
+        int,
+        typer.Option("--history", min=0, help="Also show the trends of the last N completed builds up to this one: resolved, "
+                     "documented, tested and PII-reach figures, as a table and a chart (0: none)."),
+    ] = 0,
     project: ProjectOpt = None,
     build: BuildOpt = None,
     uri: UriOpt = None,
@@ -62,7 +67,8 @@ def report(
     """Governance report of a build: lineage coverage (model statuses and reasons, resolved
     and unresolved columns), where PII-tagged columns flow, undocumented columns of public
     models, unused columns, the most depended-on columns, descriptions that could be inherited
-    along passthrough and renamed edges, and pictures of the lineage around key columns."""
+    along passthrough and renamed edges, and pictures of the lineage around key columns; with
+    --history N, how those figures moved over the last N builds."""
     from catalog.memory import paused_gc
     from catalog.query import Catalog
     from catalog.report.governance import collect_report
@@ -79,7 +85,7 @@ def report(
         with graph_from(uri, user, password, database, timeout, whole_build=True) as graph:
             catalog = Catalog(graph, project, build)
             say(f"Reading build {catalog.build_id} of {catalog.project}…")
-            data = collect_report(catalog, top=top, progress=lambda msg: say(f"  {msg}"))
+            data = collect_report(catalog, top=top, progress=lambda msg: say(f"  {msg}"), history=history)
             explored = None
             if explorer is not None:  # the explorer's modules (and sqlglot) only when asked for
                 from catalog.export.stored import stored_export_input

@@ -12,6 +12,7 @@ Sections (each read with one ``cypher/read/report_*.cypher`` file, runnable in N
 - pictures of the lineage around the most depended-on columns (nodes in layers, edges);
 - test coverage: per node, the columns its tests read, and the untested columns that feed
   metrics, exposures and public or contracted models, with how much depends on each.
+- with ``history``, trends: the headline figures of the project's last builds.
 
 :func:`collect_report` returns a :class:`GovernanceReport` (plain records, deterministic
 order); ``governance_render`` turns it into JSON and Markdown, ``governance_html`` into one
@@ -63,8 +64,10 @@ NOTES = {
         "Columns tagged PII in dbt (meta contains_pii / pii / is_pii, or tag pii / sensitive / personal) and "
         "every column their values flow into, at any depth through FEEDS, with one shortest path. "
         "\"copied\": every hop passes the value through or renames it; \"transformed\": some hop computes "
-        "with it (the result may still identify a person). Reached columns not tagged PII themselves are "
-        "marked: tag them or check that the value is no longer personal."
+        "with it (the result may still identify a person); \"masked\": every path passes through a column "
+        "that hashes or masks it (md5, sha1/sha2/sha256, hash, farm_fingerprint or the project's "
+        "vars.catalog_masking_functions), listed apart. Reached columns not tagged PII themselves and reached "
+        "unmasked are marked: tag them (catalog docs --pii) or check that the value is no longer personal."
     ),
     "unused": (
         "Columns that no model, snapshot or seed reads (no outgoing FEEDS edge and no use in a WHERE, "
@@ -93,6 +96,12 @@ NOTES = {
         "per model, snapshot, seed and source. Untested columns that matter: columns no test reads that belong "
         "to or feed (FEEDS, any depth) a public or contracted model, or feed a semantic model, metric, exposure "
         "or saved query; with the number of columns downstream of each and the consumers reached."
+    ),
+    "history": (
+        "The headline figures of the project's last builds that completed, oldest first: columns of analyzed "
+        "models whose lineage is resolved (or proved to have no upstream), columns of models and snapshots "
+        "with a description, columns of models and snapshots that a dbt test reads, and the columns PII values "
+        "reach unmasked, those not tagged PII among them."
     ),
     "pictures": (
         "The lineage around the most depended-on columns (each picture skips columns already drawn in an "
@@ -188,10 +197,13 @@ class PiiReach(BaseModel, frozen=True):
     depth: int
     types: tuple[str, ...]
     tagged: bool
+    masked: bool = False  # every path to it passes through a masked column (catalog.masking)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def effect(self) -> str:
+        if self.masked:
+            return "masked"
         return "copied" if all(t in COPY_TYPES for t in self.types) else "transformed"
 
 
@@ -204,7 +216,8 @@ class PiiColumn(BaseModel, frozen=True):
 class Pii(BaseModel, frozen=True):
     columns: tuple[PiiColumn, ...]
     reached: tuple[Col, ...]  # every distinct column reached from any PII column
-    untagged: tuple[Col, ...]  # those not tagged PII themselves
+    untagged: tuple[Col, ...]  # those not tagged PII themselves, reached unmasked
+    masked: tuple[Col, ...] = ()  # those reached only through a masked column
 
 
 class UndocumentedColumn(BaseModel, frozen=True):
@@ -284,6 +297,35 @@ class Picture(BaseModel, frozen=True):
     truncated: bool  # some columns were left out (depth or width limits)
 
 
+class TrendPoint(BaseModel, frozen=True):
+    """One build's headline figures."""
+
+    build: int
+    finished_at: str | None
+    models: int
+    columns: int
+    resolved: int  # resolved or proved to have no upstream
+    documented: int  # of the columns of models and snapshots
+    tested: int  # read by at least one dbt test, of the columns of models and snapshots
+    pii_reached: int  # distinct columns PII values reach unmasked
+    pii_untagged: int  # of them, those not tagged PII
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def resolved_pct(self) -> float:
+        return _pct(self.resolved, self.columns)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def documented_pct(self) -> float:
+        return _pct(self.documented, self.columns)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def tested_pct(self) -> float:
+        return _pct(self.tested, self.columns)
+
+
 class ModelTests(BaseModel, frozen=True):
     unique_id: str
     name: str
@@ -329,14 +371,18 @@ class GovernanceReport(BaseModel, frozen=True):
     inheritable: tuple[Inheritable, ...]
     pictures: tuple[Picture, ...]
     tests: DbtTestCoverage
+    history: tuple[TrendPoint, ...] = ()  # only with collect_report(history=N)
 
 
 # ---------------------------------------------------------------------------- collection
 ALL_ROWS = 2**62  # LIMIT of a read that takes every row from its SKIP on
 
 
-def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[[str], None] | None = None) -> GovernanceReport:
-    """Read every section of the report for ``catalog``'s project and build."""
+def collect_report(
+    catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[[str], None] | None = None, history: int = 0
+) -> GovernanceReport:
+    """Read every section of the report for ``catalog``'s project and build; with ``history``,
+    the trends of the last ``history`` completed builds up to that one."""
     say = progress or (lambda _msg: None)
     graph, project, build_id = catalog.graph, catalog.project, catalog.build_id
     params = {"project": project, "build_id": build_id}
@@ -401,10 +447,42 @@ def collect_report(catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[
         undocumented=undocumented,
         unused=_unused(rows["unused"]),
         depended_on=tuple(depended_all[:top]),
-        inheritable=_inheritable(rows["inheritable"]),
+        inheritable=inheritable_records(rows["inheritable"]),
         pictures=pictures,
         tests=tests,
+        history=collect_trends(catalog, history, say) if history else (),
     )
+
+
+# ---------------------------------------------------------------------------- trends
+TREND_STATUSES = ("active", "superseded")  # builds that completed
+
+
+def collect_trends(catalog: Catalog, count: int, say: Callable[[str], None] = lambda _msg: None) -> tuple[TrendPoint, ...]:
+    """The figures of the last ``count`` completed builds of ``catalog``'s project up to its
+    build, oldest first, each read as that build (``report_model_coverage``,
+    ``report_build_columns`` and ``report_test_coverage`` with its id)."""
+    graph, project = catalog.graph, catalog.project
+    builds = [r["build"] for r in graph.read("read/list_builds", project=project)]
+    chosen = [b for b in builds if b.get("status") in TREND_STATUSES and b["id"] <= catalog.build_id][:count]
+    points = []
+    for b in reversed(chosen):
+        t0 = time.perf_counter()
+        params = {"project": project, "build_id": b["id"]}
+        totals = _coverage(graph.read("read/report_model_coverage", **params), []).totals
+        walked = BuildLineage(graph.read_values("read/report_build_columns", **params, skip=0, limit=ALL_ROWS))
+        analyzed = [i for i in range(len(walked.keys)) if walked.in_build[i] and walked.resource_type[i] in ANALYZED]
+        reached = set().union(*(walked.unmasked_reach(k) for k in walked.pii_columns()))
+        tested = sum(1 for r in graph.read("read/report_test_coverage", **params) if r["resource_type"] in ANALYZED
+                     for c in r["columns"] if c[4])
+        points.append(TrendPoint(
+            build=b["id"], finished_at=None if b.get("finished_at") is None else str(b["finished_at"]),
+            models=totals.models, columns=totals.columns, resolved=totals.resolved + totals.no_upstream,
+            documented=sum(1 for i in analyzed if walked.documented[i]), tested=tested,
+            pii_reached=len(reached), pii_untagged=sum(1 for k in reached if not walked.pii[walked.index[k]]),
+        ))  # fmt: skip
+        say(f"trends: build {b['id']} in {time.perf_counter() - t0:.2f}s")
+    return tuple(points)
 
 
 def _pct(part: int, whole: int) -> float:
@@ -442,7 +520,7 @@ def _walked_rows(
     ranked = walked.most_reaching(limit)
     pii_keys = walked.pii_columns()
     pii_reach = {k: walked.downstream(k) for k in pii_keys}
-    inherit = walked.inheritable()
+    unmasked = {k: walked.unmasked_reach(k) for k in pii_keys}
     # names and flags of the build's columns came with the edges; the few rows that show more
     # (conditions, tags, meta), and columns fed from outside the build if any, are read here
     wanted = {r.key for r in ranked} | set(pii_keys)
@@ -464,22 +542,10 @@ def _walked_rows(
     ]
     pii = [
         {"key": k, "unique_id": info[k][4], "model": info[k][2], "column": info[k][3], "tags": info[k][7], "meta": info[k][8],
-         "reaches": [reached(d.key) | {"depth": d.depth, "types": list(d.types)} for d in reaches]}
+         "reaches": [reached(d.key) | {"depth": d.depth, "types": list(d.types), "masked": d.key not in unmasked[k]} for d in reaches]}
         for k, reaches in pii_reach.items()
     ]
-    inheritable = []
-    for k, near in inherit.items():
-        i = walked.index[k]
-        _, model, column = walked.names[i]  # type: ignore[misc]
-        for n in near:
-            u = walked.index[n.key]
-            from_unique_id, from_model, from_column = walked.names[u]  # type: ignore[misc]
-            inheritable.append(
-                {"key": k, "unique_id": walked.unique_id[i], "model": model, "column": column, "from_key": n.key,
-                 "from_unique_id": from_unique_id, "from_model": from_model, "from_column": from_column,
-                 "description": walked.description[u], "distance": n.distance, "types": list(n.types)}
-            )
-    return {"depended_on": depended_on, "pii": pii, "inheritable": inheritable}
+    return {"depended_on": depended_on, "pii": pii, "inheritable": inheritable_rows(walked)}
 
 
 # ---------------------------------------------------------------------------- coverage
@@ -555,20 +621,29 @@ def _tagged_by(tags: list[str] | None, meta: str | None) -> tuple[str, ...]:
 def _pii(rows: list[dict[str, Any]]) -> Pii:
     columns: list[PiiColumn] = []
     reached: dict[str, tuple[Col, bool]] = {}
+    unmasked: set[str] = set()
     for r in rows:
         reaches = []
         for d in r["reaches"]:
             col = _col(d["model"], d["unique_id"], d["column"])
-            reaches.append(PiiReach(column=col, depth=d["depth"], types=tuple(d["types"]), tagged=bool(d["pii"])))
+            masked = bool(d.get("masked"))
+            reaches.append(PiiReach(column=col, depth=d["depth"], types=tuple(d["types"]), tagged=bool(d["pii"]), masked=masked))
             reached[d["key"]] = (col, bool(d["pii"]))
+            if not masked:
+                unmasked.add(d["key"])
         reaches.sort(key=lambda x: (x.depth, x.column.model, x.column.name, x.column.unique_id))
         columns.append(
             PiiColumn(column=_col(r["model"], r["unique_id"], r["column"]), tagged_by=_tagged_by(r["tags"], r["meta"]),
                       reaches=tuple(reaches))
         )
     columns.sort(key=lambda p: (p.column.model, p.column.name, p.column.unique_id))
-    order = sorted(reached.values(), key=lambda ct: (ct[0].model, ct[0].name, ct[0].unique_id))
-    return Pii(columns=tuple(columns), reached=tuple(c for c, _ in order), untagged=tuple(c for c, tagged in order if not tagged))
+    order = sorted(reached.items(), key=lambda kv: (kv[1][0].model, kv[1][0].name, kv[1][0].unique_id))
+    return Pii(
+        columns=tuple(columns),
+        reached=tuple(c for _, (c, _) in order),
+        untagged=tuple(c for k, (c, tagged) in order if not tagged and k in unmasked),
+        masked=tuple(c for k, (c, _) in order if k not in unmasked),
+    )
 
 
 # ---------------------------------------------------------------------------- documentation, use
@@ -609,7 +684,32 @@ def _depended_on(r: dict[str, Any]) -> DependedOn:
     )
 
 
-def _inheritable(rows: list[dict[str, Any]]) -> tuple[Inheritable, ...]:
+def inheritable_descriptions(walked: BuildLineage) -> tuple[Inheritable, ...]:
+    """What each undocumented model and snapshot column of ``walked`` could inherit, as the
+    report's records (``catalog docs`` reads them)."""
+    return inheritable_records(inheritable_rows(walked))
+
+
+def inheritable_rows(walked: BuildLineage) -> list[dict[str, Any]]:
+    """The rows ``report_inheritable_descriptions`` returns, computed in memory."""
+    rows = []
+    for k, near in walked.inheritable().items():
+        i = walked.index[k]
+        _, model, column = walked.names[i]  # type: ignore[misc]
+        for n in near:
+            u = walked.index[n.key]
+            from_unique_id, from_model, from_column = walked.names[u]  # type: ignore[misc]
+            rows.append(
+                {"key": k, "unique_id": walked.unique_id[i], "model": model, "column": column, "from_key": n.key,
+                 "from_unique_id": from_unique_id, "from_model": from_model, "from_column": from_column,
+                 "description": walked.description[u], "distance": n.distance, "types": list(n.types)}
+            )
+    return rows
+
+
+def inheritable_records(rows: list[dict[str, Any]]) -> tuple[Inheritable, ...]:
+    """``report_inheritable_descriptions``'s rows as records: per column, its nearest
+    candidates and the description they agree on (None when they disagree)."""
     by_column: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         by_column[r["key"]].append(r)

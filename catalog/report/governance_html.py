@@ -10,9 +10,18 @@ from urllib.parse import quote
 
 from catalog import __version__
 from catalog.report.governance import NOTES, STATUSES, Col, GovernanceReport
-from catalog.report.governance_render import DEFAULT_MAX_ROWS, capped, path_text, summary_lines, tests_line, untested_rows
+from catalog.report.governance_render import (
+    DEFAULT_MAX_ROWS,
+    TREND_HEADER,
+    capped,
+    path_text,
+    summary_lines,
+    tests_line,
+    trend_rows,
+    untested_rows,
+)
 from catalog.report.limits import cut
-from catalog.report.governance_svg import render_picture
+from catalog.report.governance_svg import render_picture, render_trends
 
 FILTER_FROM = 12  # tables with more rows than this get a filter box
 
@@ -99,6 +108,7 @@ SECTIONS = [
     ("inheritable", "Inheritable descriptions"),
     ("tests", "Test coverage"),
     ("pictures", "Lineage pictures"),
+    ("history", "Trends"),
 ]
 
 
@@ -166,7 +176,7 @@ def report_html(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS, explorer:
         f"<title>{_e(title)}</title><style>{CSS}</style></head><body>",
         f'<header><h1>{_e(title)}</h1><p class="meta">build {b.id} · {_e(b.status or "unknown status")} · finished '
         f'{_e(b.finished_at or "-")} · dialect {_e(b.dialect or "-")}</p><nav>'
-        + "".join(f'<a href="#{ident}">{_e(name)}</a>' for ident, name in SECTIONS)
+        + "".join(f'<a href="#{ident}">{_e(name)}</a>' for ident, name in SECTIONS if ident != "history" or r.history)
         + "</nav></header><main>",
     )
     _summary(page, r)
@@ -178,6 +188,8 @@ def report_html(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS, explorer:
     _inheritable(page, r)
     _tests(page, r)
     _pictures(page, r)
+    if r.history:
+        _trends(page, r)
     page.add(
         "</main>",
         f"<footer>Made by catalog {_e(__version__)} from build {b.id} of project {_e(r.project)} "
@@ -262,12 +274,15 @@ def _pii(page: _Page, r: GovernanceReport) -> None:
             rows.append((page.col(p.column), tag, '<span class="empty">nothing downstream</span>', "", "", "", ""))
         for x in p.reaches:
             rows.append((page.col(p.column), tag, page.col(x.column), str(x.depth), _e(path_text(x.types)), _e(x.effect),
-                         "yes" if x.tagged else '<span class="flag">no</span>'))
+                         "yes" if x.tagged else "no" if x.masked else '<span class="flag">no</span>'))
     page.table(["PII column", "tagged by", "reaches", "depth", "path", "effect", "tagged PII"], rows,
                "No column is tagged PII in dbt.", numeric=(3,))
     if r.pii.untagged:
         page.add("<h3>Reached but not tagged PII</h3>")
         page.add("<p>" + ", ".join(page.col(c) for c in r.pii.untagged) + "</p>")
+    if r.pii.masked:
+        page.add("<h3>Reached only through a hash or mask</h3>")
+        page.add("<p>" + ", ".join(page.col(c) for c in r.pii.masked) + "</p>")
     page.add("</section>")
 
 
@@ -315,6 +330,13 @@ def _inheritable(page: _Page, r: GovernanceReport) -> None:
         else:
             rows.append((page.col(i.column), _e(i.description), page.col(i.source), _e(path_text(i.hops))))
     page.table(["column", "would inherit", "from", "path"], rows, "No undocumented column copies a documented one.")
+    page.add("</section>")
+
+
+def _trends(page: _Page, r: GovernanceReport) -> None:
+    _section(page, "history", NOTES["history"])
+    page.add(render_trends(r.history))
+    page.table(TREND_HEADER, [tuple(_e(v) for v in row) for row in trend_rows(r)], "No completed build.", numeric=(5, 6))
     page.add("</section>")
 
 

@@ -20,7 +20,10 @@ from catalog.report.limits import DEFAULT_MAX_ROWS, capped, cut
 def report_dict(r: GovernanceReport) -> dict[str, Any]:
     """Plain JSON-ready data: every section, every row, plus what each section means."""
     data = r.model_dump(mode="json")
-    data["notes"] = dict(NOTES)
+    notes = dict(NOTES)
+    if not r.history:  # a section only when asked for (--history)
+        del data["history"], notes["history"]
+    data["notes"] = notes
     return data
 
 
@@ -42,7 +45,8 @@ def summary_lines(r: GovernanceReport) -> list[tuple[str, str]]:
         ("Columns of analyzed models", f"{t.columns}: {t.resolved} resolved, {t.no_upstream} with no upstream, "
                                        f"{t.unresolved} unresolved, {t.untraced} untraced ({t.columns_resolved_pct}% resolved)"),
         ("PII", f"{len(r.pii.columns)} columns tagged PII reach {len(r.pii.reached)} columns, "
-                f"{len(r.pii.untagged)} of them not tagged PII"),
+                f"{len(r.pii.untagged)} of them not tagged PII"
+                + (f", {len(r.pii.masked)} reached only masked" if r.pii.masked else "")),
         ("Undocumented columns", f"{len(un.columns)} of {un.columns_in_scope} in {un.models_in_scope} {scope}"),
         ("Unused columns", f"{len(r.unused)} on models that others depend on"),
         ("Inheritable descriptions", f"{sum(1 for i in r.inheritable if not i.conflict)} columns "
@@ -136,12 +140,15 @@ def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> st
             rows.append((markdown.code(p.column.label), tag, "_nothing downstream_", "", "", "", ""))
         for x in p.reaches:
             rows.append((markdown.code(p.column.label), tag, markdown.code(x.column.label), x.depth, path_text(x.types), x.effect,
-                         "yes" if x.tagged else "**no**"))
+                         "yes" if x.tagged else "no" if x.masked else "**no**"))
     md.table(["PII column", "tagged by", "reaches", "depth", "path", "effect", "tagged PII"], rows, "no column is tagged PII",
              "lllrlll")
     if r.pii.untagged:
         md.add("Reached but not tagged PII: " + ", ".join(markdown.code(c.label, table=False) for c in r.pii.untagged[: max_rows or None])
                + (" …" if max_rows and len(r.pii.untagged) > max_rows else ""), "")
+    if r.pii.masked:
+        md.add("Reached only through a hash or mask: " + ", ".join(markdown.code(c.label, table=False) for c in r.pii.masked[: max_rows or None])
+               + (" …" if max_rows and len(r.pii.masked) > max_rows else ""), "")
 
     # undocumented
     un = r.undocumented
@@ -204,4 +211,21 @@ def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> st
         md.add("")
     else:
         md.add("_No column feeds another: nothing to draw._", "")
+
+    if r.history:
+        md.add("## Trends", "", NOTES["history"], "")
+        md.table(TREND_HEADER, trend_rows(r), "no completed build", "lllllrr")
     return "\n".join(md.lines).rstrip() + "\n"
+
+
+TREND_HEADER = ["build", "finished", "resolved", "documented", "tested", "PII reach", "PII untagged"]
+
+
+def trend_rows(r: GovernanceReport) -> list[tuple[str, ...]]:
+    """The trends table's rows (plain text), shared by Markdown and HTML."""
+    return [
+        (str(p.build), (p.finished_at or "-")[:19].replace("T", " "), f"{p.resolved} of {p.columns} ({p.resolved_pct}%)",
+         f"{p.documented} of {p.columns} ({p.documented_pct}%)", f"{p.tested} of {p.columns} ({p.tested_pct}%)",
+         str(p.pii_reached), str(p.pii_untagged))
+        for p in r.history
+    ]

@@ -10,9 +10,10 @@ dashed when unproved, with the type written on them; hovering shows the expressi
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from html import escape
 
-from catalog.report.governance import Picture, PictureNode
+from catalog.report.governance import Picture, PictureNode, TrendPoint
 
 EDGE_COLORS = {
     "passthrough": "#2f855a",
@@ -192,3 +193,41 @@ def _node(n: PictureNode, x: float, y: float, w: float) -> list[str]:
                      f'<text x="{x + w - 22:.1f}" y="{y + 31.5:.1f}" text-anchor="middle" class="pii-text">PII</text>')
     parts.append("</g>")
     return parts
+
+
+# ---------------------------------------------------------------------------- trends
+TREND_SERIES = (("resolved_pct", "resolved", "#2f855a"), ("documented_pct", "documented", "#2b6cb0"), ("tested_pct", "tested", "#c05621"))
+TREND_W, TREND_H, TREND_PAD, TREND_STEP = 560, 180, 40, 56
+
+
+def render_trends(points: Sequence[TrendPoint]) -> str:
+    """The builds' resolved, documented and tested shares (0-100 %) as lines, one point per build,
+    and the columns PII reaches untagged written under each build."""
+    n = len(points)
+    width = max(TREND_W, 2 * TREND_PAD + TREND_STEP * max(n - 1, 1))
+    plot_h = TREND_H - 2 * TREND_PAD
+
+    def x(i: int) -> float:
+        return TREND_PAD + (i * (width - 2 * TREND_PAD) / (n - 1) if n > 1 else (width - 2 * TREND_PAD) / 2)
+
+    def y(pct: float) -> float:
+        return TREND_PAD + plot_h * (1 - pct / 100.0)
+
+    parts = [f'<svg class="lineage trends" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{TREND_H + 24}" '
+             f'viewBox="0 0 {width} {TREND_H + 24}" role="img" aria-label="resolved, documented and tested columns per build">']
+    for pct in (0, 50, 100):
+        parts.append(f'<line x1="{TREND_PAD}" y1="{y(pct):.1f}" x2="{width - TREND_PAD}" y2="{y(pct):.1f}" stroke="#e2e8f0"/>'
+                     f'<text class="layer" x="{TREND_PAD - 6}" y="{y(pct) + 4:.1f}" text-anchor="end">{pct}%</text>')
+    for j, (field, label, color) in enumerate(TREND_SERIES):
+        coords = " ".join(f"{x(i):.1f},{y(getattr(p, field)):.1f}" for i, p in enumerate(points))
+        parts.append(f'<polyline points="{coords}" fill="none" stroke="{color}" stroke-width="2"/>')
+        for i, p in enumerate(points):
+            parts.append(f'<circle cx="{x(i):.1f}" cy="{y(getattr(p, field)):.1f}" r="3" fill="{color}">'
+                         f"<title>build {p.build}: {label} {getattr(p, field)}%</title></circle>")
+        parts.append(f'<g class="legend"><rect x="{TREND_PAD + 130 * j}" y="8" width="12" height="3" fill="{color}"/>'
+                     f'<text x="{TREND_PAD + 130 * j + 16}" y="13">{label} columns</text></g>')
+    for i, p in enumerate(points):
+        parts.append(f'<text class="layer" x="{x(i):.1f}" y="{TREND_H - 12}" text-anchor="middle">build {p.build}</text>'
+                     f'<text class="layer" x="{x(i):.1f}" y="{TREND_H + 4}" text-anchor="middle">PII untagged {p.pii_untagged}</text>')
+    parts.append("</svg>")
+    return "".join(parts)

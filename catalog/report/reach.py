@@ -60,8 +60,9 @@ class BuildLineage:
 
     def __init__(self, rows: Iterable[Sequence[Any]]):
         """``rows``: ``report_build_columns``'s (unique_id, resource_type, columns), each column
-        [key, unique_id, model, column, documented, description, pii, feeds], each feed
-        [downstream key, type]."""
+        [key, unique_id, model, column, documented, description, pii, feeds, masked], each feed
+        [downstream key, type]; ``masked`` (optional, false when absent): the column's value
+        is a hash or mask of its inputs (:mod:`catalog.masking`)."""
         columns = [(unique_id, resource_type, c) for unique_id, resource_type, cols in rows for c in cols]
         self.keys: list[str] = [c[0] for _, _, c in columns]
         self.index: dict[str, int] = {k: i for i, k in enumerate(self.keys)}
@@ -71,6 +72,7 @@ class BuildLineage:
         self.description: list[str | None] = [c[5] for _, _, c in columns]
         self.documented: list[bool] = [bool(c[4]) for _, _, c in columns]
         self.pii: list[bool] = [bool(c[6]) for _, _, c in columns]
+        self.masked: list[bool] = [len(c) > 8 and bool(c[8]) for _, _, c in columns]
         self.in_build: list[bool] = [True] * len(columns)
         index = self.index
         for _, _, c in columns:  # columns fed from the build but outside it, if any: no edge out of them is read
@@ -80,7 +82,7 @@ class BuildLineage:
                     self.keys.append(d)
                     for values, default in ((self.unique_id, None), (self.resource_type, None), (self.names, None),
                                             (self.description, None), (self.documented, False), (self.pii, False),
-                                            (self.in_build, False)):
+                                            (self.masked, False), (self.in_build, False)):
                         values.append(default)
         empty: list[Any] = []
         self.out: list[list[int]] = [[index[d] for d, _ in c[7]] if c[7] else empty for _, _, c in columns]
@@ -246,6 +248,22 @@ class BuildLineage:
                         cands[u] = (order_, types)
             nearest[node] = (best, cands)
         return [n if n is not None else (0, {}) for n in nearest]
+
+    def unmasked_reach(self, key: str) -> set[str]:
+        """The columns ``key``'s value reaches through one edge or more without passing
+        through a masked column (a masked column is not reached either)."""
+        start = self.index.get(key)
+        if start is None:
+            return set()
+        out, masked = self.out, self.masked
+        seen: set[int] = set()
+        stack = [start]
+        while stack:
+            for d in out[stack.pop()]:
+                if d not in seen and not masked[d]:
+                    seen.add(d)
+                    stack.append(d)
+        return {self.keys[d] for d in seen}
 
     def pii_columns(self) -> list[str]:
         return [self.keys[i] for i in range(len(self.keys)) if self.in_build[i] and self.pii[i]]

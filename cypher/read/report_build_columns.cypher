@@ -7,7 +7,8 @@
 // large build in parts, side by side.
 // Parameters: $project, $build_id (int or null: the active build), $skip (int), $limit (int)
 // Rows, columns and edges in a fixed order (model, then key).
-// Returns: unique_id, resource_type, columns (list of [key, unique_id, model, column, documented, description, pii, feeds]; feeds: list of [downstream key, type])
+// masked: the column's value is a hash or mask of its inputs (HAS.masked, see the README).
+// Returns: unique_id, resource_type, columns (list of [key, unique_id, model, column, documented, description, pii, feeds, masked]; feeds: list of [downstream key, type])
 MATCH (p:Project {name: $project})
 OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
 WITH p, coalesce($build_id, active.id) AS b
@@ -27,7 +28,8 @@ RETURN m.unique_id AS unique_id, m.resource_type AS resource_type,
                    MATCH (c)-[f:FEEDS]->(d:Column)
                    WHERE f.since <= b AND (f.until IS NULL OR f.until > b)
                    RETURN [d.key, f.type] AS feed ORDER BY d.key, f.type
-                 }] AS column
+                 },
+                 coalesce(h.masked, false)] AS column
          ORDER BY c.key
        } AS columns
 ORDER BY unique_id

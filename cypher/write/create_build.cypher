@@ -1,6 +1,6 @@
 // Create a running build of a project.
 // Parameters: $project, $build (map: id, started_at, host, pid, dialect, manifest_sha256,
-//             catalog_sha256, sqlglot_version, catalog_version, hashing_code, full)
+//             catalog_sha256, sqlglot_version, catalog_version, hashing_code, full, masking_functions, ...)
 // Returns: id
 MATCH (p:Project {name: $project})
 CREATE (b:Build)

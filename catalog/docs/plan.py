@@ -1,0 +1,278 @@
+"""What ``catalog docs`` would write: descriptions inherited along the lineage, PII tags where
+PII flows, per YAML file.
+
+The lineage is a project's analyzed lineage, from its artifacts or from a stored build (the
+same records either way: ``ExportInput``), walked by the report's own code
+(:class:`catalog.report.reach.BuildLineage`, :func:`catalog.report.governance.inheritable_descriptions`):
+
+- a column without a description inherits the description of the nearest documented column
+  its value is copied from (passthrough and renamed hops only, through undocumented
+  columns); when the nearest candidates disagree, nothing is written and they are listed;
+- a column that the value of a PII-tagged column reaches (FEEDS, any depth) without passing
+  through a masked column (:mod:`catalog.masking`) is tagged ``pii`` when it is not tagged so.
+
+Only the models and snapshots of the project itself are written, each in the YAML file its
+manifest entry's ``patch_path`` names; a model that has none gets a file beside its SQL,
+named as the project's other YAML files are (``_<folder>.yml``, ``<model>.yml`` or one
+fixed name), or an entry in that file when it exists.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pydantic import BaseModel
+
+from catalog.analyze.records import ColumnKind, ModelLineage, column_key
+from catalog.docs.yaml_files import ColumnEdit, YamlChange, edit_yaml_file
+from catalog.errors import CatalogError
+from catalog.extract import DbtNode, is_pii
+from catalog.masking import is_masked, masking_names
+from catalog.report.governance import Col, Inheritable, inheritable_descriptions
+from catalog.report.reach import BuildLineage
+
+WRITTEN = ("model", "snapshot")
+
+
+class DocsInput(BaseModel, frozen=True):
+    """A project's nodes and lineage, and where its YAML files are."""
+
+    project: str
+    dialect: str
+    relations: dict[str, DbtNode]
+    lineages: dict[str, ModelLineage]
+    masking_functions: tuple[str, ...] = ()  # the project's own (catalog.masking)
+    patch_paths: dict[str, str] = {}  # unique id -> the YAML file dbt read its properties from, relative
+
+
+class ColumnChange(BaseModel, frozen=True):
+    """One column's change: the description it inherits and from where, or the PII tag and
+    the tagged columns whose values reach it."""
+
+    file: str
+    column: Col
+    description: str | None = None
+    source: Col | None = None
+    hops: tuple[str, ...] = ()
+    pii_from: tuple[Col, ...] = ()
+
+
+class DocsPlan(BaseModel, frozen=True):
+    changes: tuple[ColumnChange, ...]  # what the files' edits hold, file by file
+    conflicts: tuple[Inheritable, ...]  # undocumented columns whose nearest candidates disagree
+    files: tuple[YamlChange, ...]  # the files that change
+
+
+# ---------------------------------------------------------------------------- the lineage
+def lineage_rows(data: DocsInput) -> list[tuple[str, str, list[list[Any]]]]:
+    """The rows ``cypher/read/report_build_columns`` returns for a build of these records (the
+    build stores a model's analyzed columns, else its catalog and YAML columns), with each
+    column's ``masked`` flag."""
+    functions = masking_names(data.masking_functions)
+    feeds: dict[str, list[list[str]]] = defaultdict(list)
+    names: dict[str, list[str]] = {}
+    masked: set[str] = set()
+    for uid, lin in data.lineages.items():
+        names[uid] = [c.name for c in lin.columns]
+        for c in lin.columns:
+            down = column_key(uid, c.name)
+            if c.kind == ColumnKind.DERIVED and is_masked(c.expr, data.dialect, functions):
+                masked.add(down)
+            for s in c.sources:
+                feeds[s.key].append([down, c.kind.value])
+    rows = []
+    for uid in sorted(data.relations):
+        node = data.relations[uid]
+        documented = {c.key_name(data.dialect): c for c in node.columns}
+        columns = []
+        for name in names.get(uid) or list(documented):
+            key = column_key(uid, name)
+            c = documented.get(name)
+            text = c.description if c is not None and c.description.strip() else None
+            pii = c is not None and is_pii(c.tags, c.meta)
+            columns.append([key, uid, node.display_name, name, text is not None, text, pii, sorted(feeds.get(key, [])), key in masked])
+        rows.append((uid, node.resource_type, sorted(columns)))
+    return rows
+
+
+def pii_reach(walked: BuildLineage) -> dict[str, list[str]]:
+    """Column key -> the PII-tagged columns whose values reach it unmasked, for the model and
+    snapshot columns not tagged PII themselves."""
+    out: dict[str, list[str]] = defaultdict(list)
+    for tagged in walked.pii_columns():
+        for key in walked.unmasked_reach(tagged):
+            i = walked.index[key]
+            if walked.in_build[i] and not walked.pii[i] and walked.resource_type[i] in WRITTEN:
+                out[key].append(tagged)
+    return {k: sorted(v) for k, v in out.items()}
+
+
+# ---------------------------------------------------------------------------- selection
+_SELECTOR = re.compile(r"^(?:(\d*)\+)?([^+]+?)(?:\+(\d*))?$")
+
+
+def select_models(relations: dict[str, DbtNode], selectors: Iterable[str]) -> set[str]:
+    """The unique ids dbt's ``--select`` would pick among ``relations`` for node names with
+    ``+`` graph operators (``+orders``, ``stg_orders+``, ``2+orders+1``), several separated
+    by spaces or given one by one."""
+    children: dict[str, set[str]] = defaultdict(set)
+    for node in relations.values():
+        for dep in node.depends_on:
+            children[dep].add(node.unique_id)
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for node in relations.values():
+        if node.resource_type != "source":  # dbt selects a source by source:name.table
+            by_name[node.name].append(node.unique_id)
+    picked: set[str] = set()
+    for text in (t for s in selectors for t in s.split()):
+        m = _SELECTOR.match(text)
+        if m is None or m.group(2) not in by_name:
+            raise CatalogError(f"--select {text}: no model, snapshot or seed is named {m.group(2) if m else text!r}")
+        up, name, down = m.groups()
+        starts = by_name[name]
+        picked.update(starts)
+        if up is not None:
+            picked |= _walk(starts, lambda u: relations[u].depends_on if u in relations else (), int(up) if up else None)
+        if down is not None:
+            picked |= _walk(starts, lambda u: children.get(u, ()), int(down) if down else None)
+    return picked
+
+
+def _walk(starts: list[str], step: Any, depth: int | None) -> set[str]:
+    seen: set[str] = set()
+    layer = list(starts)
+    level = 0
+    while layer and (depth is None or level < depth):
+        level += 1
+        layer = [n for u in layer for n in step(u) if n not in seen]
+        seen.update(layer)
+    return seen
+
+
+# ---------------------------------------------------------------------------- the plan
+def plan_docs(
+    data: DocsInput, project_dir: Path, *, docs: bool = True, pii: bool = False, selected: set[str] | None = None
+) -> DocsPlan:
+    """The changes to ``project_dir``'s YAML files (none written here)."""
+    walked = BuildLineage(lineage_rows(data))
+    ours = {
+        uid: n for uid, n in data.relations.items()
+        if n.resource_type in WRITTEN and n.package_name == data.project and (selected is None or uid in selected)
+    }  # fmt: skip
+    file_of = _yaml_files(data, ours)
+    changes: list[ColumnChange] = []
+    conflicts: list[Inheritable] = []
+    if docs:
+        for inh in inheritable_descriptions(walked):
+            if inh.column.unique_id not in ours:
+                continue
+            if inh.conflict:
+                conflicts.append(inh)
+            else:
+                changes.append(ColumnChange(file=file_of(inh.column.unique_id), column=inh.column, description=inh.description,
+                                            source=inh.source, hops=inh.hops))  # fmt: skip
+    if pii:
+        for key, tagged in pii_reach(walked).items():
+            column = _col(walked, key)
+            if column.unique_id in ours:
+                changes.append(ColumnChange(file=file_of(column.unique_id), column=column, pii_from=_by_label(_col(walked, t) for t in tagged)))
+    order = {column_key(uid, c): i for uid, lin in data.lineages.items() for i, c in enumerate(c.name for c in lin.columns)}
+    changes.sort(key=lambda c: (c.file, ours[c.column.unique_id].name, order.get(column_key(c.column.unique_id, c.column.name), 0),
+                                c.column.name, c.description is None))  # fmt: skip
+    merged = _merged(changes)
+    return DocsPlan(changes=tuple(merged), conflicts=tuple(conflicts), files=_edited(data, project_dir, ours, merged))
+
+
+def _by_label(cols: Iterable[Col]) -> tuple[Col, ...]:
+    return tuple(sorted(cols, key=lambda c: (c.label, c.unique_id)))
+
+
+def _col(walked: BuildLineage, key: str) -> Col:
+    uid, model, name = walked.names[walked.index[key]]  # type: ignore[misc]
+    return Col(model=model or uid, unique_id=uid, name=name)
+
+
+def _merged(changes: list[ColumnChange]) -> list[ColumnChange]:
+    """One change per column: its description and its PII tag together."""
+    out: dict[tuple[str, str], ColumnChange] = {}
+    for c in changes:
+        k = (c.column.unique_id, c.column.name)
+        old = out.get(k)
+        out[k] = c if old is None else old.model_copy(update={"pii_from": old.pii_from or c.pii_from,
+                                                                "description": old.description or c.description,
+                                                                "source": old.source or c.source, "hops": old.hops or c.hops})  # fmt: skip
+    return list(out.values())
+
+
+def _edited(data: DocsInput, project_dir: Path, ours: dict[str, DbtNode], changes: list[ColumnChange]) -> tuple[YamlChange, ...]:
+    by_file: dict[str, list[ColumnEdit]] = defaultdict(list)
+    for c in changes:
+        node = ours[c.column.unique_id]
+        by_file[c.file].append(ColumnEdit(resource_type=node.resource_type, model=node.name, column=c.column.name,
+                                          description=c.description, pii=bool(c.pii_from)))  # fmt: skip
+    documented = set(data.patch_paths.values())
+    out = []
+    for file, edits in sorted(by_file.items()):
+        change = edit_yaml_file(project_dir, file, edits, data.dialect, new_file=file not in documented)
+        if change.changed:
+            out.append(change)
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------- where each model's YAML is
+def _yaml_files(data: DocsInput, ours: dict[str, DbtNode]) -> Callable[[str], str]:
+    """Unique id -> its YAML file (relative): the one it is documented in, else the one the
+    project's naming gives beside its SQL."""
+    pattern, suffix = _naming(data)
+
+    def file_of(uid: str) -> str:
+        known = data.patch_paths.get(uid)
+        if known:
+            return known
+        node = ours[uid]
+        if not node.path:
+            raise CatalogError(f"{node.resource_type} {node.name}: the manifest gives no file for it, so no YAML file can go beside it")
+        sql = PurePosixPath(node.path)
+        stem = pattern.format(folder=sql.parent.name or data.project, model=node.name)
+        return str(sql.parent / f"{stem}{suffix}")
+
+    return file_of
+
+
+def _naming(data: DocsInput) -> tuple[str, str]:
+    """How the project names its YAML files: ``_{folder}``, ``{folder}``, ``_{model}``,
+    ``{model}`` or a fixed name (the most common of its files), and their suffix."""
+    votes: Counter[str] = Counter()
+    suffixes: Counter[str] = Counter()
+    for uid, patch in data.patch_paths.items():
+        node = data.relations.get(uid)
+        if node is None or node.package_name != data.project or not node.path:
+            continue
+        yml, sql = PurePosixPath(patch), PurePosixPath(node.path)
+        suffixes[yml.suffix] += 1
+        folder = sql.parent.name
+        for pattern in ("_{folder}", "{folder}", "_{model}", "{model}"):
+            if yml.stem == pattern.format(folder=folder, model=node.name):
+                votes[pattern] += 1
+                break
+        else:
+            votes[yml.stem.replace("{", "{{").replace("}", "}}")] += 1
+    pattern = votes.most_common(1)[0][0] if votes else "_{folder}"
+    suffix = suffixes.most_common(1)[0][0] if suffixes else ".yml"
+    return pattern, suffix
+
+
+def patch_paths(manifest_nodes: Iterable[Any], project: str) -> dict[str, str]:
+    """Unique id -> the YAML file (relative to the project folder) of the project's nodes
+    that have one: ``coffee_shop://models/_models.yml`` -> ``models/_models.yml``."""
+    out = {}
+    for raw in manifest_nodes:
+        patch = getattr(raw, "patch_path", None)
+        if not patch or raw.package_name != project:
+            continue
+        out[raw.unique_id] = patch.split("://", 1)[1] if "://" in patch else patch
+    return out

@@ -1,0 +1,290 @@
+"""Column descriptions and PII tags written into a dbt project's YAML, and nothing else changed.
+
+A file is read with ruamel.yaml's round-trip loader, in the indentation that gives it back
+byte for byte (a file no setting gives back is refused, not rewritten); edits add what is
+missing (a column entry, a ``columns`` list, a description, a ``pii`` tag) and never replace
+what is there. Comments, order, quoting, Jinja (``{{ doc('x') }}``) and blank lines of the
+rest stay as they were: a comment after the last entry of a list stays with that entry, and
+the blank lines that ended it move below what is added.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import io
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from catalog.errors import CatalogError
+from catalog.idents import column_name
+
+# (mapping, sequence, offset) indents tried in turn: the first that gives a file back unchanged is used
+INDENTS = ((2, 4, 2), (2, 2, 0), (4, 4, 2), (4, 6, 4), (4, 4, 0), (3, 5, 2), (3, 3, 0))
+NEW_FILE_INDENT = (2, 4, 2)
+PII_TAG = "pii"
+SECTIONS = {"model": "models", "snapshot": "snapshots"}
+
+
+class ColumnEdit(BaseModel, frozen=True):
+    """What to add to one column's YAML entry."""
+
+    resource_type: str  # model | snapshot
+    model: str  # the dbt name of the model or snapshot
+    column: str  # as catalog.idents writes it: lower case, or "ID" in double quotes
+    description: str | None = None  # written when the entry has none
+    pii: bool = False  # tag the column pii when it is not tagged so
+
+
+class YamlChange(BaseModel, frozen=True):
+    """One YAML file's text before (None: a new file) and after the edits."""
+
+    path: str  # relative to the project folder, with forward slashes
+    before: str | None
+    after: str
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+def _yaml(indent: tuple[int, int, int]) -> Any:
+    from ruamel.yaml import YAML
+
+    y = YAML()
+    y.preserve_quotes = True
+    y.width = 1 << 20  # never fold a long line
+    y.indent(mapping=indent[0], sequence=indent[1], offset=indent[2])
+    return y
+
+
+def _dump(y: Any, doc: Any) -> str:
+    out = io.StringIO()
+    y.dump(doc, out)
+    return out.getvalue()
+
+
+def _load(path: Path, text: str) -> tuple[Any, Any]:
+    """The document and the YAML object that writes it back as ``text``."""
+    from ruamel.yaml import YAMLError
+
+    for indent in INDENTS:
+        y = _yaml(indent)
+        try:
+            doc = y.load(text)
+        except YAMLError as e:
+            first = str(e).strip().splitlines()
+            raise CatalogError(f"{path}: not valid YAML ({first[0] if first else type(e).__name__})") from e
+        if _dump(y, doc) == text:
+            return y, doc
+    raise CatalogError(
+        f"{path}: cannot be edited without changing lines no edit touches (its indentation or layout is "
+        "not one ruamel.yaml writes back as it is); add the descriptions by hand"
+    )
+
+
+def edit_yaml_file(project_dir: Path, relative: str, edits: list[ColumnEdit], dialect: str, new_file: bool) -> YamlChange:
+    """``relative``'s text with ``edits`` applied (the file is not written); a ``new_file``
+    that does not exist yet starts as ``version: 2``."""
+    path = project_dir / relative
+    if path.exists():
+        try:
+            before: str | None = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise CatalogError(f"{path}: cannot read it ({getattr(e, 'strerror', None) or e})") from e
+        y, doc = _load(path, before)  # type: ignore[arg-type]
+    elif new_file:
+        from ruamel.yaml.comments import CommentedMap
+
+        before, y, doc = None, _yaml(NEW_FILE_INDENT), CommentedMap([("version", 2)])
+    else:
+        raise CatalogError(f"{path}: the manifest names this YAML file, but it is not there (run dbt parse again)")
+    if doc is None:
+        from ruamel.yaml.comments import CommentedMap
+
+        doc = CommentedMap()
+    if not hasattr(doc, "insert"):
+        raise CatalogError(f"{path}: the file is not a YAML mapping (dbt's properties files are)")
+    config_style = _uses_config(doc)
+    for edit in edits:
+        entry = _column_entry(path, doc, edit, dialect)
+        if edit.description is not None and not str(entry.get("description") or "").strip():
+            _set(entry, "description", _text(edit.description), position=1)
+        if edit.pii:
+            _tag_pii(entry, config_style)
+    after = _dump(y, doc)
+    if before is None:  # a blank line under the version, as dbt's own files have it
+        after = after.replace("version: 2\n", "version: 2\n\n", 1)
+    return YamlChange(path=relative, before=before, after=after)
+
+
+# ---------------------------------------------------------------------------- finding entries
+def _column_entry(path: Path, doc: Any, edit: ColumnEdit, dialect: str) -> Any:
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    section = SECTIONS[edit.resource_type]
+    if doc.get(section) is None:
+        _set(doc, section, CommentedSeq())
+    entries = doc[section]
+    if not isinstance(entries, list):
+        raise CatalogError(f"{path}: {section} is not a list")
+    model = next((m for m in entries if isinstance(m, dict) and m.get("name") == edit.model), None)
+    if model is None:
+        model = CommentedMap([("name", edit.model)])
+        _append(entries, model)
+    if model.get("columns") is None:
+        _set(model, "columns", CommentedSeq())
+    columns = model["columns"]
+    if not isinstance(columns, list):
+        raise CatalogError(f"{path}: {section} {edit.model}: columns is not a list")
+    for c in columns:
+        if isinstance(c, dict) and isinstance(c.get("name"), str):
+            if column_name(c["name"], dialect, quoted=bool(c.get("quote"))) == edit.column:
+                return c
+    quoted = edit.column.startswith('"')
+    entry = CommentedMap([("name", edit.column.strip('"'))])
+    if quoted:
+        entry["quote"] = True
+    _append(columns, entry)
+    return entry
+
+
+def _uses_config(doc: Any) -> bool:
+    """Whether the file's columns keep tags and meta under ``config`` (dbt 1.10's place)."""
+    for section in SECTIONS.values():
+        for m in doc.get(section) or []:
+            for c in (m.get("columns") or []) if isinstance(m, dict) else []:
+                if isinstance(c, dict) and isinstance(c.get("config"), dict):
+                    return True
+                if isinstance(c, dict) and ("tags" in c or "meta" in c):
+                    return False
+    return True
+
+
+def _tag_pii(entry: Any, config_style: bool) -> None:
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    def flow(*tags: Any) -> Any:
+        seq = CommentedSeq(tags)
+        seq.fa.set_flow_style()
+        return seq
+
+    config = entry.get("config")
+    if isinstance(config, dict) and ("tags" in config or "tags" not in entry):
+        holder = config
+    elif "tags" not in entry and config_style:
+        _set(entry, "config", CommentedMap([("tags", flow(PII_TAG))]))  # whole, so a comment below moves below it
+        return
+    else:
+        holder = entry
+    tags = holder.get("tags")
+    if tags is None:
+        _set(holder, "tags", flow(PII_TAG))
+    elif isinstance(tags, str):
+        if tags.lower() != PII_TAG:
+            holder["tags"] = flow(tags, PII_TAG)
+    elif isinstance(tags, list) and PII_TAG not in [str(t).lower() for t in tags]:
+        _append(tags, PII_TAG)
+
+
+def _text(description: str) -> Any:
+    if "\n" in description:
+        from ruamel.yaml.scalarstring import LiteralScalarString
+
+        return LiteralScalarString(description.rstrip("\n") + "\n")
+    return description
+
+
+# ---------------------------------------------------------------------------- adding, comments kept in place
+def _set(mapping: Any, key: str, value: Any, position: int | None = None) -> None:
+    """Add ``key`` to ``mapping`` (at ``position``, else last)."""
+    at = len(mapping) if position is None or position >= len(mapping) else position
+    if at < len(mapping):
+        mapping.insert(at, key, value)
+        return
+    before = _last_holder(mapping)
+    mapping[key] = value
+    _move_tail(before, _last_holder(mapping), _column(mapping))
+
+
+def _append(seq: Any, value: Any) -> None:
+    before = _last_holder(seq)
+    seq.append(value)
+    _move_tail(before, _last_holder(seq), _column(seq))
+
+
+def _column(node: Any) -> int:
+    """The column ``node`` starts at in its file (a sequence: its dashes'); 0 for a new node."""
+    lc = getattr(node, "lc", None)
+    return (lc.col if lc is not None else None) or 0
+
+
+def _last_holder(node: Any) -> tuple[Any, Any, int] | None:
+    """Where the comment after ``node``'s last line is kept: (container, key, slot)."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    holder = None
+    while isinstance(node, (CommentedMap, CommentedSeq)) and len(node):
+        if isinstance(node, CommentedMap):
+            key = list(node.keys())[-1]
+            holder, node = (node, key, 2), node[key]
+        else:
+            holder, node = (node, len(node) - 1, 0), node[-1]
+        if getattr(node, "fa", None) is not None and node.fa.flow_style():
+            break  # a flow collection ends on its own line: the comment is its container's
+    return holder
+
+
+def _move_tail(before: tuple[Any, Any, int] | None, after: tuple[Any, Any, int] | None, indent: int) -> None:
+    """The blank lines (and the comments left of ``indent`` they lead to) that ended the old
+    last line now end the new one; the comment lines right under the old last line, at
+    ``indent`` or right of it, stay there."""
+    if before is None or after is None or before[:2] == after[:2]:
+        return
+    container, key, slot = before
+    items = container.ca.items.get(key)
+    if not items or len(items) <= slot or items[slot] is None:
+        return
+    token = items[slot]
+    value = token.value
+    if value.startswith("\n"):
+        prefix, rest = "\n", value[1:]
+    else:  # a comment at the end of the last line itself
+        end = value.find("\n")
+        if end < 0:
+            return
+        prefix, rest = value[: end + 1], value[end + 1 :]
+    lines = rest.split("\n")
+    keep = 0
+    for line in lines:
+        stripped = line.lstrip(" ")
+        if not stripped.startswith("#") or len(line) - len(stripped) < indent:
+            break
+        keep += 1
+    head, tail = lines[:keep], lines[keep:]
+    if not any(tail) and len(tail) <= 1:
+        return  # nothing but the end of the last line
+    token.value = prefix + "".join(f"{line}\n" for line in head)
+    moved = copy.copy(token)
+    moved.value = "\n" + "\n".join(tail)
+    target, tkey, tslot = after
+    slots = target.ca.items.setdefault(tkey, [None] * 4)
+    while len(slots) <= tslot:
+        slots.append(None)
+    slots[tslot] = moved
+
+
+# ---------------------------------------------------------------------------- showing
+def unified_diff(change: YamlChange) -> str:
+    """``git diff``'s form of one change: ``a/`` and ``b/`` paths, ``/dev/null`` for a new file."""
+    old = (change.before or "").splitlines(keepends=True)
+    new = change.after.splitlines(keepends=True)
+    lines = difflib.unified_diff(
+        old, new, fromfile="/dev/null" if change.before is None else f"a/{change.path}", tofile=f"b/{change.path}"
+    )
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
