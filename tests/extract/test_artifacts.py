@@ -13,7 +13,7 @@ from catalog.evaluate import from_lineages
 from catalog.errors import ArtifactError
 from catalog.extract import load_project
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coffee_shop" / "target"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coffee_shop" / "target"
 
 
 def as_old_schema(tmp_path: Path, version: int) -> Path:

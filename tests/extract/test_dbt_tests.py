@@ -14,7 +14,7 @@ import pytest
 from catalog.analyze.dbt_tests import columns_tested
 from catalog.extract import load_project
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coffee_shop" / "target"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coffee_shop" / "target"
 
 
 def columns_of(path: Path) -> tuple[dict[str, tuple[str, ...]], dict]:

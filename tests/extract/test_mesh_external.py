@@ -18,7 +18,7 @@ from catalog.analyze.project import analyze_project
 from catalog.cli.app import app
 from catalog.extract import load_project
 
-MESH = Path(__file__).resolve().parents[1] / "examples" / "mesh"
+MESH = Path(__file__).resolve().parents[2] / "examples" / "mesh"
 FINANCE = MESH / "finance" / "target"
 REASON = (
     "a node of the dbt project platform, whose build has its SQL and lineage "

@@ -21,7 +21,7 @@ from catalog.cli.app import app
 from catalog.docs.plan import plan_docs, select_models
 from catalog.masking import is_masked, masking_names, project_masking_functions
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coffee_shop"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coffee_shop"
 runner = CliRunner()
 
 # comments, an inline comment, Jinja: (file, text, text with them)

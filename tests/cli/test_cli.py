@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from catalog.cli.app import COMMANDS, app, make_app
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "coffee_shop"
 runner = CliRunner()
 

@@ -14,7 +14,7 @@ from catalog.extract import DbtProject, load_project
 from catalog.store.records import node_records
 from test_corpus_lineage import CORPUS_PROJECTS
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coffee_shop"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coffee_shop"
 
 
 def _projects(shared_dir: Path) -> list[DbtProject]:

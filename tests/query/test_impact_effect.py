@@ -1,7 +1,7 @@
 """Impact's effect flag: a column is safe to rename along only when no path to it computes.
 
 The propagation is plain Python over the edges a query returns; this feeds it edges directly
-(the query itself is exercised against Neo4j in tests/store)."""
+(the query itself is exercised against Neo4j in tests/query)."""
 
 from __future__ import annotations
 

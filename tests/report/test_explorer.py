@@ -23,7 +23,7 @@ from catalog.export.openlineage import ExportInput, export_input
 from catalog.extract import DbtMetric, load_project
 from catalog.report.explorer import explorer_data, explorer_html
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "coffee_shop"
 FOCUS = "model.coffee_shop.orders.items_amount"
 METRIC = "metric.coffee_shop.revenue"

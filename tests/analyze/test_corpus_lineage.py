@@ -17,7 +17,7 @@ from catalog.analyze.project import analyze_project
 from catalog.evaluate import diff, format_diff, from_document, from_lineages, score
 from catalog.extract import load_project
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 GOLDEN_DIR = REPO / "tests" / "golden"
 CORPUS_PROJECTS = (
     "jaffle_shop_duckdb",

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from catalog.cli.app import app
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "coffee_shop"
 SPEC_DIR = Path(__file__).parent / "openlineage_spec"
 runner = CliRunner()
