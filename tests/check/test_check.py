@@ -74,7 +74,7 @@ def test_drop_a_column_read_downstream(tmp_path):
     edit_sql(target, STG_ORDERS, *DROP_STATUS)
     report = check(EXAMPLE, target)
     assert summary(report) == [
-        ("breaking", "stg_orders", "status", ("removed",), ["customer_segments", "customers", "orders"], [], ["sales_dashboard"], [])
+        ("breaking", "stg_orders", "status", ("removed",), ["customer_scores", "customer_segments", "customers", "orders"], [], ["sales_dashboard"], [])
     ]
     (f,) = report.findings
     by_name = {h.name: h for h in f.hits}
@@ -90,7 +90,7 @@ def test_rename_a_column(tmp_path):
     edit_sql(target, STG_ORDERS, "'unknown') as status", "'unknown') as order_status")
     report = check(EXAMPLE, target)
     assert summary(report) == [
-        ("breaking", "stg_orders", "status", ("renamed",), ["customer_segments", "customers", "orders"], [], ["sales_dashboard"], [])
+        ("breaking", "stg_orders", "status", ("renamed",), ["customer_scores", "customer_segments", "customers", "orders"], [], ["sales_dashboard"], [])
     ]
     assert report.findings[0].renamed_to == "order_status"
     assert report.findings[0].why == "renamed, and read downstream"
@@ -115,7 +115,7 @@ def test_change_a_where_only(tmp_path):
     assert summary(report) == [
         (
             "partial", "stg_orders", "*", ("rows",),
-            ["customer_orders_daily", "customer_segments", "customers", "order_events", "orders"],
+            ["customer_orders_daily", "customer_scores", "customer_segments", "customers", "order_events", "orders"],
             ["revenue"], ["sales_dashboard"], [],
         )
     ]  # fmt: skip
@@ -397,25 +397,27 @@ def test_markdown_says_what_changed_and_keeps_every_finding_under_the_limit(tmp_
     full = check_markdown(report, "breaking")
     assert full.startswith("<!-- catalog-check -->\n")
     # the rows of stg_orders change: its two tests (unique, not_null of order_id) are selected by name
-    assert "Rebuild: `dbt build -s customer_orders_daily customer_segments customers order_events orders stg_orders "
-    "not_null_stg_orders_order_id unique_stg_orders_order_id`" in full
+    assert (
+        "Rebuild: `dbt build -s customer_orders_daily customer_scores customer_segments customers order_events orders "
+        "stg_orders not_null_stg_orders_order_id unique_stg_orders_order_id`" in full
+    )
     rows = [line for line in full.splitlines() if line.startswith("| 🔴") or line.startswith("| 🟡")]
-    assert rows[0].startswith("| 🔴 breaking | `stg_orders.status` | `removed` | 3 model(s) (customer_segments, customers, orders), 27 column(s);")
+    assert rows[0].startswith("| 🔴 breaking | `stg_orders.status` | `removed` | 4 model(s) (customer_scores, customer_segments, customers, orders), 30 column(s);")
     assert rows[1].startswith("| 🟡 partial | `stg_orders.*` | `rows: conditions +where source.coffee_shop.shop.orders.status` |")
     # each finding's hits are summarized: counts by kind and model, the first paths, the rest counted
-    assert "Hits: 27 column(s), 1 semantic model element(s), 1 exposure(s) (4 by value, 25 by condition only)." in full
-    assert "Columns hit per model: `customer_segments` 13, `customers` 12, `orders` 2." in full
+    assert "Hits: 30 column(s), 1 semantic model element(s), 1 exposure(s) (4 by value, 28 by condition only)." in full
+    assert "Columns hit per model: `customer_segments` 13, `customers` 12, `customer_scores` 3, `orders` 2." in full
     assert "Owners of the exposures hit: Sales analytics." in full
-    assert "_and 24 more hit(s): `catalog check --json` lists every one with its path._" in full
+    assert "_and 27 more hit(s): `catalog check --json` lists every one with its path._" in full
     assert full.count("<details>") == 2
     # a tighter limit shortens the blocks (one path each) before it leaves one out, and the table
     # keeps every finding
     tight = check_markdown(report, "breaking", limit=len(full) - 500)
     assert len(tight) <= len(full) - 500
-    assert tight.count("<details>") == 2 and "_and 28 more hit(s)" in tight and "_and 54 more hit(s)" in tight
+    assert tight.count("<details>") == 2 and "_and 31 more hit(s)" in tight and "_and 57 more hit(s)" in tight
     tighter = check_markdown(report, "breaking", limit=len(full) - 800)
     assert len(tighter) <= len(full) - 800
-    assert tighter.count("<details>") == 1 and "_and 28 more hit(s)" in tighter
+    assert tighter.count("<details>") == 1 and "_and 31 more hit(s)" in tighter
     assert tighter.endswith("_Details of 1 finding(s) in the table left out to stay under GitHub's limit (`stg_orders.*`): `catalog check --json` has them._")
     assert "| 🟡 partial | `stg_orders.*`" in tighter and "not in this table" not in tighter
 
@@ -433,7 +435,7 @@ def test_github_and_sarif_point_at_the_models_file_and_line(tmp_path, monkeypatc
     assert done.stdout.splitlines() == [
         f"::error file=coffee_shop/models/staging/stg_orders.sql,line={line},title=catalog check%3A breaking::"
         "stg_orders.status: removed. breaking: removed, and read downstream. "
-        "Hits: 3 model(s) (customer_segments, customers, orders), 27 column(s); semantic: orders.status; exposures: sales_dashboard",
+        "Hits: 4 model(s) (customer_scores, customer_segments, customers, orders), 30 column(s); semantic: orders.status; exposures: sales_dashboard",
         "::notice title=catalog check%3A rebuild::Rebuild: dbt build -s stg_orders",  # as `prune --state` selects
     ]
     done = runner.invoke(app, ["check", "--state", str(EXAMPLE), "coffee_shop", "--format", "sarif", "--fail-on", "never"])

@@ -62,7 +62,7 @@ def test_every_command_prints_names_verbatim(cli, project_name, example_copy, su
     trace = cli("trace", "orders.amount_paid", "--project", name)
     assert _ok(trace)[0].strip() == f"Root cause of orders.amount_paid (project {name}, build {second})"
     as_md = _ok(cli("impact", "stg_payments.amount", "--project", name, "-f", "md"))
-    assert as_md[2] == f"Project `{name}`, build {second}: 10 columns in 5 models."
+    assert as_md[2] == f"Project `{name}`, build {second}: 11 columns in 6 models."
     pruned = cli("prune", "-c", "stg_payments.amount", "--project", name, "-f", "table")
     assert _ok(pruned)[0].strip() == f"Models to rebuild (project {name}, build {second})"
 

@@ -239,6 +239,23 @@ def test_incremental_model_reads_itself_and_filters_on_its_own_column(example_ev
     assert "coffee_shop.main.customer_orders_daily" in [d["name"] for d in event["inputs"]]
 
 
+def test_python_model_has_the_lineage_its_yaml_declares(example_events):
+    # _marts.yml: customer_id <- customers.customer_id, value_per_order <- lifetime_value and
+    # order_count, is_loyal <- order_count; no SQL, so no dataset-level (INDIRECT) inputs
+    event = example_events["model.coffee_shop.customer_scores"]
+    declared = "declared in YAML"
+    assert _facet(event) == {
+        "fields": {
+            "customer_id": _direct("TRANSFORMATION", declared, ("customers", "customer_id")),
+            "value_per_order": _direct(
+                "TRANSFORMATION", declared, ("customers", "lifetime_value"), ("customers", "order_count")
+            ),
+            "is_loyal": _direct("TRANSFORMATION", declared, ("customers", "order_count")),
+        }
+    }
+    assert [d["name"] for d in event["inputs"]] == ["coffee_shop.main.customers"]
+
+
 def test_schema_facet_has_the_catalog_types(example_events):
     fields = example_events["model.coffee_shop.orders"]["outputs"][0]["facets"]["schema"]["fields"]
     assert fields[0] == {
@@ -258,9 +275,9 @@ def test_namespaces_and_file_output(tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert result.stdout == ""
-    assert "12 OpenLineage events written to" in result.stderr
+    assert "13 OpenLineage events written to" in result.stderr
     events = [json.loads(line) for line in out.read_text().splitlines()]
-    assert len(events) == 12
+    assert len(events) == 13
     assert {e["job"]["namespace"] for e in events} == {"dbt-prod"}
     namespaces = {d["namespace"] for e in events for d in e["inputs"] + e["outputs"]}
     assert namespaces == {"duckdb:///srv/shop.duckdb"}
@@ -339,7 +356,7 @@ def test_url_sends_the_same_events_as_the_file(lineage_server, example_events):
     result = runner.invoke(app, ["export", str(EXAMPLE), "--url", url])
     assert result.exit_code == 0, result.output
     assert result.stdout == ""
-    assert f"12 OpenLineage events sent to {url}" in result.stderr
+    assert f"13 OpenLineage events sent to {url}" in result.stderr
     assert {path for path, _ in received} == {"/api/v1/lineage"}
     assert sorted((e for _, e in received), key=lambda e: e["job"]["name"]) == [
         example_events[name] for name in sorted(example_events)
@@ -354,7 +371,7 @@ def test_refused_connection_is_one_error_line_naming_the_url():
     assert result.exit_code == 1
     errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
     assert errors == [
-        f"Error: cannot send OpenLineage events to {dead}/api/v1/lineage: connection refused (0 of 12 events sent)"
+        f"Error: cannot send OpenLineage events to {dead}/api/v1/lineage: connection refused (0 of 13 events sent)"
     ]
     assert "Traceback" not in result.output
 
@@ -364,6 +381,6 @@ def test_http_error_names_the_status(lineage_server):
     result = runner.invoke(app, ["export", str(EXAMPLE), "--url", url, "--endpoint", "api/v1/nowhere"])
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines()[-1] == (
-        f"Error: {url}/api/v1/nowhere answered HTTP 404 (0 of 12 events sent)"
+        f"Error: {url}/api/v1/nowhere answered HTTP 404 (0 of 13 events sent)"
     )
     assert received == []

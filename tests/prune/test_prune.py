@@ -98,6 +98,7 @@ def test_a_model_reached_only_through_a_where_clause(build, ask, project_name, e
         "orders": ("value", 1),  # orders.status, orders.payment_status
         "customers": ("condition", 2),  # valid_orders: where status <> 'cancelled'
         "customer_segments": ("condition", 4),  # customers' rows change, so every column it reads does
+        "customer_scores": ("condition", 4),  # as customer_segments: its declared lineage reads customers
     }
     customers = by_name(plan, "customers")
     assert hops(customers) == [
@@ -109,7 +110,7 @@ def test_a_model_reached_only_through_a_where_clause(build, ask, project_name, e
     assert by_name(plan, "orders").columns == ("payment_status", "status")
     assert [h.kind for h in by_name(plan, "customer_segments").path] == ["feeds", "conditions", "has", "feeds"]
     # neither customer_orders_daily nor order_events reads status
-    assert plan.selector() == "customer_segments customers orders stg_orders"
+    assert plan.selector() == "customer_scores customer_segments customers orders stg_orders"
 
 
 @neo4j
@@ -124,6 +125,7 @@ def test_a_join_key_whose_value_goes_nowhere(build, ask, project_name, example):
         "customers": ("condition", 5),
         "customer_orders_daily": ("condition", 5),
         "customer_segments": ("condition", 6),
+        "customer_scores": ("condition", 6),
     }
     assert hops(by_name(plan, "int_order_items_priced")) == [
         ("conditions", "model.coffee_shop.stg_products.product_id", "model.coffee_shop.int_order_items_priced", "join")
@@ -131,7 +133,7 @@ def test_a_join_key_whose_value_goes_nowhere(build, ask, project_name, example):
     assert [h.kind for h in by_name(plan, "orders").path] == ["conditions", "has", "conditions"]
     # the ephemeral model is inlined, not built: reported, not selected
     assert not by_name(plan, "int_order_items_priced").selectable
-    assert plan.selector() == "customer_orders_daily customer_segments customers orders product_sales stg_products"
+    assert plan.selector() == "customer_orders_daily customer_scores customer_segments customers orders product_sales stg_products"
 
 
 @neo4j
@@ -146,8 +148,9 @@ def test_a_source_column_used_only_in_a_filter(build, ask, project_name, example
         "customers": ("condition", 4),
         "customer_orders_daily": ("condition", 4),
         "customer_segments": ("condition", 5),
+        "customer_scores": ("condition", 5),
     }
-    assert plan.selector() == "customer_orders_daily customer_segments customers order_events orders stg_payments"
+    assert plan.selector() == "customer_orders_daily customer_scores customer_segments customers order_events orders stg_payments"
 
 
 @neo4j
@@ -183,7 +186,7 @@ def test_pruning_as_of_an_older_build(build, ask, project_name, example_copy):
     now = prune_graph(ask(project_name), ["stg_orders.status"])
     assert set(reasons(now)) == {"stg_orders", "orders"}
     before = prune_graph(ask(project_name, first.build_id), ["stg_orders.status"])
-    assert set(reasons(before)) == {"stg_orders", "orders", "customers", "customer_segments"}
+    assert set(reasons(before)) == {"stg_orders", "orders", "customers", "customer_segments", "customer_scores"}
 
 
 @neo4j
@@ -200,12 +203,12 @@ def test_cli_prints_a_selector_and_json_reasons(build, project_name, example, ne
     env = neo4j_env(neo4j_settings)
     done = runner.invoke(app, ["prune", "--changed", "stg_orders.status", "--project", project_name], env=env)
     assert done.exit_code == 0, done.output
-    assert done.stdout == "customer_segments customers orders stg_orders\n"
+    assert done.stdout == "customer_scores customer_segments customers orders stg_orders\n"
 
     done = runner.invoke(app, ["prune", "-c", "stg_orders.status,stg_payments.payment_method", "--project", project_name, "--json"], env=env)
     assert done.exit_code == 0, done.output
     doc = json.loads(done.stdout)
-    assert doc["selector"] == "customer_segments customers order_events orders stg_orders stg_payments"
+    assert doc["selector"] == "customer_scores customer_segments customers order_events orders stg_orders stg_payments"
     assert doc["build_id"] is not None and doc["origin"] == "graph"
     customers = next(m for m in doc["models"] if m["name"] == "customers")
     assert customers["lineage"] == "condition" and customers["via"] == f"{STG_ORDERS}.status"
@@ -254,7 +257,7 @@ def test_state_parses_every_model_once_and_fingerprints_only_changed_ones(exampl
 
     monkeypatch.setattr(sqlglot, "parse", counting_parse)
     old, old_lineages, new, new_lineages = states(example, example_copy)
-    with_sql = [n.sql for p in (old, new) for n in p.models() if n.sql]
+    with_sql = [n.sql for p in (old, new) for n in p.models() if n.sql and n.language == "sql"]  # Python is not parsed
     assert sorted(parsed) == sorted(with_sql)  # one parse per model and version, no second one
     for lineages in (old_lineages, new_lineages):
         assert {uid for uid, m in lineages.items() if m.definitions is not None} == {STG_PAYMENTS}
@@ -290,6 +293,7 @@ def test_state_change_inside_a_cte_is_a_column_change(example, example_copy):
         "customers": ("value", 1),  # lifetime_value = sum(amount_paid), also a window order key
         "customer_orders_daily": ("value", 1),  # sum(amount_paid)
         "customer_segments": ("value", 2),
+        "customer_scores": ("value", 2),  # value_per_order is declared from lifetime_value
     }
 
 
@@ -337,7 +341,7 @@ def test_state_changed_filter_changes_every_column(example, example_copy):
     customers = by_name(plan, "customers")
     assert [(c.column, c.change) for c in customers.changes] == [("*", "rows")]
     assert customers.columns == CUSTOMER_COLUMNS
-    assert reasons(plan) == {"customers": ("changed", 0), "customer_segments": ("value", 1)}
+    assert reasons(plan) == {"customers": ("changed", 0), "customer_segments": ("value", 1), "customer_scores": ("value", 1)}
     assert len(by_name(plan, "customer_segments").columns) == 13
 
 
@@ -368,10 +372,14 @@ def test_state_changed_seed_file_changes_its_rows(example, example_copy):
     manifest["nodes"]["seed.coffee_shop.country_codes"]["checksum"]["checksum"] = "0" * 64
     path.write_text(json.dumps(manifest))
     plan = prune_state(*states(example, example_copy))
-    # customers: countries.country_name, and the join on country_code; customer_segments: select *
-    assert reasons(plan) == {"country_codes": ("changed", 0), "customers": ("value", 1), "customer_segments": ("value", 2)}
+    # customers: countries.country_name, and the join on country_code; customer_segments: select *;
+    # customer_scores reads no country column, only customers' rows (join, then has, then declared)
+    assert reasons(plan) == {
+        "country_codes": ("changed", 0), "customers": ("value", 1), "customer_segments": ("value", 2),
+        "customer_scores": ("condition", 3),
+    }  # fmt: skip
     assert [(c.column, c.change) for c in by_name(plan, "country_codes").changes] == [("*", "rows")]
-    assert plan.selector() == "country_codes customer_segments customers"
+    assert plan.selector() == "country_codes customer_scores customer_segments customers"
 
 
 def test_state_model_without_known_columns_drags_its_dependants(example, example_copy):
@@ -386,7 +394,7 @@ def test_state_model_without_known_columns_drags_its_dependants(example, example
     assert by_name(plan, "stg_orders").lineage == "changed"
     assert ("*", "rows") in [(c.column, c.change) for c in by_name(plan, "stg_orders").changes]
     assert {m.name for m in plan.models if m.lineage == "dependency"} == {
-        "orders", "order_events", "customers", "customer_orders_daily", "customer_segments",
+        "orders", "order_events", "customers", "customer_orders_daily", "customer_segments", "customer_scores",
     }  # fmt: skip
 
 

@@ -45,6 +45,37 @@ def test_example_root_cause_of_lifetime_value(build, ask, project_name, example)
     assert "amount_cents" in (deepest.hops[0].expr or "")
 
 
+def test_example_python_model_through_its_declared_lineage(build, ask, project_name, example):
+    """customer_scores is a Python model: no SQL, its lineage is what _marts.yml declares
+    (value_per_order <- customers.lifetime_value and customers.order_count, is_loyal <-
+    customers.order_count), stored as `declared` edges that impact and trace walk."""
+    build(example, project_name)
+    catalog = ask(project_name)
+    # customer_segments: `select *` passes order_count through; its `case` reads it for segment.
+    assert _answer(catalog.impact(["customers.order_count"])) == {
+        ("customer_scores", "is_loyal"): (1, "needs review", ("declared",)),
+        ("customer_scores", "value_per_order"): (1, "needs review", ("declared",)),
+        ("customer_segments", "order_count"): (1, "passthrough", ("passthrough",)),
+        ("customer_segments", "segment"): (1, "needs review", ("derived",)),
+    }
+    trace = catalog.trace(["customer_scores.value_per_order"])
+    # customers.order_count is coalesce(count(*), 0): no column upstream of it. lifetime_value is
+    # coalesce(sum(orders.amount_paid), 0), then as in test_example_root_cause_of_lifetime_value.
+    # (hops in data-flow order: the declared edge is the last)
+    got = {(r.column.model, r.column.name): (r.depth, r.resource_type, tuple(h.type for h in r.hops)) for r in trace.columns}
+    assert got == {
+        ("customers", "lifetime_value"): (1, "model", ("declared",)),
+        ("customers", "order_count"): (1, "model", ("declared",)),
+        ("orders", "amount_paid"): (2, "model", ("derived", "declared")),
+        ("stg_payments", "amount"): (3, "model", ("derived", "derived", "declared")),
+        ("shop.payments", "amount_cents"): (4, "source", ("derived", "derived", "derived", "declared")),
+    }
+    # customer_id is declared too: a declared edge is not a passthrough, whatever the Python does
+    assert _answer(catalog.impact(["customers.customer_id"], max_depth=1))[("customer_scores", "customer_id")] == (
+        1, "needs review", ("declared",),
+    )  # fmt: skip
+
+
 def test_corpus_jaffle_shop_duckdb(build, ask, project_name, shared_dir):
     target = shared_dir / "corpus" / "jaffle_shop_duckdb" / "target"
     build(target, project_name)

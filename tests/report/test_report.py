@@ -45,17 +45,21 @@ def test_example_report_content(build, graph, project_name, example):
     build(example, project_name)
     r = collect_report(Catalog(graph, project_name))
 
-    # Coverage: 12 models and 1 snapshot, all resolved. Columns with no upstream column:
+    # Coverage: 13 models and 1 snapshot, all resolved but the Python model customer_scores,
+    # opaque, whose three columns are declared in YAML (resolved). Columns with no upstream column:
     # customers.order_count (count(*)) and rank_in_country (row_number()), orders.item_count
     # (count(*)), product_sales.source_system (a literal) and calculated_at (current_timestamp),
     # and the snapshot's four dbt_* columns.
     t = r.coverage.totals
-    assert (t.models, t.by_status) == (13, {"resolved": 13, "partial": 0, "unresolved": 0, "opaque": 0, "failed": 0})
-    assert (t.columns, t.resolved, t.no_upstream, t.unresolved, t.untraced) == (99, 90, 9, 0, 0)
+    assert (t.models, t.by_status) == (14, {"resolved": 13, "partial": 0, "unresolved": 0, "opaque": 1, "failed": 0})
+    assert (t.columns, t.resolved, t.no_upstream, t.unresolved, t.untraced) == (102, 93, 9, 0, 0)
     assert (t.sources, t.seeds) == (5, 6)
     no_upstream = {m.name: m.no_upstream for m in r.coverage.models if m.no_upstream}
     assert no_upstream == {"customers": 2, "customers_snapshot": 4, "orders": 1, "product_sales": 2}
-    assert r.coverage.reasons == () and r.coverage.unresolved_columns == ()
+    assert [(g.status, g.reason, g.models) for g in r.coverage.reasons] == [
+        ("opaque", "python model: no SQL to analyze; lineage as declared in YAML (meta.catalog.lineage)", ("customer_scores",))
+    ]
+    assert r.coverage.unresolved_columns == ()
 
     # PII: first_name, last_name and email are tagged in the source, stg_customers and the
     # snapshot; customers tags full_name and email. stg_customers trims/lowercases them
@@ -105,9 +109,10 @@ def test_example_report_content(build, graph, project_name, example):
     assert _labels(r.pii.untagged) == ["customer_segments.email", "customer_segments.full_name"]
     assert len(r.pii.reached) == 10
 
-    # Undocumented: the marts are public; every column missing from _marts.yml.
+    # Undocumented: the marts are public; every column missing from _marts.yml (customer_scores
+    # documents its three).
     un = r.undocumented
-    assert (un.scope, un.public_models, un.models_in_scope, un.columns_in_scope) == ("public_models", 6, 6, 55)
+    assert (un.scope, un.public_models, un.models_in_scope, un.columns_in_scope) == ("public_models", 7, 7, 58)
     assert _labels(u.column for u in un.columns) == [
         "customer_orders_daily.last_ordered_at", "customer_orders_daily.order_count",
         *(f"customer_segments.{c}" for c in (
@@ -137,15 +142,17 @@ def test_example_report_content(build, graph, project_name, example):
         "country_codes.region", "int_order_items_priced.order_item_id", "int_order_items_priced.unit_price"]
     assert all(u.incomplete_dependents == () for u in r.unused)
 
-    # Most depended-on: raw ordered_at feeds stg_orders.ordered_at and order_date, then orders,
-    # order_events, customers, customer_orders_daily and customer_segments: 11 columns in 6
-    # models; raw amount_cents also reaches 11 (stg_payments.amount, six in orders and
-    # order_events, then customers, customer_orders_daily, customer_segments) with fan-out 1.
+    # Most depended-on: raw amount_cents reaches 12 columns in 7 models (stg_payments.amount, six
+    # in orders and order_events, then customers, customer_orders_daily, customer_segments'
+    # lifetime_value and segment, and customer_scores.value_per_order, declared from
+    # customers.lifetime_value) with fan-out 1; stg_payments.amount the same 11 but itself; raw
+    # ordered_at feeds stg_orders.ordered_at and order_date, then orders, order_events, customers,
+    # customer_orders_daily and customer_segments: 11 columns in 6 models (fan-out 2, after 6).
     top = [(d.column.label, d.fanout, d.reach, d.models_reached, d.conditions) for d in r.depended_on[:5]]
     assert top == [
+        ("shop.payments.amount_cents", 1, 12, 7, 0),
+        ("stg_payments.amount", 6, 11, 6, 0),
         ("shop.orders.ordered_at", 2, 11, 6, 0),
-        ("shop.payments.amount_cents", 1, 11, 6, 0),
-        ("stg_payments.amount", 6, 10, 5, 0),
         ("shop.order_items.quantity", 1, 8, 4, 0),
         ("stg_order_items.quantity", 2, 7, 3, 0),
     ]
@@ -180,9 +187,23 @@ def test_example_report_content(build, graph, project_name, example):
         "stg_customers.updated_at": ("Last time the customer record changed.", "shop.customers.updated_at", p1),
     }
 
-    # Pictures: the top columns, skipping those already drawn (stg_payments.amount is in #2).
-    assert [p.focus.label for p in r.pictures] == ["shop.orders.ordered_at", "shop.payments.amount_cents", "shop.order_items.quantity"]
-    first = r.pictures[0]
+    # Pictures: the top columns, skipping those already drawn (stg_payments.amount is in #1).
+    assert [p.focus.label for p in r.pictures] == ["shop.payments.amount_cents", "shop.orders.ordered_at", "shop.order_items.quantity"]
+    amount = r.pictures[0]
+    layers = {n.column.label: n.layer for n in amount.nodes if n.column}
+    assert layers == {
+        "shop.payments.amount_cents": 0,
+        "stg_payments.amount": 1,
+        "order_events.amount": 2, "orders.amount_paid": 2, "orders.bank_transfer_amount": 2,
+        "orders.credit_card_amount": 2, "orders.gift_card_amount": 2, "orders.payment_status": 2,
+        "customer_orders_daily.amount_paid": 3, "customers.lifetime_value": 3,
+        "customer_scores.value_per_order": 4, "customer_segments.lifetime_value": 4, "customer_segments.segment": 4,
+    }
+    assert len(amount.edges) == 12 and not amount.truncated
+    assert [(e.up.rsplit("/", 1)[1], e.down.rsplit("/", 1)[1]) for e in amount.edges if e.type == "declared"] == [
+        ("model.coffee_shop.customers.lifetime_value", "model.coffee_shop.customer_scores.value_per_order")
+    ]
+    first = r.pictures[1]
     layers = {n.column.label: n.layer for n in first.nodes if n.column}
     assert layers == {
         "shop.orders.ordered_at": 0,
@@ -222,9 +243,10 @@ def test_coverage_of_partial_failed_and_unresolved_models(build, graph, project_
     r = collect_report(Catalog(graph, project_name))
 
     t = r.coverage.totals
-    assert t.by_status == {"resolved": 10, "partial": 1, "unresolved": 1, "opaque": 0, "failed": 1}
+    assert t.by_status == {"resolved": 10, "partial": 1, "unresolved": 1, "opaque": 1, "failed": 1}
     rows = {m.name: (m.status, m.columns, m.resolved, m.no_upstream, m.unresolved, m.untraced) for m in r.coverage.models}
-    assert [m.name for m in r.coverage.models[:3]] == ["order_events", "customer_orders_daily", "product_sales"]  # problems first
+    # problems first: failed, unresolved, opaque (the Python model), partial
+    assert [m.name for m in r.coverage.models[:4]] == ["order_events", "customer_orders_daily", "customer_scores", "product_sales"]
     assert rows["order_events"] == ("failed", 5, 0, 0, 5, 0)
     assert rows["customer_orders_daily"] == ("unresolved", 5, 0, 0, 5, 0)
     # product_id resolves; mystery_col comes from a relation dbt does not know (no edge: untraced),
@@ -232,6 +254,7 @@ def test_coverage_of_partial_failed_and_unresolved_models(build, graph, project_
     assert rows["product_sales"] == ("partial", 3, 1, 0, 1, 1)
     assert [(g.status, g.reason, g.models) for g in r.coverage.reasons][1:] == [
         ("unresolved", "no SELECT statement in the compiled SQL", ("customer_orders_daily",)),
+        ("opaque", "python model: no SQL to analyze; lineage as declared in YAML (meta.catalog.lineage)", ("customer_scores",)),
         ("partial", "relation coffee_shop.main.mystery is not a node of the dbt project", ("product_sales",)),
     ]
     assert r.coverage.reasons[0].status == "failed" and r.coverage.reasons[0].reason.startswith("cannot parse SQL")
@@ -263,7 +286,7 @@ def test_coverage_of_partial_failed_and_unresolved_models(build, graph, project_
     # the earlier build is still there, fully resolved
     before = collect_report(Catalog(graph, project_name, good.build_id))
     assert before.build.id == good.build_id
-    assert before.coverage.totals.by_status == {"resolved": 13, "partial": 0, "unresolved": 0, "opaque": 0, "failed": 0}
+    assert before.coverage.totals.by_status == {"resolved": 13, "partial": 0, "unresolved": 0, "opaque": 1, "failed": 0}
 
 
 def test_no_public_model_lists_every_model(build, graph, project_name, example_copy):
@@ -277,7 +300,7 @@ def test_no_public_model_lists_every_model(build, graph, project_name, example_c
     build(example_copy, project_name)
     r = collect_report(Catalog(graph, project_name))
     un = r.undocumented
-    assert (un.scope, un.public_models, un.models_in_scope) == ("all_models", 0, 12)
+    assert (un.scope, un.public_models, un.models_in_scope) == ("all_models", 0, 13)
     labels = _labels(u.column for u in un.columns)
     # the 30 columns of the marts as before, plus those _intermediate.yml and _staging.yml leave
     # out (stg_orders documents all five); the snapshot is not a model
@@ -312,7 +335,7 @@ def test_cli_json_and_markdown(build, graph, project_name, example, neo4j_settin
     assert encoded.endswith("}\n") and plain.endswith("}\n") and json.loads(encoded) == json.loads(plain) == doc
     assert doc["project"] == project_name
     assert doc["coverage"]["totals"]["by_status"]["resolved"] == 13
-    assert [d["column"]["label"] for d in doc["depended_on"][:2]] == ["shop.orders.ordered_at", "shop.payments.amount_cents"]
+    assert [d["column"]["label"] for d in doc["depended_on"][:2]] == ["shop.payments.amount_cents", "stg_payments.amount"]
     assert [c["label"] for c in doc["pii"]["untagged"]] == ["customer_segments.email", "customer_segments.full_name"]
     assert {"layer", "column", "focus"} <= set(doc["pictures"][0]["nodes"][0])
 
@@ -370,7 +393,7 @@ def test_html_is_self_contained_and_renders(build, project_name, example, neo4j_
         assert f'<section id="{section}">' in page
     assert len(re.findall(r'<svg [^>]*class="lineage"', page)) == 3
     assert '<g class="node focus" data-column="shop.orders.ordered_at">' in page
-    assert page.count('<g class="edge edge-') == 11 + 11 + 8
+    assert page.count('<g class="edge edge-') == 12 + 11 + 8
     assert "customer_segments.full_name" in page and '<span class="flag">no</span>' in page
 
     shot = tmp_path / "report.png"
