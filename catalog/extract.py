@@ -768,7 +768,9 @@ def read_compiled_file(target: Path, relative: str) -> str | None:
 # ---------------------------------------------------------------------------- declared lineage
 class DeclaredLineage(BaseModel):
     """A model's column lineage as its YAML declares it, for models without SQL to analyze
-    (Python models): ``meta: {catalog: {lineage: {column: [parent.column, ...]}}}``, where a
+    (Python models): ``meta: {catalog_lineage: {column: [parent.column, ...]}}`` (or, as first
+    documented, ``meta: {catalog: {lineage: ...}}``, on which dbt 1.10+ warns because ``catalog``
+    is also a dbt config name), where a
     parent is a model, seed or snapshot the model refs (by name) or a source it reads
     (``source_name.table``). Only columns of the model's real parents are kept, and of those
     catalog.json lists, where it lists the parent's."""
@@ -780,9 +782,11 @@ class DeclaredLineage(BaseModel):
 
 
 def lineage_declaration(node: DbtNode) -> Any:
-    """What ``meta.catalog.lineage`` holds, or None."""
-    own = node.meta.get("catalog")
-    return own.get("lineage") if isinstance(own, dict) else None
+    """What ``meta.catalog_lineage`` (else ``meta.catalog.lineage``) holds, or None."""
+    if node.meta.get("catalog_lineage") is not None:
+        return node.meta["catalog_lineage"]
+    nested = node.meta.get("catalog")
+    return nested.get("lineage") if isinstance(nested, dict) else None
 
 
 def declared_lineage(node: DbtNode, nodes: dict[str, DbtNode], dialect: str) -> DeclaredLineage | None:
@@ -791,7 +795,7 @@ def declared_lineage(node: DbtNode, nodes: dict[str, DbtNode], dialect: str) -> 
     if spec is None:
         return None
     if not isinstance(spec, dict):
-        return DeclaredLineage(problems=("meta.catalog.lineage must map each column to a list of `parent.column`",))
+        return DeclaredLineage(problems=("meta.catalog_lineage must map each column to a list of `parent.column`",))
     parents = {p.display_name.lower(): p for p in (nodes.get(uid) for uid in node.depends_on) if p is not None}
     others = {n.display_name.lower() for n in nodes.values() if n.resource_type in LINEAGE_TYPES}
     columns: dict[str, tuple[tuple[str, str], ...]] = {}
@@ -861,7 +865,7 @@ def input_warnings(project: DbtProject) -> list[InputWarning]:
             continue
         declared = declared_lineage(node, project.nodes, project.dialect)
         if declared is None or declared.problems:
-            problem = "declares no lineage (meta.catalog.lineage): its columns' lineage is unknown" if declared is None else "; ".join(declared.problems)
+            problem = "declares no lineage (meta.catalog_lineage): its columns' lineage is unknown" if declared is None else "; ".join(declared.problems)
             warnings.append(InputWarning(
                 code="declared_lineage",
                 message=f"{node.language} model {node.name} ({node.path or node.unique_id}): {problem}",

@@ -291,9 +291,9 @@ def _declared(node: DbtNode, names: list[str] | None, declared: DeclaredLineage 
     """A model without SQL (Python): ``opaque``, its columns' lineage as its YAML declares it."""
     what = f"{node.language} model: no SQL to analyze"
     if declared is None:
-        reason = f"{what}; its lineage can be declared in YAML (meta.catalog.lineage)"
+        reason = f"{what}; its lineage can be declared in YAML (meta.catalog_lineage)"
         return _without_sql(node, names, reason, ModelStatus.OPAQUE)
-    reason = f"{what}; lineage as declared in YAML (meta.catalog.lineage)"
+    reason = f"{what}; lineage as declared in YAML (meta.catalog_lineage)"
     undeclared = f"{what}; no lineage declared for this column"
     cols = [
         (n, ColumnKind.DECLARED.value, True, "declared in YAML", declared.columns[n], None)

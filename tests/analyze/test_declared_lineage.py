@@ -16,15 +16,9 @@ ORDERS = "model.p.orders"
 CUSTOMERS = "model.p.customers"
 
 
-def python_model(lineage: object, depends_on: tuple[str, ...] = (ORDERS, SRC), columns: tuple[str, ...] = ()) -> object:
-    return node(
-        "model.p.scores",
-        None,
-        columns,
-        language="python",
-        depends_on=depends_on,
-        meta={"catalog": {"lineage": lineage}} if lineage is not None else {},
-    )
+def python_model(lineage: object, depends_on: tuple[str, ...] = (ORDERS, SRC), columns: tuple[str, ...] = (), nested: bool = False) -> object:
+    meta = {} if lineage is None else {"catalog": {"lineage": lineage}} if nested else {"catalog_lineage": lineage}
+    return node("model.p.scores", None, columns, language="python", depends_on=depends_on, meta=meta)
 
 
 def project_with(model):
@@ -43,7 +37,7 @@ def test_declared_lineage_is_stored_as_declared_edges_of_an_opaque_model() -> No
     model = python_model(lineage, columns=("order_id", "paid", "note"))
     result = analyze_project(project_with(model), jobs=1)["model.p.scores"]
     assert result.status == ModelStatus.OPAQUE
-    assert result.reason == "python model: no SQL to analyze; lineage as declared in YAML (meta.catalog.lineage)"
+    assert result.reason == "python model: no SQL to analyze; lineage as declared in YAML (meta.catalog_lineage)"
     got = {c.name: (c.kind, c.resolved, [s.key for s in c.sources]) for c in result.columns}
     assert got == {
         "order_id": (ColumnKind.DECLARED, True, ["model.p.orders.order_id"]),
@@ -52,6 +46,20 @@ def test_declared_lineage_is_stored_as_declared_edges_of_an_opaque_model() -> No
     }
     assert result.column("note").reason == "python model: no SQL to analyze; no lineage declared for this column"
     assert [w.code for w in input_warnings(project_with(model))] == ["no_catalog"]
+
+
+def test_the_nested_form_declares_the_same_lineage() -> None:
+    """``meta: {catalog: {lineage: ...}}`` (the first documented form) reads as ``catalog_lineage``."""
+    lineage = {"order_id": ["orders.order_id"], "paid": ["raw.payments.amount"]}
+    flat, nested = (
+        analyze_project(project_with(python_model(lineage, columns=("order_id", "paid"), nested=n)), jobs=1)["model.p.scores"]
+        for n in (False, True)
+    )
+    assert [(c.name, c.kind, [s.key for s in c.sources]) for c in nested.columns] == [
+        ("order_id", ColumnKind.DECLARED, ["model.p.orders.order_id"]),
+        ("paid", ColumnKind.DECLARED, ["source.p.raw.payments.amount"]),
+    ]
+    assert nested.model_dump() == flat.model_dump()
 
 
 def test_declared_columns_the_model_does_not_list_are_its_columns_too() -> None:
@@ -85,16 +93,16 @@ def test_a_python_model_without_declared_lineage_is_opaque_and_warned() -> None:
         ModelStatus.OPAQUE,
         [("x", ColumnKind.UNKNOWN, False)],
     )
-    assert "its lineage can be declared in YAML (meta.catalog.lineage)" in result.reason
+    assert "its lineage can be declared in YAML (meta.catalog_lineage)" in result.reason
     (warning,) = [w for w in input_warnings(project) if w.code == "declared_lineage"]
-    assert "declares no lineage (meta.catalog.lineage)" in warning.message
+    assert "declares no lineage (meta.catalog_lineage)" in warning.message
 
 
 def test_a_lineage_that_is_not_a_mapping_is_warned() -> None:
     project = project_with(python_model(["orders.order_id"], columns=("x",)))
     assert analyze_project(project, jobs=1)["model.p.scores"].column("x").kind == ColumnKind.UNKNOWN
     (warning,) = [w for w in input_warnings(project) if w.code == "declared_lineage"]
-    assert warning.message.endswith("meta.catalog.lineage must map each column to a list of `parent.column`")
+    assert warning.message.endswith("meta.catalog_lineage must map each column to a list of `parent.column`")
 
 
 def test_a_name_twice_is_refused_for_a_table_but_not_for_an_ephemeral_model() -> None:

@@ -102,9 +102,9 @@ EXPECTED_DIFF = """\
 +      - name: country_code
 +        description: Two-letter ISO country code, upper case.
  
-   - name: customer_orders_daily
-     description: Orders and amount paid per customer and day, built incrementally.
-@@ -71,6 +79,22 @@
+   - name: customer_scores
+     description: Average value per order and a loyalty flag per customer (a Python model).
+@@ -88,6 +96,22 @@
      columns:
        - name: segment
          description: 'regular, occasional or prospect.' # see the SQL
@@ -127,7 +127,7 @@ EXPECTED_DIFF = """\
  
    - name: order_events
      description: Order placements and payments as one event stream.
-@@ -79,6 +103,10 @@
+@@ -96,6 +120,10 @@
          description: When the event happened.
        - name: event_type
          description: order_placed or payment_<method>.

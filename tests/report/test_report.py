@@ -57,7 +57,7 @@ def test_example_report_content(build, graph, project_name, example):
     no_upstream = {m.name: m.no_upstream for m in r.coverage.models if m.no_upstream}
     assert no_upstream == {"customers": 2, "customers_snapshot": 4, "orders": 1, "product_sales": 2}
     assert [(g.status, g.reason, g.models) for g in r.coverage.reasons] == [
-        ("opaque", "python model: no SQL to analyze; lineage as declared in YAML (meta.catalog.lineage)", ("customer_scores",))
+        ("opaque", "python model: no SQL to analyze; lineage as declared in YAML (meta.catalog_lineage)", ("customer_scores",))
     ]
     assert r.coverage.unresolved_columns == ()
 
@@ -254,7 +254,7 @@ def test_coverage_of_partial_failed_and_unresolved_models(build, graph, project_
     assert rows["product_sales"] == ("partial", 3, 1, 0, 1, 1)
     assert [(g.status, g.reason, g.models) for g in r.coverage.reasons][1:] == [
         ("unresolved", "no SELECT statement in the compiled SQL", ("customer_orders_daily",)),
-        ("opaque", "python model: no SQL to analyze; lineage as declared in YAML (meta.catalog.lineage)", ("customer_scores",)),
+        ("opaque", "python model: no SQL to analyze; lineage as declared in YAML (meta.catalog_lineage)", ("customer_scores",)),
         ("partial", "relation coffee_shop.main.mystery is not a node of the dbt project", ("product_sales",)),
     ]
     assert r.coverage.reasons[0].status == "failed" and r.coverage.reasons[0].reason.startswith("cannot parse SQL")
