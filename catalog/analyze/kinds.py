@@ -81,8 +81,11 @@ class Output:
 DEDUPING_DIALECTS = frozenset({"duckdb"})  # the later ones become name_1, name_2, ...
 # ... or it refuses to create it ("column specified more than once", "duplicate column name")
 REFUSING_DIALECTS = frozenset(
-    {"postgres", "snowflake", "bigquery", "redshift", "databricks", "spark", "spark2", "trino", "presto", "athena", "mysql", "tsql", "oracle"}
+    {"postgres", "snowflake", "bigquery", "redshift", "databricks", "spark", "spark2", "trino", "presto", "athena", "mysql", "tsql", "oracle", "clickhouse"}
 )
+# ... where a column of a joined relation is named ``relation.column`` when its name is ambiguous
+# (ClickHouse; see SelectScope.qualified_names), and two identical names are refused
+QUALIFYING_DIALECTS = frozenset({"clickhouse"})
 
 
 class Selected:

@@ -34,6 +34,7 @@ from catalog.analyze.kinds import (
     DEDUPING_DIALECTS,
     DERIVED,
     PASS,
+    QUALIFYING_DIALECTS,
     REFUSING_DIALECTS,
     RENAMED,
     SOURCE,
@@ -142,6 +143,7 @@ class ModelAnalyzer(SetOperations):
         self.lateral_aliases = dialect in LATERAL_ALIAS_DIALECTS  # see catalog.analyze.names
         self.aliases_first = dialect in ALIAS_FIRST_DIALECTS
         self.dedupes = dialect in DEDUPING_DIALECTS  # names a duplicate output name name_1, ...
+        self.qualifies = dialect in QUALIFYING_DIALECTS  # names an ambiguous joined column relation.column
         # a table or view (not an ephemeral model's CTE) is made of the SELECT's output
         self.creates_relation = creates_relation
         self._refusal: str | None = None  # why the warehouse refuses the model's output names
@@ -219,7 +221,10 @@ class ModelAnalyzer(SetOperations):
     def refuse_duplicate(self, name: str, first: exp.Expression | str, second: exp.Expression | str) -> None:
         """The model's SELECT gives ``name`` twice: a warehouse of ``REFUSING_DIALECTS`` refuses it."""
         if self.dialect in REFUSING_DIALECTS and self._refusal is None:
-            spelled = ", ".join(_spelling(p, self.dialect) for p in (first, second))
+            spellings = [_spelling(p, self.dialect) for p in (first, second)]
+            if spellings[0] == spellings[1]:  # two items of one alias: show the items
+                spellings = [p if isinstance(p, str) else p.sql(dialect=self.dialect)[:40] for p in (first, second)]
+            spelled = ", ".join(spellings)
             self._refusal = f"{self.dialect} refuses a table or view with two columns named {name!r} ({spelled})"
 
     def _is_known_ephemeral(self, name: str) -> bool:
@@ -368,6 +373,7 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
         named = self.select.args.get("windows")  # WINDOW w AS (...)
         self.windows: dict[str, exp.Window] = {lower(w.name): w for w in named} if named else {}
         self.outputs: Output | None = None
+        self.qualify: dict[str, tuple[str, frozenset[str]]] = {}  # see qualified_names
 
     # --------------------------------------------------------------- sources
 
@@ -446,9 +452,41 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
         source.names = names  # None: unknown, and any column read from it is the function's value
         return source
 
+    def qualified_names(self) -> dict[str, tuple[str, frozenset[str]]]:
+        """ClickHouse's names for columns of joined relations: ``{alias: (alias as written, the
+        names its columns get as ``alias.name``)}``, empty in other dialects.
+
+        As ClickHouse 26.9 creates the table (checked with chDB): over two relations, a column of
+        the right one whose name the left one has; over three or more, every column whose name
+        two of them have; and any column read by reference or star whose name is also the
+        alias of a SELECT item. Relations of unknown columns take part only through the alias
+        rule."""
+        if not self.a.qualifies:
+            return {}
+        spelled: dict[str, str] = {}
+        from_ = self.select.args.get("from_")
+        for node in [from_.this if from_ else None, *(j.this for j in self.select.args.get("joins") or [])]:
+            if isinstance(node, exp.Expression) and node.alias_or_name:
+                spelled.setdefault(lower(node.alias_or_name), node.alias_or_name)
+        col = self.a.col
+        item_aliases = {col(p.args.get("alias")) for p in self.select.expressions if isinstance(p, exp.Alias)}
+        known = {a: set(self.sources[a].names or ()) for a in self.star_sources}
+        ambiguous: dict[str, set[str]] = {a: set() for a in known}
+        if len(known) == 2:
+            left, right = known
+            ambiguous[right] = known[left] & known[right]
+        elif len(known) > 2:
+            seen: dict[str, int] = {}
+            for names in known.values():
+                for n in names:
+                    seen[n] = seen.get(n, 0) + 1
+            ambiguous = {a: {n for n in names if seen[n] > 1} for a, names in known.items()}
+        return {a: (spelled.get(a, a), frozenset(ambiguous[a] | (known[a] & item_aliases) if known[a] else item_aliases)) for a in known}
+
     def projections(self) -> Output:
         selected = Selected(self.a.dedupes)
         cols = selected.cols
+        self.qualify = self.qualified_names()
         opaque: str | None = None
         unexpanded: list[tuple[Source, frozenset[str]]] = []
         top = self.scope.parent is None  # the model's own output
@@ -468,6 +506,10 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
                     opaque = opaque or reason
                 continue
             name = self.a.col(output_identifier(proj)) or f"_col_{i}"
+            if self.qualify and isinstance(proj, exp.Column) and proj.table:
+                spelling, names = self.qualify.get(lower(proj.table), ("", frozenset()))
+                if name in names:
+                    name = f"{spelling}.{name}"  # ClickHouse: r.elo
             lin = self.classify(proj, name)
             before = cols.get(name)
             if before is not None and top and not selected.dedupe:  # the model's output, named twice

@@ -26,6 +26,7 @@ class StarExpansion:
     sources: dict[str, Source]
     star_sources: list[str]
     using: dict[str, Lin]
+    qualify: dict[str, tuple[str, frozenset[str]]]
 
     def _expand_star(
         self,
@@ -68,7 +69,11 @@ class StarExpansion:
                 continue
             if keep is not None:
                 excluded = excluded | {n for n in source.names if not keep(n)}
-            if not (excluded or replaced or renamed or (self.using and not table)):
+            named = renamed
+            spelling, qualified = self.qualify.get(alias, ("", frozenset()))
+            if qualified:  # ClickHouse: an ambiguous column is named alias.column
+                named = {**{n: f"{spelling}.{n}" for n in source.names if n in qualified}, **renamed}
+            if not (excluded or replaced or named or (self.using and not table)):
                 # the common case: every column as it is
                 get = source.get
                 add = selected.add
@@ -89,7 +94,7 @@ class StarExpansion:
                     lin = self.classify(replaced[n], n)
                 else:
                     lin = source.get(n) or Lin(frozenset(), UNKNOWN, False, f"column {n!r} missing")
-                out_name = renamed.get(n, n)
+                out_name = named.get(n, n)
                 if out_name != n:
                     lin = Lin(lin.sources, inherit(lin.kind, False), lin.resolved, lin.reason, lin.window_refs, lin.defined_by)
                 selected.add(out_name, lin, replaced[n] if n in replaced else f"{alias}.{n}" if table else n, n in replaced)

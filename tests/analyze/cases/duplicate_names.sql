@@ -3,6 +3,9 @@
 # subqueries and CTEs too); Postgres, Snowflake, BigQuery, Databricks, ... refuse to create the
 # table or view: the model is failed with that reason, unless catalog.json lists its columns
 # (the warehouse made it), where the name keeps one column whose lineage is not guessed.
+# ClickHouse names an ambiguous column of a joined relation `relation.column` and refuses two
+# identical names. Each ClickHouse case's names are those ClickHouse 26.9 (chDB 4.4) gave the
+# table `create table t engine=Memory as <sql>` made over tables of the schema's columns.
 
 === DuckDB: an expression named like a column of s.*: the star's column is elo_1
 schema: {"s": ["id", "elo", "name"], "r": ["id", "elo"]}
@@ -120,3 +123,99 @@ with x as (select a as k, b as k, a from t)
 select a from x
 expect:
 a  passthrough  t.a
+
+=== ClickHouse: a star's column named like an item's alias is relation.column
+dialect: clickhouse
+schema: {"s": ["id", "elo", "name"], "r": ["id", "elo", "k"]}
+sql:
+select round(r.elo, 0) as elo, s.* from s join r on s.id = r.id
+expect:
+elo    derived      r.elo
+id     passthrough  s.id
+s.elo  renamed      s.elo
+name   passthrough  s.name
+conditions:
+join  s.id
+join  r.id
+
+=== ClickHouse: over two relations, the right one's columns that the left one has are relation.column
+dialect: clickhouse
+schema: {"s": ["id", "elo", "name"], "r": ["id", "elo", "k"]}
+sql:
+select * from s join r on s.id = r.id
+expect:
+id     passthrough  s.id
+elo    passthrough  s.elo
+name   passthrough  s.name
+r.id   renamed      r.id
+r.elo  renamed      r.elo
+k      passthrough  r.k
+conditions:
+join  s.id
+join  r.id
+
+=== ClickHouse: a column read by reference is named as a star would name it, with the alias as written
+dialect: clickhouse
+schema: {"s": ["id", "elo"], "r": ["id", "elo"]}
+sql:
+select x.elo, y.elo from s as x join r as y on x.id = y.id
+expect:
+elo    passthrough  s.elo
+y.elo  renamed      r.elo
+conditions:
+join  s.id
+join  r.id
+
+=== ClickHouse: over three relations, every column whose name two of them have is relation.column
+dialect: clickhouse
+schema: {"a": ["x", "p"], "b": ["y", "q"], "c": ["x", "y", "w"]}
+sql:
+select * from a join b on a.x = b.y join c on c.x = a.x
+expect:
+a.x  renamed      a.x
+p    passthrough  a.p
+b.y  renamed      b.y
+q    passthrough  b.q
+c.x  renamed      c.x
+c.y  renamed      c.y
+w    passthrough  c.w
+conditions:
+join  a.x
+join  b.y
+join  c.x
+
+=== ClickHouse: USING keeps the key once, under its own name
+dialect: clickhouse
+schema: {"s": ["id", "elo", "name"], "r": ["id", "elo", "k"]}
+sql:
+select * from s join r using (id)
+expect:
+id     passthrough  s.id r.id
+elo    passthrough  s.elo
+name   passthrough  s.name
+r.elo  renamed      r.elo
+k      passthrough  r.k
+conditions:
+join  s.id
+join  r.id
+
+=== ClickHouse: a CTE's columns keep the names ClickHouse gave them
+dialect: clickhouse
+schema: {"s": ["id", "elo"], "r": ["id", "elo"]}
+sql:
+with j as (select s.elo, r.elo from s join r on s.id = r.id)
+select * from j
+expect:
+elo    passthrough  s.elo
+r.elo  renamed      r.elo
+conditions:
+join  s.id
+join  r.id
+
+=== ClickHouse refuses two items of one alias: the model is failed with that reason
+dialect: clickhouse
+schema: {"s": ["id", "elo"], "r": ["id", "elo"]}
+status: failed
+reason: clickhouse refuses a table or view with two columns named 'e' (s.elo + 1 AS e, r.elo + 1 AS e)
+sql:
+select s.elo + 1 as e, r.elo + 1 as e from s join r on s.id = r.id
