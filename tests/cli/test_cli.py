@@ -323,13 +323,13 @@ def test_missing_catalog_and_compiled_sql_are_warned_and_in_json(tmp_path):
     warnings = [line for line in result.stderr.splitlines() if line.startswith("Warning:")]
     assert warnings == [
         f"Warning: {target / 'catalog.json'} is missing: {WEAKER} (run `dbt docs generate`)",
-        f"Warning: 13 of 14 models have no compiled SQL (neither in manifest.json nor under {target / 'compiled'}): "
+        f"Warning: 14 of 15 models have no compiled SQL (neither in manifest.json nor under {target / 'compiled'}): "
         "their Jinja source is analyzed instead, which may fail or miss lineage (run `dbt compile`): "
-        "customer_orders_daily, customer_segments, customers, int_order_items_priced, order_events and 8 more",
+        "customer_orders_daily, customer_segments, customers, int_order_items_priced, order_events and 9 more",
     ]
     doc = json.loads(result.stdout)
     assert [w["code"] for w in doc["warnings"]] == ["no_catalog", "no_compiled_sql"]
-    assert len(doc["warnings"][1]["models"]) == 13 and doc["warnings"][0]["models"] == []
+    assert len(doc["warnings"][1]["models"]) == 14 and doc["warnings"][0]["models"] == []
 
 
 def test_foreign_catalog_is_warned(tmp_path):
@@ -337,7 +337,7 @@ def test_foreign_catalog_is_warned(tmp_path):
     result = invoke("evaluate", str(target), "--golden", str(EXAMPLE / "expected_lineage.json"), "--json")
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines() == [
-        f"Warning: {target / 'catalog.json'} describes none of the project's 25 models, seeds, snapshots and sources "
+        f"Warning: {target / 'catalog.json'} describes none of the project's 26 models, seeds, snapshots and sources "
         f"(is it another project's, or older than the manifest?): {WEAKER} (run `dbt docs generate` for this project)"
     ]
     assert [w["code"] for w in json.loads(result.stdout)["warnings"]] == ["foreign_catalog"]

@@ -104,7 +104,7 @@ EXPECTED_DIFF = """\
  
    - name: customer_scores
      description: Average value per order and a loyalty flag per customer (a Python model).
-@@ -88,6 +96,22 @@
+@@ -87,6 +95,22 @@
      columns:
        - name: segment
          description: 'regular, occasional or prospect.' # see the SQL
@@ -127,7 +127,7 @@ EXPECTED_DIFF = """\
  
    - name: order_events
      description: Order placements and payments as one event stream.
-@@ -96,6 +120,10 @@
+@@ -95,6 +119,10 @@
          description: When the event happened.
        - name: event_type
          description: order_placed or payment_<method>.
@@ -211,7 +211,7 @@ def test_pii_tags_and_no_docs(shop):
     assert r.stdout == """\
 --- a/models/marts/_marts.yml
 +++ b/models/marts/_marts.yml
-@@ -71,6 +71,12 @@
+@@ -87,6 +87,12 @@
      columns:
        - name: segment
          description: 'regular, occasional or prospect.' # see the SQL
@@ -335,7 +335,7 @@ def test_select_graph_operators():
 
     nodes = load_project(EXAMPLE).nodes
     names = lambda ids: sorted(nodes[u].name for u in ids)  # noqa: E731
-    assert names(select_models(nodes, ["customers+"])) == ["customer_segments", "customers"]
+    assert names(select_models(nodes, ["customers+"])) == ["customer_scores", "customer_segments", "customers"]
     assert names(select_models(nodes, ["1+customer_segments"])) == ["customer_segments", "customers"]
     assert names(select_models(nodes, ["+stg_customers"])) == ["customers", "stg_customers"]  # the source is named customers
     assert names(select_models(nodes, ["orders customers"])) == ["customers", "orders"]  # not the sources of these names

@@ -122,7 +122,7 @@ def test_every_event_of_the_example_is_valid(example_events):
     for event in example_events.values():
         assert_valid(event)
         assert event["eventType"] == "COMPLETE"
-        assert event["eventTime"] == "2026-11-29T14:04:40.071343Z"  # the manifest's generated_at
+        assert event["eventTime"] == manifest["metadata"]["generated_at"]
         assert event["job"]["namespace"] == "coffee_shop"
 
 
@@ -275,9 +275,9 @@ def test_namespaces_and_file_output(tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert result.stdout == ""
-    assert "13 OpenLineage events written to" in result.stderr
+    assert "14 OpenLineage events written to" in result.stderr
     events = [json.loads(line) for line in out.read_text().splitlines()]
-    assert len(events) == 13
+    assert len(events) == 14
     assert {e["job"]["namespace"] for e in events} == {"dbt-prod"}
     namespaces = {d["namespace"] for e in events for d in e["inputs"] + e["outputs"]}
     assert namespaces == {"duckdb:///srv/shop.duckdb"}
@@ -356,7 +356,7 @@ def test_url_sends_the_same_events_as_the_file(lineage_server, example_events):
     result = runner.invoke(app, ["export", str(EXAMPLE), "--url", url])
     assert result.exit_code == 0, result.output
     assert result.stdout == ""
-    assert f"13 OpenLineage events sent to {url}" in result.stderr
+    assert f"14 OpenLineage events sent to {url}" in result.stderr
     assert {path for path, _ in received} == {"/api/v1/lineage"}
     assert sorted((e for _, e in received), key=lambda e: e["job"]["name"]) == [
         example_events[name] for name in sorted(example_events)
@@ -371,7 +371,7 @@ def test_refused_connection_is_one_error_line_naming_the_url():
     assert result.exit_code == 1
     errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
     assert errors == [
-        f"Error: cannot send OpenLineage events to {dead}/api/v1/lineage: connection refused (0 of 13 events sent)"
+        f"Error: cannot send OpenLineage events to {dead}/api/v1/lineage: connection refused (0 of 14 events sent)"
     ]
     assert "Traceback" not in result.output
 
@@ -381,6 +381,6 @@ def test_http_error_names_the_status(lineage_server):
     result = runner.invoke(app, ["export", str(EXAMPLE), "--url", url, "--endpoint", "api/v1/nowhere"])
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines()[-1] == (
-        f"Error: {url}/api/v1/nowhere answered HTTP 404 (0 of 13 events sent)"
+        f"Error: {url}/api/v1/nowhere answered HTTP 404 (0 of 14 events sent)"
     )
     assert received == []

@@ -100,7 +100,7 @@ def test_check_change_gives_the_findings_of_catalog_check(example_memory, tmp_pa
     assert (got["counts"], got["fails"], got["total"], got["truncated"]) == ({"breaking": 1, "policy": 0, "partial": 0, "safe": 0}, True, 1, False)
     (f,) = got["findings"]
     assert (f["severity"], f["model"], f["column"], f["changes"]) == ("breaking", "stg_orders", "status", ["removed"])
-    assert (f["models_hit"], f["exposures_hit"]) == (["customer_segments", "customers", "orders"], ["sales_dashboard"])
+    assert (f["models_hit"], f["exposures_hit"]) == (["customer_scores", "customer_segments", "customers", "orders"], ["sales_dashboard"])
     passes = answer(example_memory, "check_change", {"base_target": str(EXAMPLE), "target": str(target), "fail_on": "never"})
     assert passes["fails"] is False
     missing = failure(example_memory, "check_change", {"base_target": str(EXAMPLE), "target": str(tmp_path / "nowhere")})

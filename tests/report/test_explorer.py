@@ -125,7 +125,7 @@ def test_cli_writes_one_offline_file(tmp_path):
 
     as_json = runner.invoke(app, ["explore", str(EXAMPLE), "-o", str(out), "--json"])
     assert json.loads(as_json.stdout) == {
-        "path": str(out.resolve()), "bytes": out.stat().st_size, "project": "coffee_shop", "build": None, "nodes": 25,
+        "path": str(out.resolve()), "bytes": out.stat().st_size, "project": "coffee_shop", "build": None, "nodes": 26,
     }  # fmt: skip
     missing = runner.invoke(app, ["explore", str(tmp_path / "nowhere")])
     assert missing.exit_code == 1 and missing.stderr.startswith("Error:") and len(missing.stderr.splitlines()) == 1

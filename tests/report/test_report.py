@@ -45,17 +45,17 @@ def test_example_report_content(build, graph, project_name, example):
     build(example, project_name)
     r = collect_report(Catalog(graph, project_name))
 
-    # Coverage: 13 models and 1 snapshot, all resolved but the Python model customer_scores,
+    # Coverage: 14 models and 1 snapshot, all resolved but the Python model customer_scores,
     # opaque, whose three columns are declared in YAML (resolved). Columns with no upstream column:
     # customers.order_count (count(*)) and rank_in_country (row_number()), orders.item_count
     # (count(*)), product_sales.source_system (a literal) and calculated_at (current_timestamp),
-    # and the snapshot's four dbt_* columns.
+    # time_spine_daily.date_day (generate_series), and the snapshot's four dbt_* columns.
     t = r.coverage.totals
-    assert (t.models, t.by_status) == (14, {"resolved": 13, "partial": 0, "unresolved": 0, "opaque": 1, "failed": 0})
-    assert (t.columns, t.resolved, t.no_upstream, t.unresolved, t.untraced) == (102, 93, 9, 0, 0)
+    assert (t.models, t.by_status) == (15, {"resolved": 14, "partial": 0, "unresolved": 0, "opaque": 1, "failed": 0})
+    assert (t.columns, t.resolved, t.no_upstream, t.unresolved, t.untraced) == (103, 93, 10, 0, 0)
     assert (t.sources, t.seeds) == (5, 6)
     no_upstream = {m.name: m.no_upstream for m in r.coverage.models if m.no_upstream}
-    assert no_upstream == {"customers": 2, "customers_snapshot": 4, "orders": 1, "product_sales": 2}
+    assert no_upstream == {"customers": 2, "customers_snapshot": 4, "orders": 1, "product_sales": 2, "time_spine_daily": 1}
     assert [(g.status, g.reason, g.models) for g in r.coverage.reasons] == [
         ("opaque", "python model: no SQL to analyze; lineage as declared in YAML (meta.catalog_lineage)", ("customer_scores",))
     ]
@@ -243,7 +243,7 @@ def test_coverage_of_partial_failed_and_unresolved_models(build, graph, project_
     r = collect_report(Catalog(graph, project_name))
 
     t = r.coverage.totals
-    assert t.by_status == {"resolved": 10, "partial": 1, "unresolved": 1, "opaque": 1, "failed": 1}
+    assert t.by_status == {"resolved": 11, "partial": 1, "unresolved": 1, "opaque": 1, "failed": 1}
     rows = {m.name: (m.status, m.columns, m.resolved, m.no_upstream, m.unresolved, m.untraced) for m in r.coverage.models}
     # problems first: failed, unresolved, opaque (the Python model), partial
     assert [m.name for m in r.coverage.models[:4]] == ["order_events", "customer_orders_daily", "customer_scores", "product_sales"]
@@ -286,7 +286,7 @@ def test_coverage_of_partial_failed_and_unresolved_models(build, graph, project_
     # the earlier build is still there, fully resolved
     before = collect_report(Catalog(graph, project_name, good.build_id))
     assert before.build.id == good.build_id
-    assert before.coverage.totals.by_status == {"resolved": 13, "partial": 0, "unresolved": 0, "opaque": 1, "failed": 0}
+    assert before.coverage.totals.by_status == {"resolved": 14, "partial": 0, "unresolved": 0, "opaque": 1, "failed": 0}
 
 
 def test_no_public_model_lists_every_model(build, graph, project_name, example_copy):
@@ -300,7 +300,7 @@ def test_no_public_model_lists_every_model(build, graph, project_name, example_c
     build(example_copy, project_name)
     r = collect_report(Catalog(graph, project_name))
     un = r.undocumented
-    assert (un.scope, un.public_models, un.models_in_scope) == ("all_models", 0, 13)
+    assert (un.scope, un.public_models, un.models_in_scope) == ("all_models", 0, 14)
     labels = _labels(u.column for u in un.columns)
     # the 30 columns of the marts as before, plus those _intermediate.yml and _staging.yml leave
     # out (stg_orders documents all five); the snapshot is not a model
@@ -334,7 +334,7 @@ def test_cli_json_and_markdown(build, graph, project_name, example, neo4j_settin
         plain = report_json(data)
     assert encoded.endswith("}\n") and plain.endswith("}\n") and json.loads(encoded) == json.loads(plain) == doc
     assert doc["project"] == project_name
-    assert doc["coverage"]["totals"]["by_status"]["resolved"] == 13
+    assert doc["coverage"]["totals"]["by_status"]["resolved"] == 14
     assert [d["column"]["label"] for d in doc["depended_on"][:2]] == ["shop.payments.amount_cents", "stg_payments.amount"]
     assert [c["label"] for c in doc["pii"]["untagged"]] == ["customer_segments.email", "customer_segments.full_name"]
     assert {"layer", "column", "focus"} <= set(doc["pictures"][0]["nodes"][0])

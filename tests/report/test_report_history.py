@@ -43,7 +43,7 @@ def test_history_of_two_builds(build, graph, project_name, neo4j_env, tmp_path):
     for h in history:
         rep = reports[h["build"]]
         t = rep.coverage.totals
-        assert (h["models"], h["columns"], h["resolved"]) == (t.models, t.columns, t.resolved + t.no_upstream) == (13, 99, 99)
+        assert (h["models"], h["columns"], h["resolved"]) == (t.models, t.columns, t.resolved + t.no_upstream) == (15, 103, 103)
         assert h["pii_reached"] == len(rep.pii.reached) - len(rep.pii.masked)
         assert h["pii_untagged"] == len(rep.pii.untagged)
         assert h["tested"] == sum(m.tested for m in rep.tests.models if m.resource_type in ("model", "snapshot"))
@@ -62,7 +62,7 @@ def test_history_of_two_builds(build, graph, project_name, neo4j_env, tmp_path):
     md = runner.invoke(app, ["report", "--project", project_name, "-f", "md", "--history", "2"], env=neo4j_env).stdout
     assert "## Trends" in md
     assert f"| {second} | " in md
-    assert f"| {b['documented']} of 99 ({b['documented_pct']}%) | {b['tested']} of 99 ({b['tested_pct']}%) | {b['pii_reached']} | 1 |" in md
+    assert f"| {b['documented']} of 103 ({b['documented_pct']}%) | {b['tested']} of 103 ({b['tested_pct']}%) | {b['pii_reached']} | 1 |" in md
     page = tmp_path / "report.html"
     html = runner.invoke(app, ["report", "--project", project_name, "-o", str(page), "--history", "2"], env=neo4j_env)
     assert html.exit_code == 0, html.stderr
