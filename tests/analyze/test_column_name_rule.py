@@ -172,7 +172,7 @@ def test_lineage_json_and_evaluate_from_the_cli(tmp_path) -> None:
     assert orders["status"] == "resolved"
     assert orders["columns"]['"ID"']["sources"] == ["model.coffee_shop.stg_orders.order_id"]
     assert orders["columns"]["id"]["sources"] == ["model.coffee_shop.stg_payments.amount"]
-    # the golden is the example's own (written from its SQL), with the two added columns by hand
+    # the golden is the example's own (hand-written from its SQL), with the two added columns written by hand
     doc = json.loads((Path(__file__).resolve().parents[2] / "examples" / "coffee_shop" / "expected_lineage.json").read_text())
     doc["models"]["model.coffee_shop.orders"]["columns"].update(
         {
