@@ -150,7 +150,7 @@ def test_duckdb_project_reads_ID_and_id_as_one_column() -> None:
 
 def test_lineage_json_and_evaluate_from_the_cli(tmp_path) -> None:
     """``catalog lineage --json`` writes "ID" as a name of its own, and ``catalog evaluate``
-    reads it back from a golden file exactly."""
+    reads it as one from a golden file written by hand."""
     import shutil
     from pathlib import Path
 
@@ -172,12 +172,27 @@ def test_lineage_json_and_evaluate_from_the_cli(tmp_path) -> None:
     assert orders["status"] == "resolved"
     assert orders["columns"]['"ID"']["sources"] == ["model.coffee_shop.stg_orders.order_id"]
     assert orders["columns"]["id"]["sources"] == ["model.coffee_shop.stg_payments.amount"]
+    # the golden is the example's own (hand-written from its SQL), with the two added columns written by hand
+    doc = json.loads((Path(__file__).resolve().parents[2] / "examples" / "coffee_shop" / "expected_lineage.json").read_text())
+    doc["models"]["model.coffee_shop.orders"]["columns"].update(
+        {
+            '"ID"': {"type": "renamed", "sources": ["model.coffee_shop.stg_orders.order_id"]},
+            "id": {"type": "derived", "sources": ["model.coffee_shop.stg_payments.amount"]},
+        }
+    )
     golden = tmp_path / "golden.json"
-    golden.write_text(result.stdout)
+    golden.write_text(json.dumps(doc))
+    columns = sum(len(m["columns"]) for m in doc["models"].values())
     result = runner.invoke(app, ["evaluate", str(target), "--golden", str(golden), "--json"])
     assert result.exit_code == 0, result.output
     scores = json.loads(result.stdout)
-    assert (scores["edge_precision"]["value"], scores["edge_recall"]["value"], scores["columns_missing"]) == (1.0, 1.0, 0)
+    assert (scores["edge_precision"]["value"], scores["edge_recall"]["value"], scores["columns_missing"], scores["columns_extra"]) == (1.0, 1.0, 0, 0)
+    assert scores["type_accuracy"] == {"value": 1.0, "hits": columns, "total": columns}
+    # the golden read as one folded column would miss one of the two
+    doc["models"]["model.coffee_shop.orders"]["columns"].pop('"ID"')
+    golden.write_text(json.dumps(doc))
+    scores = json.loads(runner.invoke(app, ["evaluate", str(target), "--golden", str(golden), "--json"]).stdout)
+    assert (scores["columns_missing"], scores["columns_extra"], scores["edge_recall"]["value"]) == (0, 1, 1.0)
 
 
 def test_known_case_rules_are_sqlglots_for_every_dialect() -> None:

@@ -55,6 +55,13 @@ def test_both_shapes_read_alike_and_case_insensitively() -> None:
     assert synth["snapshot.p.s"].columns["x"].type == "passthrough"  # the flag alone is not a type
 
 
+def test_a_models_made_key_is_read_and_ignored() -> None:
+    """A golden says per model how it was made; the facts compared are the same either way."""
+    made = {"models": {uid: {**m, "made": "checked_by_reading"} for uid, m in OURS["models"].items()}}
+    assert from_document(made) == from_document(OURS)
+    assert from_document({"models": {"model.p.a": {**OURS["models"]["model.p.a"], "made": "regression"}}}) == from_document(OURS)
+
+
 def test_not_a_lineage_document() -> None:
     with pytest.raises(CatalogError):
         from_document({"something": {}})

@@ -2,7 +2,9 @@
 
 ``../shared/tools/synth_dbt.py`` writes a project's artifacts and ``expected_lineage.json``
 (the exact types, upstream columns and conditions of every column of every model). Column
-names compare case-insensitively, and a ``snapshot_meta`` type counts as ``source``.
+names compare case-insensitively, and a ``snapshot_meta`` type counts as ``source``. The one
+change made to the generator's golden is a rule read from each model's compiled SQL, never
+from the analyzer's answer (``wrappers_of_row_computations_are_derived``).
 """
 
 from __future__ import annotations
@@ -44,22 +46,44 @@ def synth_project(request: pytest.FixtureRequest, shared_dir: Path, tmp_path_fac
     return out
 
 
-def wrapped_own_aggregates_are_derived(golden: Lineage, lineages: dict, dialect: str) -> Lineage:
+def reads_a_row_computation(sql: str, dialect: str, name: str) -> bool:
+    """Whether the SQL defines ``name`` by an expression that reads a column the same SQL
+    computes over rows (an aggregate or window function, such as ``count(*)``), directly or
+    through other aliases: ``coalesce(c.n, 0) as n_filled`` over ``count(*) as n`` in a CTE."""
+    tree = sqlglot.parse_one(sql, read=dialect)
+    definitions: dict[str, list[exp.Expression]] = {}
+    for alias in tree.find_all(exp.Alias):
+        definitions.setdefault(alias.alias.lower(), []).append(alias.this)
+
+    def computed_over_rows(column: str, seen: frozenset[str]) -> bool:
+        if column in seen:
+            return False
+        for e in definitions.get(column, []):
+            if e.find(exp.AggFunc, exp.Window) is not None:
+                return True
+            if any(computed_over_rows(c.name.lower(), seen | {column}) for c in e.find_all(exp.Column)):
+                return True
+        return False
+
+    return any(
+        computed_over_rows(c.name.lower(), frozenset({name})) for e in definitions.get(name, []) for c in e.find_all(exp.Column)
+    )
+
+
+def wrappers_of_row_computations_are_derived(golden: Lineage, manifest: dict) -> Lineage:
     """synth_dbt types ``coalesce(c.n, 0)`` as ``source`` when a CTE computed ``n`` as
-    ``count(*)`` (no upstream column); catalog keeps such a wrapper ``derived``, inheriting
-    through CTEs like every other kind. Only columns with no upstream on both sides whose
-    expression reads a column are retyped; everything else is compared as synth_dbt wrote it."""
+    ``count(*)`` (no upstream column), against its own convention that a pass-through or
+    expression of a derived column stays derived. A column it types ``source`` with no
+    upstream is compared as ``derived`` when the model's compiled SQL defines it over a
+    column that SQL computes with an aggregate or window function; decided from the SQL
+    alone, every other column is compared as synth_dbt wrote it."""
+    dialect = manifest["metadata"]["adapter_type"]
     out: Lineage = {}
     for uid, facts in golden.items():
         cols = dict(facts.columns)
-        model = lineages.get(uid)
-        ours = {c.name.lower(): c for c in model.columns} if model else {}
+        sql = manifest["nodes"].get(uid, {}).get("compiled_code")
         for name, want in facts.columns.items():
-            got = ours.get(name)
-            if want.type != "source" or want.sources or got is None or got.sources or got.kind.value != "derived":
-                continue
-            tree = sqlglot.parse_one(got.expr, read=dialect) if got.expr else None
-            if tree is not None and tree.find(exp.Column) is not None and tree.find(exp.AggFunc, exp.Window) is None:
+            if sql and want.type == "source" and not want.sources and reads_a_row_computation(sql, dialect, name):
                 cols[name] = ColumnFacts("derived", want.sources)
         out[uid] = type(facts)(cols, facts.conditions)
     return out
@@ -68,7 +92,8 @@ def wrapped_own_aggregates_are_derived(golden: Lineage, lineages: dict, dialect:
 def test_synth_lineage_is_exact(synth_project: Path) -> None:
     project = load_project(synth_project)
     lineages = analyze_project(project)
-    golden = wrapped_own_aggregates_are_derived(load_golden(synth_project / "expected_lineage.json"), lineages, project.dialect)
+    manifest = json.loads((synth_project / "target" / "manifest.json").read_text(encoding="utf-8"))
+    golden = wrappers_of_row_computations_are_derived(load_golden(synth_project / "expected_lineage.json"), manifest)
     actual = from_lineages(lineages)
 
     not_resolved = {uid: (m.status.value, m.reason) for uid, m in lineages.items() if m.status != ModelStatus.RESOLVED}
@@ -95,3 +120,13 @@ def test_synth_expected_lineage_is_read_whole(synth_project: Path) -> None:
     assert sum(len(m.columns) for m in golden.values()) == doc["summary"]["columns"]
     assert sum(len(c.sources) for m in golden.values() for c in m.columns.values()) == doc["summary"]["edges"]
     assert sum(len(m.conditions) for m in golden.values()) == doc["summary"]["condition_refs"]
+
+
+def test_the_row_computation_rule_reads_the_sql() -> None:
+    sql = (
+        "with a as (select k, count(*) as n, max(v) as top, 1 as one from t group by k), "
+        "b as (select *, coalesce(n, 0) as n_filled, n > 1 as many, coalesce(one, 0) as one_filled from a) "
+        "select k, n_filled, many, one_filled, coalesce(n_filled, 0) as again from b"
+    )
+    got = {name: reads_a_row_computation(sql, "duckdb", name) for name in ("n_filled", "many", "one_filled", "again", "k", "n")}
+    assert got == {"n_filled": True, "many": True, "one_filled": False, "again": True, "k": False, "n": False}
