@@ -10,6 +10,7 @@ the graph's (``<project>/<unique_id>.<column>``), so the answers of
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
@@ -91,7 +92,7 @@ class ProjectView:
         self.consumer_inputs: dict[str, list[tuple[str, str, str | None]]] = defaultdict(list)
         self._index(data)
         self._by_name: dict[tuple[str, str], list[str]] | None = None
-        self._labels: list[tuple[str, str, str]] | None = None  # (lower label, kind, key or uid)
+        self._labels: tuple[list[tuple[str, str, str]], str, list[int]] | None = None  # see _search_index
 
     def key(self, unique_id: str, column: str) -> str:
         return f"{self.project}/{column_key(unique_id, column)}"
@@ -218,12 +219,25 @@ class ProjectView:
         q = query.strip().lower()
         if not q:
             return []
+        q = q.replace("\x00", "")  # NUL separates the labels below
+        if not q:
+            return []
         wanted = set(kinds or SEARCH_KINDS)
-        in_order = re.compile(".*?".join(map(re.escape, q)), re.DOTALL)  # the letters in order, with gaps
+        labels, text, starts = self._search_index()
+        # the letters in order, with gaps inside one label: one scan of all labels (joined by
+        # NUL) in the regex engine, resumed after each matching label
+        in_order = re.compile("[^\x00]*?".join(map(re.escape, q)))
         ranked = []
-        for label, kind, ident in self._search_labels():
-            if kind in wanted and in_order.search(label):  # every match has its letters in order
+        pos, end = 0, len(text)
+        while pos < end:
+            found = in_order.search(text, pos)
+            if found is None:
+                break
+            i = bisect.bisect_right(starts, found.start()) - 1
+            label, kind, ident = labels[i]
+            if kind in wanted:
                 ranked.append((_rank(label, q), len(label), label, kind, ident))
+            pos = starts[i + 1] if i + 1 < len(starts) else end
         ranked.sort()
         out = []
         for _, _, _, kind, ident in ranked:
@@ -235,14 +249,20 @@ class ProjectView:
                 out.append({"kind": n.kind, "name": n.name, "unique_id": n.unique_id})
         return out
 
-    def _search_labels(self) -> list[tuple[str, str, str]]:
+    def _search_index(self) -> tuple[list[tuple[str, str, str]], str, list[int]]:
+        """(lower label, kind, key or uid) of every searchable name, the labels joined by NUL,
+        and where each label starts in that text; made once per view."""
         if self._labels is None:
-            labels = [(n.name.lower(), n.kind, n.unique_id) for n in self.nodes.values()]
+            labels = [(n.name.lower().replace("\x00", ""), n.kind, n.unique_id) for n in self.nodes.values()]
             for key, c in self.columns.items():
                 if self.nodes[c.id.unique_id].kind in CONSUMER_KINDS or c.id.unique_id.startswith("semantic_model."):
                     continue
-                labels.append((f"{c.id.model}.{c.id.name}".lower(), "column", key))
-            self._labels = labels
+                labels.append((f"{c.id.model}.{c.id.name}".lower().replace("\x00", ""), "column", key))
+            starts, at = [], 0
+            for label, _, _ in labels:
+                starts.append(at)
+                at += len(label) + 1
+            self._labels = (labels, "\x00".join(label for label, _, _ in labels), starts)
         return self._labels
 
     # ------------------------------------------------------------------ lineage
