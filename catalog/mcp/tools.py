@@ -32,8 +32,8 @@ def search(src: Any, query: str, kinds: list[str] | None, limit: int, cursor: st
     if unknown:
         raise BadArgument(f"unknown kind {', '.join(map(repr, unknown))}: give some of {', '.join(SEARCH_KINDS)}")
     view = src.view(project, build)
-    shown, bounds = page(view.search(query, kinds), limit, cursor)
-    return {**_where(view.project, view.build_id), "query": query, **bounds, "results": shown}
+    shown, bounds = page(view.ranked(query, kinds), limit, cursor)
+    return {**_where(view.project, view.build_id), "query": query, **bounds, "results": [view.hit(found) for found in shown]}
 
 
 def column_lineage(

@@ -10,6 +10,7 @@ the graph's (``<project>/<unique_id>.<column>``), so the answers of
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
@@ -91,7 +92,7 @@ class ProjectView:
         self.consumer_inputs: dict[str, list[tuple[str, str, str | None]]] = defaultdict(list)
         self._index(data)
         self._by_name: dict[tuple[str, str], list[str]] | None = None
-        self._labels: list[tuple[str, str, str]] | None = None  # (lower label, kind, key or uid)
+        self._labels: tuple[list[tuple[str, str, str]], str, list[int]] | None = None  # see _search_index
 
     def key(self, unique_id: str, column: str) -> str:
         return f"{self.project}/{column_key(unique_id, column)}"
@@ -215,34 +216,57 @@ class ProjectView:
         """Nodes and columns whose name matches ``query``, best first, as the explorer ranks
         them: exact, the name after a dot, a prefix (of the name or a part after ``.`` or
         ``_``), a substring, then the letters in order with gaps; shorter names first."""
-        q = query.strip().lower()
+        return [self.hit(found) for found in self.ranked(query, kinds)]
+
+    def ranked(self, query: str, kinds: list[str] | None) -> list[tuple[int, int, str, str, str]]:
+        """:meth:`search`'s matches in its order, as (rank, length, label, kind, key or uid):
+        :meth:`hit` makes each an answer, so that a page makes only its own."""
+        q = query.strip().lower().replace("\x00", "")  # NUL separates the labels below
         if not q:
             return []
         wanted = set(kinds or SEARCH_KINDS)
-        in_order = re.compile(".*?".join(map(re.escape, q)), re.DOTALL)  # the letters in order, with gaps
+        labels, text, starts = self._search_index()
+        # the letters in order, with gaps inside one label: one scan of all labels (joined by
+        # NUL) in the regex engine, resumed after each matching label; each gap runs to the next
+        # letter's first place, so nothing is tried twice
+        in_order = re.compile(re.escape(q[0]) + "".join(f"[^\x00{re.escape(c)}]*{re.escape(c)}" for c in q[1:]))
         ranked = []
-        for label, kind, ident in self._search_labels():
-            if kind in wanted and in_order.search(label):  # every match has its letters in order
-                ranked.append((_rank(label, q), len(label), label, kind, ident))
+        pos, end, last = 0, len(text), len(starts) - 1
+        search, bisect_right, append = in_order.search, bisect.bisect_right, ranked.append
+        while pos < end:
+            found = search(text, pos)
+            if found is None:
+                break
+            i = bisect_right(starts, found.start()) - 1
+            label, kind, ident = labels[i]
+            if kind in wanted:
+                append((_rank(label, q, in_order=True), len(label), label, kind, ident))
+            pos = starts[i + 1] if i < last else end
         ranked.sort()
-        out = []
-        for _, _, _, kind, ident in ranked:
-            if kind == "column":
-                c = self.columns[ident].id
-                out.append({"kind": "column", "name": f"{c.model}.{quote_column(c.name)}", "unique_id": c.unique_id, "column": c.name})
-            else:
-                n = self.nodes[ident]
-                out.append({"kind": n.kind, "name": n.name, "unique_id": n.unique_id})
-        return out
+        return ranked
 
-    def _search_labels(self) -> list[tuple[str, str, str]]:
+    def hit(self, found: tuple[int, int, str, str, str]) -> dict[str, Any]:
+        kind, ident = found[3], found[4]
+        if kind == "column":
+            c = self.columns[ident].id
+            return {"kind": "column", "name": f"{c.model}.{quote_column(c.name)}", "unique_id": c.unique_id, "column": c.name}
+        n = self.nodes[ident]
+        return {"kind": n.kind, "name": n.name, "unique_id": n.unique_id}
+
+    def _search_index(self) -> tuple[list[tuple[str, str, str]], str, list[int]]:
+        """(lower label, kind, key or uid) of every searchable name, the labels joined by NUL,
+        and where each label starts in that text; made once per view."""
         if self._labels is None:
-            labels = [(n.name.lower(), n.kind, n.unique_id) for n in self.nodes.values()]
+            labels = [(n.name.lower().replace("\x00", ""), n.kind, n.unique_id) for n in self.nodes.values()]
             for key, c in self.columns.items():
                 if self.nodes[c.id.unique_id].kind in CONSUMER_KINDS or c.id.unique_id.startswith("semantic_model."):
                     continue
-                labels.append((f"{c.id.model}.{c.id.name}".lower(), "column", key))
-            self._labels = labels
+                labels.append((f"{c.id.model}.{c.id.name}".lower().replace("\x00", ""), "column", key))
+            starts, at = [], 0
+            for label, _, _ in labels:
+                starts.append(at)
+                at += len(label) + 1
+            self._labels = (labels, "\x00".join(label for label, _, _ in labels), starts)
         return self._labels
 
     # ------------------------------------------------------------------ lineage
@@ -377,9 +401,10 @@ def _distances(start: str, edges: dict[str, list[Edge]], far: str, depth: int | 
     return dist
 
 
-def _rank(label: str, q: str) -> int:
+def _rank(label: str, q: str, in_order: bool = False) -> int:
     """0 exact, 1 ends with the query after a dot, 2 prefix (of the label or of a part after
-    ``.`` or ``_``), 3 substring, 4 the query's letters in order with gaps, -1 no match."""
+    ``.`` or ``_``), 3 substring, 4 the query's letters in order with gaps, -1 no match.
+    ``in_order``: the label is known to have the query's letters in order."""
     if label == q:
         return 0
     at = label.find(q)
@@ -387,6 +412,8 @@ def _rank(label: str, q: str) -> int:
         if at + len(q) == len(label) and at > 0 and label[at - 1] == ".":
             return 1
         return 2 if at == 0 or label[at - 1] in "._" else 3
+    if in_order:
+        return 4
     j = 0
     for ch in label:
         if j < len(q) and ch == q[j]:
