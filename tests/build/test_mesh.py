@@ -247,6 +247,62 @@ def test_the_consumer_report_counts_its_own_models(build, ask, producer, project
     t = collect_report(ask(finance)).coverage.totals
     # customer_revenue (5 columns), monthly_revenue (2), revenue_by_country (2); platform's four
     # models are platform's report's; count(*) as order_count has no upstream column
-    assert (t.models, t.by_status, t.columns, t.no_upstream) == (3, {"resolved": 3, "partial": 0, "unresolved": 0, "failed": 0}, 9, 1)
+    assert (t.models, t.by_status, t.columns, t.no_upstream) == (3, {"resolved": 3, "partial": 0, "unresolved": 0, "opaque": 0, "failed": 0}, 9, 1)
     p = collect_report(ask(producer)).coverage.totals
     assert (p.models, p.by_status["resolved"], p.seeds) == (4, 4, 2)
+
+
+def whole_view(graph, ask, finance: str, build_id: int, env: dict, change: Path) -> dict:
+    """Every read of one consumer build the CLI offers: the stored view, the trace and impact
+    of each of its columns, `check` of its own artifacts, and `check` of a producer change
+    with its hits in the consumer."""
+    out = {"stored": view(graph, finance, build_id), "answers": consumer_view(ask, finance, build_id)}
+    runner = CliRunner()
+    for args in (["check", str(FINANCE), "--project", finance, "--json"], ["check", str(change), "--project", "platform", "--json"]):
+        done = runner.invoke(app, args, env=env)
+        assert done.exit_code in (0, 1), done.output
+        out[args[1]] = json.loads(done.stdout)
+    return out
+
+
+def test_gc_and_forget_of_the_producer_never_change_a_consumer_build(build, ask, graph, producer, project_name, neo4j_settings, tmp_path):
+    first = build(PLATFORM, producer)
+    finance = f"{project_name}_finance"
+    c1 = build(FINANCE, finance)  # reads platform's first build
+    change = without_email(tmp_path)
+    second = build(change, producer)  # platform's first build's email edges end here
+    c2 = build(FINANCE, finance)  # reads platform's second build
+    env = neo4j_env(neo4j_settings)
+    old, new = whole_view(graph, ask, finance, c1.build_id, env, change), whole_view(graph, ask, finance, c2.build_id, env, change)
+    assert labels(ask(finance, c1.build_id).trace(["customer_revenue.email"]))[1] == ("platform:raw_customers.email", 3)
+
+    # finance's first build still reads platform's first: gc keeps it and all it sees
+    runner = CliRunner()
+    done = runner.invoke(app, ["gc", "--keep", "1", "--project", producer, "--json"], env=env)
+    assert done.exit_code == 0, done.output
+    doc = json.loads(done.stdout)
+    assert (doc["kept"], doc["read_by"], doc["builds_deleted"], doc["relationships_deleted"], doc["nodes_deleted"]) == (
+        [first.build_id, second.build_id], {str(first.build_id): [f"{finance}={c1.build_id}"]}, 0, 0, 0
+    )  # fmt: skip
+    assert whole_view(graph, ask, finance, c1.build_id, env, change) == old
+    assert whole_view(graph, ask, finance, c2.build_id, env, change) == new
+
+    # once finance forgets its first build, platform's first build is read by nobody: gone
+    assert runner.invoke(app, ["gc", "--keep", "1", "--project", finance], env=env).exit_code == 0
+    done = runner.invoke(app, ["gc", "--keep", "1", "--project", producer], env=env)
+    assert done.exit_code == 0, done.output
+    assert done.stdout.startswith(f"kept builds {second.build_id}; deleted 1 builds and ")
+    assert whole_view(graph, ask, finance, c2.build_id, env, change) == new
+
+    # forget of a producer a consumer build reads is refused, and changes nothing
+    done = runner.invoke(app, ["forget", producer, "--yes"], env=env)
+    assert done.exit_code == 1
+    assert done.output.strip().splitlines()[-1] == (
+        f"Error: platform is read by builds of other projects ({finance} build {c2.build_id}): forgetting it would change what "
+        f"they show; forget that project first (`catalog forget {finance} --yes`), then platform"
+    )
+    assert whole_view(graph, ask, finance, c2.build_id, env, change) == new
+    assert runner.invoke(app, ["forget", finance, "--yes"], env=env).exit_code == 0
+    done = runner.invoke(app, ["forget", producer, "--yes"], env=env)
+    assert done.exit_code == 0, done.output
+
