@@ -22,6 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 from catalog.cli.app import app
+from catalog.errors import NotFound
 from catalog.history import forget_project
 from edits import drop_catalog_column, edit_manifest, edit_sql
 from test_build_views import view
@@ -306,3 +307,26 @@ def test_gc_and_forget_of_the_producer_never_change_a_consumer_build(build, ask,
     done = runner.invoke(app, ["forget", producer, "--yes"], env=env)
     assert done.exit_code == 0, done.output
 
+
+def test_impact_asked_from_a_foreign_node_of_the_consumer(build, ask, producer, project_name, neo4j_settings):
+    build(PLATFORM, producer)
+    finance = f"{project_name}_finance"
+    build(FINANCE, finance)
+    # the injected node as finance's manifest names it: platform's column, in the platform build finance read
+    for name in ("dim_customers.email", "model.platform.dim_customers.email"):
+        answer = ask(finance).impact([name])
+        assert [c.label for c in answer.asked] == ["platform:dim_customers.email"]
+        assert labels(answer) == [("customer_revenue.email", 1)]
+        assert [(h.kind, h.name, h.project, h.depth, h.precision) for h in answer.consumers] == [("exposure", "customer_dashboard", None, 2, "column")]
+    # the same columns, paths and consumers as asking in platform, named as finance names them
+    mine, theirs = ask(finance).impact(["fct_orders.amount"]), ask(producer).impact(["fct_orders.amount"])
+    assert [(r.column.key, r.depth, r.hops) for r in mine.columns] == [(r.column.key, r.depth, r.hops) for r in theirs.columns]
+    assert labels(mine) == [("customer_revenue.revenue", 1), ("monthly_revenue.revenue", 1), ("revenue_by_country.revenue", 2)]
+    assert [(h.key, h.depth, h.precision) for h in mine.consumers] == [(h.key, h.depth, h.precision) for h in theirs.consumers]
+    done = CliRunner().invoke(app, ["impact", "dim_customers.email", "--project", finance, "--json"], env=neo4j_env(neo4j_settings))
+    assert done.exit_code == 0, done.output
+    doc = json.loads(done.stdout)
+    assert [(x.get("project"), x["model"], x["name"], x["depth"]) for x in doc["columns"]] == [(None, "customer_revenue", "email", 1)]
+    # a name neither finance nor the platform build it read holds: the miss names finance
+    with pytest.raises(NotFound, match="no column 'dim_customers.nope' in project"):
+        ask(finance).impact(["dim_customers.nope"])
