@@ -202,7 +202,7 @@ def test_check_of_a_producer_change_lists_the_consumer_hits(build, producer, pro
     assert f"{finance}:customer_revenue" in done.stdout
 
 
-def test_export_and_explorer_show_the_cross_project_edges(build, ask, producer, project_name):
+def test_export_and_explorer_show_the_cross_project_edges_and_exposures(build, ask, producer, project_name):
     from catalog.export.openlineage import default_dataset_namespace, openlineage_events
     from catalog.export.stored import stored_export_input
     from catalog.report.explorer import explorer_data
@@ -213,7 +213,10 @@ def test_export_and_explorer_show_the_cross_project_edges(build, ask, producer, 
     data = stored_export_input(ask(finance), consumers=True)
     events = {e["job"]["name"]: e for e in openlineage_events(data, dataset_namespace=default_dataset_namespace(data)[0])}
     # the consumer's jobs only, in its namespace; platform's models are its inputs, in platform's file
-    assert sorted(events) == ["model.finance.customer_revenue", "model.finance.monthly_revenue", "model.finance.revenue_by_country"]
+    assert sorted(events) == [
+        "exposure.finance.board_report", "exposure.finance.customer_dashboard",
+        "model.finance.customer_revenue", "model.finance.monthly_revenue", "model.finance.revenue_by_country",
+    ]  # fmt: skip
     revenue = events["model.finance.customer_revenue"]
     assert revenue["job"]["namespace"] == finance
     assert [(d["namespace"], d["name"]) for d in revenue["inputs"]] == [
@@ -227,6 +230,19 @@ def test_export_and_explorer_show_the_cross_project_edges(build, ask, producer, 
     mine = stored_export_input(ask(producer), consumers=False)
     out = {e["job"]["name"]: e["outputs"][0] for e in openlineage_events(mine, dataset_namespace=default_dataset_namespace(mine)[0])}
     assert (out[DIM]["namespace"], out[DIM]["name"]) == ("duckdb://platform.duckdb", "platform.main.dim_customers")
+
+    # the exposures: jobs of finance reading its models, with their precision
+    dash, board = events["exposure.finance.customer_dashboard"], events["exposure.finance.board_report"]
+    assert dash["job"]["namespace"] == board["job"]["namespace"] == finance
+    facet = dash["job"]["facets"]["dbtColumnCatalog_exposure"]
+    assert (facet["precision"], facet["referencedColumns"]) == ("column", [
+        {"namespace": "duckdb://finance.duckdb", "name": "finance.main.customer_revenue", "field": "email"},
+        {"namespace": "duckdb://finance.duckdb", "name": "finance.main.customer_revenue", "field": "revenue"},
+    ])  # fmt: skip
+    assert [(d["namespace"], d["name"]) for d in dash["inputs"]] == [("duckdb://finance.duckdb", "finance.main.customer_revenue")]
+    assert board["job"]["facets"]["dbtColumnCatalog_exposure"]["precision"] == "model"
+    assert "referencedColumns" not in board["job"]["facets"]["dbtColumnCatalog_exposure"]
+    assert [d["name"] for d in board["inputs"]] == ["finance.main.monthly_revenue", "finance.main.revenue_by_country"]
 
     page = explorer_data(data)
     rows = {n[2]: n for n in page["nodes"]}
@@ -330,3 +346,4 @@ def test_impact_asked_from_a_foreign_node_of_the_consumer(build, ask, producer, 
     # a name neither finance nor the platform build it read holds: the miss names finance
     with pytest.raises(NotFound, match="no column 'dim_customers.nope' in project"):
         ask(finance).impact(["dim_customers.nope"])
+
