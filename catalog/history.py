@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from catalog.errors import NotFound
+from catalog.errors import NotFound, StoreError
 from catalog.store.keys import unscoped_key
 from catalog.store.graph import Graph
 
@@ -186,16 +186,34 @@ class GcResult(BaseModel):
     builds_deleted: int
     relationships_deleted: int
     nodes_deleted: int  # model and column nodes no kept build sees
+    # builds kept because a stored build of another project reads them (dbt Mesh), as
+    # {build id: ["finance=7", ...]} (the consumer project and its build)
+    read_by: dict[int, list[str]] = {}
+
+
+def consumer_reads(graph: Graph, project: str) -> dict[int, list[str]]:
+    """The builds of ``project`` that stored builds of other projects read (their recorded
+    ``Build.upstream``): {build id: ["finance=7", ...]}."""
+    out: dict[int, list[str]] = {}
+    for r in graph.read("read/list_builds_read_by_consumers", project=project):
+        out.setdefault(int(r["build_id"]), []).append(f"{r['consumer']}={r['consumer_build']}")
+    return out
 
 
 def collect_garbage(graph: Graph, project: str, keep: int) -> GcResult:
-    """Keep the ``keep`` newest finished builds (the active one always), delete the rest."""
+    """Keep the ``keep`` newest finished builds (the active one always) and every build that a
+    stored build of another project reads, delete the rest: what any kept build of any
+    project sees stays as it was."""
     builds = [b for b in list_builds(graph, project) if b.status in ("active", "superseded")]
     if not builds:
         raise NotFound(f"project {project!r} has no finished build")
     newest = sorted(builds, key=lambda b: b.id, reverse=True)[: max(1, keep)]
     active = [b for b in builds if b.status == "active"]
-    kept = sorted({b.id for b in newest} | {b.id for b in active})
+    own = {b.id for b in newest} | {b.id for b in active}
+    read_by = {b: who for b, who in consumer_reads(graph, project).items() if b not in own}
+    # deletion is by age (what ended before the oldest kept build): every build from the oldest
+    # one read by a consumer on stays
+    kept = sorted(b.id for b in builds if b.id >= min(own | set(read_by)))
     keep_from = kept[0]
     rels = graph.run_autocommit("write/delete_old_relationships", project=project, keep_from=keep_from)
     deleted = graph.write("write/delete_old_builds", project=project, keep_from=keep_from)
@@ -206,6 +224,7 @@ def collect_garbage(graph: Graph, project: str, keep: int) -> GcResult:
         builds_deleted=int(deleted[0]["deleted"]) if deleted else 0,
         relationships_deleted=int(rels[0]["deleted"]) if rels else 0,
         nodes_deleted=int(nodes[0]["deleted"]) if nodes else 0,
+        read_by=read_by,
     )
 
 
@@ -227,9 +246,20 @@ def check_project(graph: Graph, project: str) -> str:
 
 
 def forget_project(graph: Graph, project: str, progress: Callable[[str], None] | None = None) -> ForgetResult:
-    """Delete everything stored for one project; other projects are untouched."""
+    """Delete everything stored for one project; other projects are untouched. Refused while
+    a stored build of another project reads one of its builds (dbt Mesh): forgetting it would
+    change what that build shows."""
     say = progress or (lambda _msg: None)
     check_project(graph, project)
+    readers = sorted({who for whos in consumer_reads(graph, project).values() for who in whos})
+    if readers:
+        projects = sorted({r.partition("=")[0] for r in readers})
+        named = ", ".join(f"{p} build {b}" for p, _, b in (r.partition("=") for r in readers))
+        first = " ".join(f"`catalog forget {p} --yes`" for p in projects)
+        raise StoreError(
+            f"{project} is read by builds of other projects ({named}): forgetting it would change what they show; "
+            f"forget {'that project' if len(projects) == 1 else 'those projects'} first ({first}), then {project}"
+        )
     say(f"Deleting the columns of {project}…")
     columns = graph.run_autocommit("write/delete_project_columns", project=project)
     say(f"Deleting the models and builds of {project}…")

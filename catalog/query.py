@@ -176,7 +176,36 @@ class Catalog:
 
     def resolve(self, text: str) -> ColumnId:
         """``orders.amount``, ``shop.orders.amount`` (a source), ``model.pkg.orders.amount``, or
-        with the column in double quotes, taken exactly: ``orders."a.b"``, ``orders."ID"``."""
+        with the column in double quotes, taken exactly: ``orders."a.b"``, ``orders."ID"``.
+        A name the build does not hold may name a foreign node's column (dbt Mesh): the
+        producer's column in the producer build this build read, named with its project."""
+        try:
+            return self._resolve_own(text)
+        except NotFound:
+            foreign = self._resolve_foreign(text)
+            if foreign is None:
+                raise
+            return foreign
+
+    def _resolve_foreign(self, text: str) -> ColumnId | None:
+        """The column ``text`` names in the producer builds this build read (``Build.upstream``),
+        as ``finance``'s manifest names the injected node (``dim_customers``,
+        ``model.platform.dim_customers``); None when none has it, NotFound when several do."""
+        read = {int(entry.rsplit("=", 1)[1]) for entry in self._upstream}
+        hits: dict[str, ColumnId] = {}
+        for project, build_id in sorted(self.builds.items()):
+            if project == self.project or build_id not in read:
+                continue
+            for model, column in require_splits(text, self.dialect):
+                rows = self.graph.read("read/find_columns_named", project=project, model=model, column_name=column, build_id=build_id)
+                if rows:
+                    hits |= {r["key"]: ColumnId(**r, project=project) for r in rows}
+                    break
+        if len(hits) > 1:
+            raise NotFound(f"{text!r} is ambiguous; name one of: {', '.join(sorted(c.label for c in hits.values()))}")
+        return next(iter(hits.values()), None)
+
+    def _resolve_own(self, text: str) -> ColumnId:
         # the fast path asks the graph for columns of that name (indexed); the full list of
         # names is only loaded for a name with several dots or to explain a miss
         hits: list[ColumnId] = []

@@ -93,8 +93,9 @@ def gc(
     if as_json:
         print_json(result.model_dump())
     else:
+        read = "".join(f"; build {b} is read by {', '.join(w.replace('=', ' build ') for w in who)}" for b, who in result.read_by.items())
         print_text(
-            f"kept builds {', '.join(map(str, result.kept))}; deleted {result.builds_deleted} builds "
+            f"kept builds {', '.join(map(str, result.kept))}{read}; deleted {result.builds_deleted} builds "
             f"and {result.relationships_deleted} relationships, {result.nodes_deleted} model and column nodes"
         )
 

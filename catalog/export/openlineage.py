@@ -17,6 +17,15 @@ lineage is folded into the models that read them, as dbt inlines them). Each eve
 - ``run``: a run id derived from the job and the event time, and an ``extractionError``
   facet where the analysis left columns unresolved.
 
+Then one event per exposure (a dashboard, notebook, application: a job that reads datasets
+and writes none): ``job`` in the same namespace, named by the exposure's unique id, with
+``jobType`` (``DBT``, ``EXPOSURE``) and the custom facet ``dbtColumnCatalog_exposure``
+(schema: ``ExposureJobFacet.json`` beside this file): its ``precision`` (``column`` when
+``meta.referenced_columns`` lists what it reads, else ``model``), type, url, owner, maturity,
+description and, with column precision,
+the ``referencedColumns`` as input fields (``namespace``, ``name``, ``field``); ``inputs``: the
+relations it depends on (another project's model in that project's namespace, dbt Mesh).
+
 Everything is deterministic for the same input: the event time is the manifest's
 ``generated_at`` and the run id a UUID (version 5) of the job namespace, job name and that
 time. The conversion reads ``ExportInput`` (dbt nodes and ``ModelLineage`` records), so that
@@ -37,7 +46,7 @@ from sqlglot import exp
 
 from catalog import __version__
 from catalog.analyze.records import ColumnKind, ColumnLineage, ConditionClause, ModelLineage, ModelStatus
-from catalog.extract import DbtColumn, DbtNode, DbtProject, measure_owners
+from catalog.extract import DbtColumn, DbtExposure, DbtNode, DbtProject, measure_owners
 from catalog.idents import typed
 
 SPEC_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
@@ -76,6 +85,7 @@ class ExportInput(BaseModel):
     consumers: dict[str, ConsumerNode] = {}
     semantic: dict[str, ModelLineage] = {}
     consumer_edges: tuple[tuple[str, str, str, str], ...] = ()
+    exposures: dict[str, DbtExposure] = {}  # exported as jobs that read their models
 
 
 class ConsumerNode(BaseModel):
@@ -113,6 +123,7 @@ def export_input(
         build_id=build_id,
         relations=project.nodes,
         lineages=lineages,
+        exposures=project.exposures,
         **extra,
     )
 
@@ -347,7 +358,49 @@ def openlineage_events(
         if rel.resource_type not in ("model", "snapshot") or rel.is_ephemeral or rel.external_project:
             continue  # another project's model (dbt Mesh) is a job of that project's export
         events.append(_event(data, rel, lineage, names, job_ns, dataset_ns, when))
+    for uid, exposure in sorted(data.exposures.items()):
+        events.append(_exposure_event(data, exposure, lineage, names, job_ns, dataset_ns, when))
     return events
+
+
+# the exposure's custom job facet (OpenLineage: a custom facet's name has its producer's prefix)
+EXPOSURE_FACET = "dbtColumnCatalog_exposure"
+EXPOSURE_SCHEMA = "urn:dbt-column-catalog:facets:1-0-0:ExposureJobFacet.json"  # the $id of catalog/export/ExposureJobFacet.json
+
+
+def _exposure_event(
+    data: ExportInput, exposure: DbtExposure, lineage: _Lineage, names: _Names, job_ns: str, dataset_ns: str, when: str
+) -> dict[str, Any]:
+    """An exposure as a job run that reads the relations it depends on (ephemeral models
+    replaced by what they read) and writes no dataset; its precision in its own facet."""
+    reads = {d for d in exposure.depends_on if d in data.relations}
+    found = sorted({d for d in reads if not lineage.is_ephemeral(d)} | {i for d in reads if lineage.is_ephemeral(d) for i in lineage.inputs(d)})
+    body: dict[str, Any] = {"precision": exposure.precision}
+    written = (("type", exposure.type), ("url", exposure.url), ("owner", exposure.owner), ("maturity", exposure.maturity), ("description", exposure.description))
+    body |= {k: v for k, v in written if v}
+    if exposure.referenced_columns:
+        fields = []
+        for rc in exposure.referenced_columns:
+            nodes = [rc.node] if rc.node else found
+            for uid in nodes:
+                rel = data.relations.get(uid)
+                if rel is not None and uid in found and any(c.key_name(data.dialect) == typed(rc.name) for c in rel.columns):
+                    fields.append({"namespace": namespace_of(data, rel, dataset_ns), "name": dataset_name(rel), "field": names(uid, rc.name)})
+        body["referencedColumns"] = fields
+    facets: dict[str, Any] = {
+        "jobType": _facet("JobTypeJobFacet", "2-0-4", processingType="BATCH", integration="DBT", jobType="EXPOSURE"),
+        EXPOSURE_FACET: {"_producer": PRODUCER, "_schemaURL": f"{EXPOSURE_SCHEMA}#/$defs/ExposureJobFacet", **body},
+    }
+    return {
+        "eventType": "COMPLETE",
+        "eventTime": when,
+        "producer": PRODUCER,
+        "schemaURL": f"{SPEC_URL}#/$defs/RunEvent",
+        "run": {"runId": run_id(job_ns, exposure.unique_id, when)},
+        "job": {"namespace": job_ns, "name": exposure.unique_id, "facets": facets},
+        "inputs": [_dataset(data.relations[uid], namespace_of(data, data.relations[uid], dataset_ns), _dataset_facets(data.relations[uid], data.lineages.get(uid))) for uid in found],
+        "outputs": [],
+    }
 
 
 def _event(

@@ -22,6 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 from catalog.cli.app import app
+from catalog.errors import NotFound
 from catalog.history import forget_project
 from edits import drop_catalog_column, edit_manifest, edit_sql
 from test_build_views import view
@@ -201,7 +202,7 @@ def test_check_of_a_producer_change_lists_the_consumer_hits(build, producer, pro
     assert f"{finance}:customer_revenue" in done.stdout
 
 
-def test_export_and_explorer_show_the_cross_project_edges(build, ask, producer, project_name):
+def test_export_and_explorer_show_the_cross_project_edges_and_exposures(build, ask, producer, project_name):
     from catalog.export.openlineage import default_dataset_namespace, openlineage_events
     from catalog.export.stored import stored_export_input
     from catalog.report.explorer import explorer_data
@@ -212,7 +213,10 @@ def test_export_and_explorer_show_the_cross_project_edges(build, ask, producer, 
     data = stored_export_input(ask(finance), consumers=True)
     events = {e["job"]["name"]: e for e in openlineage_events(data, dataset_namespace=default_dataset_namespace(data)[0])}
     # the consumer's jobs only, in its namespace; platform's models are its inputs, in platform's file
-    assert sorted(events) == ["model.finance.customer_revenue", "model.finance.monthly_revenue", "model.finance.revenue_by_country"]
+    assert sorted(events) == [
+        "exposure.finance.board_report", "exposure.finance.customer_dashboard",
+        "model.finance.customer_revenue", "model.finance.monthly_revenue", "model.finance.revenue_by_country",
+    ]  # fmt: skip
     revenue = events["model.finance.customer_revenue"]
     assert revenue["job"]["namespace"] == finance
     assert [(d["namespace"], d["name"]) for d in revenue["inputs"]] == [
@@ -226,6 +230,19 @@ def test_export_and_explorer_show_the_cross_project_edges(build, ask, producer, 
     mine = stored_export_input(ask(producer), consumers=False)
     out = {e["job"]["name"]: e["outputs"][0] for e in openlineage_events(mine, dataset_namespace=default_dataset_namespace(mine)[0])}
     assert (out[DIM]["namespace"], out[DIM]["name"]) == ("duckdb://platform.duckdb", "platform.main.dim_customers")
+
+    # the exposures: jobs of finance reading its models, with their precision
+    dash, board = events["exposure.finance.customer_dashboard"], events["exposure.finance.board_report"]
+    assert dash["job"]["namespace"] == board["job"]["namespace"] == finance
+    facet = dash["job"]["facets"]["dbtColumnCatalog_exposure"]
+    assert (facet["precision"], facet["referencedColumns"]) == ("column", [
+        {"namespace": "duckdb://finance.duckdb", "name": "finance.main.customer_revenue", "field": "email"},
+        {"namespace": "duckdb://finance.duckdb", "name": "finance.main.customer_revenue", "field": "revenue"},
+    ])  # fmt: skip
+    assert [(d["namespace"], d["name"]) for d in dash["inputs"]] == [("duckdb://finance.duckdb", "finance.main.customer_revenue")]
+    assert board["job"]["facets"]["dbtColumnCatalog_exposure"]["precision"] == "model"
+    assert "referencedColumns" not in board["job"]["facets"]["dbtColumnCatalog_exposure"]
+    assert [d["name"] for d in board["inputs"]] == ["finance.main.monthly_revenue", "finance.main.revenue_by_country"]
 
     page = explorer_data(data)
     rows = {n[2]: n for n in page["nodes"]}
@@ -247,6 +264,86 @@ def test_the_consumer_report_counts_its_own_models(build, ask, producer, project
     t = collect_report(ask(finance)).coverage.totals
     # customer_revenue (5 columns), monthly_revenue (2), revenue_by_country (2); platform's four
     # models are platform's report's; count(*) as order_count has no upstream column
-    assert (t.models, t.by_status, t.columns, t.no_upstream) == (3, {"resolved": 3, "partial": 0, "unresolved": 0, "failed": 0}, 9, 1)
+    assert (t.models, t.by_status, t.columns, t.no_upstream) == (3, {"resolved": 3, "partial": 0, "unresolved": 0, "opaque": 0, "failed": 0}, 9, 1)
     p = collect_report(ask(producer)).coverage.totals
     assert (p.models, p.by_status["resolved"], p.seeds) == (4, 4, 2)
+
+
+def whole_view(graph, ask, finance: str, build_id: int, env: dict, change: Path) -> dict:
+    """Every read of one consumer build the CLI offers: the stored view, the trace and impact
+    of each of its columns, `check` of its own artifacts, and `check` of a producer change
+    with its hits in the consumer."""
+    out = {"stored": view(graph, finance, build_id), "answers": consumer_view(ask, finance, build_id)}
+    runner = CliRunner()
+    for args in (["check", str(FINANCE), "--project", finance, "--json"], ["check", str(change), "--project", "platform", "--json"]):
+        done = runner.invoke(app, args, env=env)
+        assert done.exit_code in (0, 1), done.output
+        out[args[1]] = json.loads(done.stdout)
+    return out
+
+
+def test_gc_and_forget_of_the_producer_never_change_a_consumer_build(build, ask, graph, producer, project_name, neo4j_settings, tmp_path):
+    first = build(PLATFORM, producer)
+    finance = f"{project_name}_finance"
+    c1 = build(FINANCE, finance)  # reads platform's first build
+    change = without_email(tmp_path)
+    second = build(change, producer)  # platform's first build's email edges end here
+    c2 = build(FINANCE, finance)  # reads platform's second build
+    env = neo4j_env(neo4j_settings)
+    old, new = whole_view(graph, ask, finance, c1.build_id, env, change), whole_view(graph, ask, finance, c2.build_id, env, change)
+    assert labels(ask(finance, c1.build_id).trace(["customer_revenue.email"]))[1] == ("platform:raw_customers.email", 3)
+
+    # finance's first build still reads platform's first: gc keeps it and all it sees
+    runner = CliRunner()
+    done = runner.invoke(app, ["gc", "--keep", "1", "--project", producer, "--json"], env=env)
+    assert done.exit_code == 0, done.output
+    doc = json.loads(done.stdout)
+    assert (doc["kept"], doc["read_by"], doc["builds_deleted"], doc["relationships_deleted"], doc["nodes_deleted"]) == (
+        [first.build_id, second.build_id], {str(first.build_id): [f"{finance}={c1.build_id}"]}, 0, 0, 0
+    )  # fmt: skip
+    assert whole_view(graph, ask, finance, c1.build_id, env, change) == old
+    assert whole_view(graph, ask, finance, c2.build_id, env, change) == new
+
+    # once finance forgets its first build, platform's first build is read by nobody: gone
+    assert runner.invoke(app, ["gc", "--keep", "1", "--project", finance], env=env).exit_code == 0
+    done = runner.invoke(app, ["gc", "--keep", "1", "--project", producer], env=env)
+    assert done.exit_code == 0, done.output
+    assert done.stdout.startswith(f"kept builds {second.build_id}; deleted 1 builds and ")
+    assert whole_view(graph, ask, finance, c2.build_id, env, change) == new
+
+    # forget of a producer a consumer build reads is refused, and changes nothing
+    done = runner.invoke(app, ["forget", producer, "--yes"], env=env)
+    assert done.exit_code == 1
+    assert done.output.strip().splitlines()[-1] == (
+        f"Error: platform is read by builds of other projects ({finance} build {c2.build_id}): forgetting it would change what "
+        f"they show; forget that project first (`catalog forget {finance} --yes`), then platform"
+    )
+    assert whole_view(graph, ask, finance, c2.build_id, env, change) == new
+    assert runner.invoke(app, ["forget", finance, "--yes"], env=env).exit_code == 0
+    done = runner.invoke(app, ["forget", producer, "--yes"], env=env)
+    assert done.exit_code == 0, done.output
+
+
+def test_impact_asked_from_a_foreign_node_of_the_consumer(build, ask, producer, project_name, neo4j_settings):
+    build(PLATFORM, producer)
+    finance = f"{project_name}_finance"
+    build(FINANCE, finance)
+    # the injected node as finance's manifest names it: platform's column, in the platform build finance read
+    for name in ("dim_customers.email", "model.platform.dim_customers.email"):
+        answer = ask(finance).impact([name])
+        assert [c.label for c in answer.asked] == ["platform:dim_customers.email"]
+        assert labels(answer) == [("customer_revenue.email", 1)]
+        assert [(h.kind, h.name, h.project, h.depth, h.precision) for h in answer.consumers] == [("exposure", "customer_dashboard", None, 2, "column")]
+    # the same columns, paths and consumers as asking in platform, named as finance names them
+    mine, theirs = ask(finance).impact(["fct_orders.amount"]), ask(producer).impact(["fct_orders.amount"])
+    assert [(r.column.key, r.depth, r.hops) for r in mine.columns] == [(r.column.key, r.depth, r.hops) for r in theirs.columns]
+    assert labels(mine) == [("customer_revenue.revenue", 1), ("monthly_revenue.revenue", 1), ("revenue_by_country.revenue", 2)]
+    assert [(h.key, h.depth, h.precision) for h in mine.consumers] == [(h.key, h.depth, h.precision) for h in theirs.consumers]
+    done = CliRunner().invoke(app, ["impact", "dim_customers.email", "--project", finance, "--json"], env=neo4j_env(neo4j_settings))
+    assert done.exit_code == 0, done.output
+    doc = json.loads(done.stdout)
+    assert [(x.get("project"), x["model"], x["name"], x["depth"]) for x in doc["columns"]] == [(None, "customer_revenue", "email", 1)]
+    # a name neither finance nor the platform build it read holds: the miss names finance
+    with pytest.raises(NotFound, match="no column 'dim_customers.nope' in project"):
+        ask(finance).impact(["dim_customers.nope"])
+

@@ -31,7 +31,7 @@ def _from_artifacts(target: Path) -> list[dict]:
 def test_stored_build_gives_the_events_of_its_artifacts(build, graph, project_name, example, neo4j_env, tmp_path):
     build(example, project_name)
     expected = _from_artifacts(example)
-    assert len(expected) == 14
+    assert len(expected) == 15  # 14 models and snapshots, the exposure
 
     stored = openlineage_events(stored_export_input(Catalog(graph, project_name), consumers=False), job_namespace=NS)
     assert stored == expected

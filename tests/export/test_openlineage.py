@@ -22,6 +22,7 @@ from catalog.cli.app import app
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "coffee_shop"
 SPEC_DIR = Path(__file__).parent / "openlineage_spec"
+OWN_FACET = REPO / "catalog" / "export" / "ExposureJobFacet.json"  # the exposure's custom facet
 runner = CliRunner()
 
 
@@ -30,7 +31,7 @@ runner = CliRunner()
 
 def _registry() -> Registry:
     resources = []
-    for path in sorted(SPEC_DIR.glob("*.json")):
+    for path in [*sorted(SPEC_DIR.glob("*.json")), OWN_FACET]:
         schema = json.loads(path.read_text())
         resources.append((schema["$id"], Resource.from_contents(schema)))
     return Registry().with_resources(resources)
@@ -118,6 +119,7 @@ def test_every_event_of_the_example_is_valid(example_events):
         for uid, n in manifest["nodes"].items()
         if n["resource_type"] in ("model", "snapshot") and n["config"]["materialized"] != "ephemeral"
     }
+    jobs |= set(manifest["exposures"])  # and one per exposure, reading its models
     assert set(example_events) == jobs  # one job per model; the ephemeral one is folded in
     for event in example_events.values():
         assert_valid(event)
@@ -275,16 +277,17 @@ def test_namespaces_and_file_output(tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert result.stdout == ""
-    assert "14 OpenLineage events written to" in result.stderr
+    assert "15 OpenLineage events written to" in result.stderr
     events = [json.loads(line) for line in out.read_text().splitlines()]
-    assert len(events) == 14
+    assert len(events) == 15
     assert {e["job"]["namespace"] for e in events} == {"dbt-prod"}
     namespaces = {d["namespace"] for e in events for d in e["inputs"] + e["outputs"]}
     assert namespaces == {"duckdb:///srv/shop.duckdb"}
     lineage_ns = {
         f["namespace"]
         for e in events
-        for f in e["outputs"][0]["facets"].get("columnLineage", {}).get("dataset", [])
+        for o in e["outputs"]  # an exposure's job writes no dataset
+        for f in o["facets"].get("columnLineage", {}).get("dataset", [])
     }
     assert lineage_ns == {"duckdb:///srv/shop.duckdb"}
 
@@ -356,7 +359,7 @@ def test_url_sends_the_same_events_as_the_file(lineage_server, example_events):
     result = runner.invoke(app, ["export", str(EXAMPLE), "--url", url])
     assert result.exit_code == 0, result.output
     assert result.stdout == ""
-    assert f"14 OpenLineage events sent to {url}" in result.stderr
+    assert f"15 OpenLineage events sent to {url}" in result.stderr
     assert {path for path, _ in received} == {"/api/v1/lineage"}
     assert sorted((e for _, e in received), key=lambda e: e["job"]["name"]) == [
         example_events[name] for name in sorted(example_events)
@@ -371,7 +374,7 @@ def test_refused_connection_is_one_error_line_naming_the_url():
     assert result.exit_code == 1
     errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
     assert errors == [
-        f"Error: cannot send OpenLineage events to {dead}/api/v1/lineage: connection refused (0 of 14 events sent)"
+        f"Error: cannot send OpenLineage events to {dead}/api/v1/lineage: connection refused (0 of 15 events sent)"
     ]
     assert "Traceback" not in result.output
 
@@ -381,6 +384,25 @@ def test_http_error_names_the_status(lineage_server):
     result = runner.invoke(app, ["export", str(EXAMPLE), "--url", url, "--endpoint", "api/v1/nowhere"])
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines()[-1] == (
-        f"Error: {url}/api/v1/nowhere answered HTTP 404 (0 of 14 events sent)"
+        f"Error: {url}/api/v1/nowhere answered HTTP 404 (0 of 15 events sent)"
     )
     assert received == []
+
+
+def test_an_exposure_is_a_job_reading_its_models_with_its_precision(example_events):
+    # sales_dashboard depends on ref('orders') and the metric revenue, lists no referenced_columns
+    event = example_events["exposure.coffee_shop.sales_dashboard"]
+    assert_valid(event)
+    assert event["job"]["namespace"] == "coffee_shop"
+    assert event["job"]["facets"]["jobType"]["jobType"] == "EXPOSURE"
+    facet = {k: v for k, v in event["job"]["facets"]["dbtColumnCatalog_exposure"].items() if not k.startswith("_")}
+    assert facet == {
+        "precision": "model",
+        "type": "dashboard",
+        "url": "https://bi.example.com/dashboards/sales",
+        "owner": "Sales analytics",
+        "maturity": "high",
+        "description": "Daily revenue and orders per customer.",
+    }
+    assert [(d["namespace"], d["name"]) for d in event["inputs"]] == [("duckdb://coffee_shop.duckdb", "coffee_shop.main.orders")]
+    assert event["outputs"] == []
