@@ -12,17 +12,21 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import NoReturn
 
 import pytest
 from neo4j import Driver, GraphDatabase
 from pydantic import SecretStr
 
+from catalog import local_neo4j
 from catalog.build import Builder, BuildSummary
+from catalog.errors import ServerError
 from catalog.history import forget_project
 from catalog.query import Catalog
 from catalog.settings import Neo4jSettings
+from catalog.store.connection import start_local_server
 from catalog.store.graph import Graph
+from local_servers import own_local_server_env
+from needs import unavailable
 
 # tests/ mirrors catalog/ (tests/build, tests/check, tests/query, ...); a test may use another
 # folder's helpers by module name (``from test_build_views import view``), so every folder
@@ -47,20 +51,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     another fixture) is ``neo4j``, one that reads ``../shared`` is ``corpus``."""
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
-        if "neo4j_source" in used:
+        if used & {"neo4j_source", "neo4j_jars"}:  # the session's server, or one of the test's own
             item.add_marker(pytest.mark.neo4j)
         if "shared_dir" in used:
             item.add_marker(pytest.mark.corpus)
-
-
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
-
-
-def _unavailable(reason: str) -> NoReturn:
-    if _in_ci():
-        pytest.fail(f"{reason} (CI=true: failing instead of skipping)", pytrace=False)
-    pytest.skip(reason)
 
 
 def _docker_engine_answers() -> bool:
@@ -96,7 +90,7 @@ def neo4j_source() -> Iterator[Neo4jSource]:
         except Exception as exc:  # image pull or start-up failure
             problem = f"{type(exc).__name__}: {exc}"
         if problem:
-            _unavailable(f"Neo4j container did not start: {problem}")
+            unavailable(f"Neo4j container did not start: {problem}")
         try:
             settings = Neo4jSettings(
                 uri=container.get_connection_url(), user=container.username, password=container.password
@@ -106,10 +100,6 @@ def neo4j_source() -> Iterator[Neo4jSource]:
             container.stop()
         return
 
-    from catalog import local_neo4j
-    from catalog.errors import ServerError
-    from catalog.store.connection import start_local_server
-
     problem = ""
     try:
         already_running = local_neo4j.status().running
@@ -117,9 +107,9 @@ def neo4j_source() -> Iterator[Neo4jSource]:
     except ServerError as exc:
         problem = str(exc)  # reported outside the except block: no chained traceback
     if problem:
-        _unavailable(f"no NEO4J_URI, no Docker engine, and the local Neo4j did not start: {problem}")
+        unavailable(f"no NEO4J_URI, no Docker engine, and the local Neo4j did not start: {problem}")
     if not server.auth:
-        _unavailable(f"the local Neo4j in {server.home} runs without authentication (--no-auth); stop it so the tests start it with authentication")
+        unavailable(f"the local Neo4j in {server.home} runs without authentication (--no-auth); stop it so the tests start it with authentication")
     password = local_neo4j.read_password() or ""
     try:
         yield Neo4jSource(Neo4jSettings(uri=server.bolt_uri, password=SecretStr(password)), "local")
@@ -142,7 +132,7 @@ def neo4j_driver(neo4j_settings: Neo4jSettings) -> Iterator[Driver]:
         except Exception as exc:
             problem = f"{type(exc).__name__}: {exc}"
         if problem:
-            _unavailable(f"Neo4j at {neo4j_settings.uri} does not answer: {problem}")
+            unavailable(f"Neo4j at {neo4j_settings.uri} does not answer: {problem}")
         yield driver
 
 
@@ -155,11 +145,48 @@ def neo4j_env(neo4j_settings) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
+def neo4j_jars() -> Path:
+    """The lib folder of the jars ``catalog neo4j start`` runs, installed here when missing (by
+    the code that command installs them with: Maven Central, once per machine)."""
+    problem = ""
+    try:
+        lib = local_neo4j.install()
+    except ServerError as exc:
+        problem = str(exc)
+    if problem:
+        unavailable(f"the Neo4j jars of `catalog neo4j start` could not be installed: {problem}")
+    return lib
+
+
+@pytest.fixture(scope="module")
+def local_server(neo4j_source: Neo4jSource, neo4j_jars: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[local_neo4j.ServerStatus]:
+    """The local server of ``catalog neo4j start``, running with authentication: the session's
+    when it is one; else (NEO4J_URI, Docker) one started for the module in a home and on ports of
+    its own, the environment pointing ``catalog.local_neo4j`` at it while the module's tests run."""
+    if neo4j_source.origin == "local":
+        yield local_neo4j.status()
+        return
+    with pytest.MonkeyPatch.context() as env:
+        own_local_server_env(env, tmp_path_factory.mktemp("neo4j_local"), neo4j_jars)
+        problem = ""
+        try:
+            server = start_local_server(timeout=300)
+        except ServerError as exc:
+            problem = str(exc)
+        if problem:
+            unavailable(f"a local Neo4j of the tests' own did not start: {problem}")
+        try:
+            yield server
+        finally:
+            local_neo4j.stop()
+
+
+@pytest.fixture(scope="session")
 def shared_dir() -> Path:
     """The ``shared`` directory next to the repository (corpus and tools)."""
     path = Path(__file__).resolve().parents[1].parent / "shared"
     if not path.is_dir():
-        _unavailable(f"shared directory {path} is missing")
+        unavailable(f"shared directory {path} is missing")
     return path
 
 

@@ -9,11 +9,8 @@ from catalog import local_neo4j
 
 pytestmark = pytest.mark.neo4j
 
-def test_bulk_import_writes_every_node_relationship_and_property_of_a_build(graph, build, project_name, example, neo4j_source, benchmark_module):
-    if not local_neo4j.is_installed():
-        if neo4j_source.origin == "local":
-            pytest.fail(f"the local Neo4j runs but its jars are not in {local_neo4j.layout().lib_dir}")
-        pytest.skip("the Neo4j jars of `catalog neo4j start` are not installed here (the tests use another server)")
+def test_bulk_import_writes_every_node_relationship_and_property_of_a_build(graph, build, project_name, example, neo4j_jars, benchmark_module):
+    assert local_neo4j.layout().lib_dir == neo4j_jars  # the importer runs the jars of `catalog neo4j start`
     bulk = benchmark_module("bulk_import")
     summary = build(example, project_name)
     assert summary.status == "active"

@@ -26,6 +26,7 @@ import pytest
 from catalog import local_neo4j
 from catalog.store.connection import start_local_server
 from catalog.history import list_builds
+from local_servers import own_local_server_env
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "coffee_shop" / "target"
@@ -163,26 +164,13 @@ def test_a_signal_during_a_build_says_so_marks_it_failed_and_keeps_the_active_bu
 
 
 # --------------------------------------------------------------------------- a Neo4j killed mid-build
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[pytest.MonkeyPatch]:
-    """A second local Neo4j, on ports and in a folder of its own, for tests that kill it.
-    Yields the environment that points ``catalog.local_neo4j`` at it (active while the test runs)."""
-    lib = local_neo4j.layout().lib_dir
-    if not (lib / local_neo4j.MARKER_NAME).is_file():
-        pytest.skip(f"no Neo4j jars in {lib} to start a second server from")
+def own_server(neo4j_jars: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[pytest.MonkeyPatch]:
+    """A second local Neo4j, on ports and in a folder of its own, for tests that kill it (a heap
+    of 256 MB: a transaction may use 70% of it, 179 MB). Yields the environment that points
+    ``catalog.local_neo4j`` at it (active while the test runs)."""
     with pytest.MonkeyPatch.context() as env:
-        env.setenv(local_neo4j.ENV_HOME, str(tmp_path_factory.mktemp("neo4j_killed")))
-        env.setenv(local_neo4j.ENV_LIB, str(lib))
-        env.setenv(local_neo4j.ENV_BOLT_PORT, str(_free_port()))
-        env.setenv(local_neo4j.ENV_HTTP_PORT, str(_free_port()))
-        env.setenv(local_neo4j.ENV_HEAP, "256m")  # a transaction may use 70% of it: 179 MB
-        env.setenv(local_neo4j.ENV_PAGECACHE, "128m")
+        own_local_server_env(env, tmp_path_factory.mktemp("neo4j_killed"), neo4j_jars)
         start_local_server(timeout=300)
         try:
             yield env

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import subprocess
@@ -12,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from catalog.cli.app import COMMANDS, app, make_app
+from needs import unavailable
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "coffee_shop"
@@ -355,7 +357,8 @@ def test_json_output_is_the_same_document_with_orjson_and_without(capsys, monkey
     import dataclasses
     import datetime
 
-    pytest.importorskip("orjson")
+    if importlib.util.find_spec("orjson") is None:
+        unavailable("orjson is not installed (pip install '.[fast]')")
     from catalog.cli.common import print_json
 
     @dataclasses.dataclass

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from neo4j import GraphDatabase
+from pydantic import SecretStr
 from typer.testing import CliRunner
 
 from catalog import local_neo4j
@@ -23,17 +25,13 @@ WRONG = "not-the-password-7Qx2"
 
 
 @pytest.fixture
-def local_server(neo4j_source) -> local_neo4j.ServerStatus:
-    if neo4j_source.origin != "local":
-        pytest.skip(f"the session's Neo4j comes from {neo4j_source.origin}, not the local server")
-    return local_neo4j.status()
-
-
-@pytest.fixture
-def auth_settings(neo4j_settings: Neo4jSettings) -> Neo4jSettings:
-    if not neo4j_settings.password.get_secret_value():
-        pytest.skip(f"the session's Neo4j at {neo4j_settings.uri} is used without a password")
-    return neo4j_settings
+def auth_settings(neo4j_settings: Neo4jSettings, request: pytest.FixtureRequest) -> Neo4jSettings:
+    """A server with authentication on: the session's, or when it is used without a password
+    the local server (``local_server``: the session's or one of this module's own)."""
+    if neo4j_settings.password.get_secret_value():
+        return neo4j_settings
+    server = request.getfixturevalue("local_server")
+    return Neo4jSettings(uri=server.bolt_uri, password=SecretStr(local_neo4j.read_password() or ""))
 
 
 def _catalog(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -44,13 +42,15 @@ def _catalog(args: list[str], env: dict[str, str]) -> subprocess.CompletedProces
     )
 
 
-def test_the_local_server_runs_with_authentication_and_a_private_password_file(local_server, neo4j_settings) -> None:
+def test_the_local_server_runs_with_authentication_and_a_private_password_file(local_server) -> None:
     assert local_server.auth and local_server.user == "neo4j"
     path = local_server.password_file
     assert path == local_neo4j.layout().server_home / "password" and path.is_file()
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     password = path.read_text().strip()
-    assert len(password) >= 32 and password == neo4j_settings.password.get_secret_value()
+    assert len(password) >= 32
+    with GraphDatabase.driver(local_server.bolt_uri, auth=("neo4j", password)) as driver:
+        driver.verify_connectivity()  # the file's password is the server's
 
     shown = CliRunner().invoke(app, ["neo4j", "status"])
     assert shown.exit_code == 0, shown.output

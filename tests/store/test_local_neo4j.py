@@ -19,25 +19,16 @@ from catalog import local_neo4j
 from catalog.store.connection import start_local_server
 from catalog.cli.neo4j_cmd import app
 from catalog.errors import ServerError
+from local_servers import own_local_server_env
 
 pytestmark = pytest.mark.neo4j
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
-def other_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def other_home(neo4j_jars: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A second server home on free ports, sharing the jar cache (nothing is downloaded again)."""
-    lib = local_neo4j.install()
     home = tmp_path / "neo4j"
-    monkeypatch.setenv(local_neo4j.ENV_HOME, str(home))
-    monkeypatch.setenv(local_neo4j.ENV_LIB, str(lib))
-    monkeypatch.setenv(local_neo4j.ENV_BOLT_PORT, str(_free_port()))
-    monkeypatch.setenv(local_neo4j.ENV_HTTP_PORT, str(_free_port()))
+    own_local_server_env(monkeypatch, home, neo4j_jars)
     yield home
     local_neo4j.stop()
 
@@ -47,13 +38,11 @@ def test_server_answers_cypher(neo4j_driver, neo4j_settings) -> None:
     assert records[0]["one"] == 1
 
 
-def test_status_reports_the_session_server(neo4j_source) -> None:
-    if neo4j_source.origin != "local":
-        pytest.skip(f"the session's Neo4j comes from {neo4j_source.origin}, not the local server")
+def test_status_reports_the_local_server(local_server) -> None:
     current = local_neo4j.status()
     assert current.running and current.state == "running"
-    assert current.installed and current.pid
-    assert current.bolt_uri == neo4j_source.settings.uri
+    assert current.installed and current.pid == local_server.pid
+    assert current.bolt_uri == local_server.bolt_uri == f"bolt://127.0.0.1:{local_neo4j.layout().bolt_port}"
     assert current.version == local_neo4j.NEO4J_VERSION
 
 
