@@ -7,10 +7,16 @@ SQL by the model analyzer, as if it were a model: it reads the columns that deci
 returns rows, those in its conditions (WHERE, JOIN, GROUP BY, HAVING, QUALIFY, window) and
 those its computed output columns read. A column it only passes to its output
 (``select *``, ``select order_id``) shows the failing rows and decides nothing, so it is not
-counted. A test without compiled SQL (a manifest from ``dbt parse``) reads no known column.
+counted, unless the SQL compares rows with EXCEPT / INTERSECT (MINUS): then every column of its
+output decides whether a row is left, and all of them count. A test without compiled SQL (a
+manifest from ``dbt parse``) reads no known column.
 """
 
 from __future__ import annotations
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
 
 from catalog.analyze.project import ProjectColumns, analyze_node
 from catalog.analyze.records import ColumnKind, ColumnRef, ModelLineage
@@ -33,16 +39,28 @@ def columns_tested(project: DbtProject, lineages: dict[str, ModelLineage] | None
             if relations is None or columns is None:
                 relations, columns = RelationIndex.for_project(project), ProjectColumns(project)
                 columns.update_analyzed({u: [c.name for c in lin.columns] for u, lin in (lineages or {}).items()})
-            refs = set(decisive_columns(analyze_node(_as_node(test), project.dialect, relations, columns)))
+            analysis = analyze_node(_as_node(test), project.dialect, relations, columns)
+            refs = set(decisive_columns(analysis, compares_rows(test.sql, project.dialect)))
         out[uid] = tuple(sorted(refs, key=lambda r: r.key))
     return out
 
 
-def decisive_columns(lineage: ModelLineage) -> list[ColumnRef]:
-    """The columns that decide a test's result, from the analysis of its SQL."""
+def decisive_columns(lineage: ModelLineage, compares: bool = False) -> list[ColumnRef]:
+    """The columns that decide a test's result, from the analysis of its SQL; ``compares``:
+    the SQL compares rows (EXCEPT, INTERSECT), so the columns it copies decide too."""
     found = [c.column for c in lineage.conditions]
-    found += [src for c in lineage.columns if c.kind not in _COPIES for src in c.sources]
+    found += [src for c in lineage.columns if compares or c.kind not in _COPIES for src in c.sources]
     return found
+
+
+def compares_rows(sql: str, dialect: str) -> bool:
+    """Whether ``sql`` has an EXCEPT / INTERSECT (MINUS) set operation (not BigQuery's
+    ``select * except (...)``, which only leaves columns out)."""
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (SqlglotError, RecursionError, ValueError):
+        return False
+    return tree is not None and tree.find(exp.Except, exp.Intersect) is not None
 
 
 def with_columns(test: DbtTest, refs: tuple[ColumnRef, ...]) -> DbtTest:

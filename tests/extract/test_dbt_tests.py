@@ -95,3 +95,42 @@ def test_evaluator_combination_of_columns_and_an_always_passing_singular_test(sh
     assert found["dbt_utils_unique_combination_of_columns_stg_model_3_id__color"] == ("stg_model_3.color", "stg_model_3.id")
     # `select * from __dbt__cte__stg_model_1 where false`: nothing decides it
     assert tests["sample_custom_test"].kind == "singular" and found["sample_custom_test"] == ()
+    # equality_fct_model_directories: `select resource_name, current_file_path, change_file_path_to`
+    # of test_fct_model_directories EXCEPT the same of fct_model_directories, and the other way
+    compared = ("change_file_path_to", "current_file_path", "resource_name")
+    assert found["equality_fct_model_directories"] == tuple(f"{m}.{c}" for m in ("fct_model_directories", "test_fct_model_directories") for c in compared)
+
+
+def singular_test(target: Path, tmp_path: Path, name: str, sql: str, parents: list[str]) -> Path:
+    """A copy of ``target`` whose manifest has one more singular test, compiled to ``sql``."""
+    import json
+    import shutil
+
+    copy = tmp_path / "target"
+    shutil.copytree(target, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    base = next(n for n in manifest["nodes"].values() if n["resource_type"] == "test")
+    uid = f"test.coffee_shop.{name}"
+    node = {**base, "unique_id": uid, "name": name, "alias": name, "fqn": ["coffee_shop", name], "test_metadata": None,
+            "column_name": None, "attached_node": None, "compiled_code": sql, "raw_code": sql,
+            "original_file_path": f"tests/{name}.sql", "path": f"{name}.sql", "depends_on": {"macros": [], "nodes": parents}}
+    manifest["nodes"][uid] = node
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    return copy
+
+
+def test_a_singular_test_comparing_rows_reads_every_column_it_compares(tmp_path):
+    customers, segments = '"coffee_shop"."main"."customers"', '"coffee_shop"."main"."customer_segments"'
+    sql = f"select customer_id, email from {customers} except select customer_id, email from {segments}"
+    target = singular_test(EXAMPLE, tmp_path, "segments_keep_every_customer", sql,
+                           ["model.coffee_shop.customers", "model.coffee_shop.customer_segments"])
+    found, tests = columns_of(target)
+    assert tests["segments_keep_every_customer"].kind == "singular"
+    # the rows left by EXCEPT depend on both columns of both sides
+    assert found["segments_keep_every_customer"] == (
+        "customer_segments.customer_id", "customer_segments.email", "customers.customer_id", "customers.email"
+    )
+    # the same columns only shown: nothing decides it
+    shown = singular_test(EXAMPLE, tmp_path / "shown", "show_customers", f"select customer_id, email from {customers}",
+                          ["model.coffee_shop.customers"])
+    assert columns_of(shown)[0]["show_customers"] == ()
