@@ -9,7 +9,7 @@ import difflib
 from collections.abc import Callable, Collection, Mapping
 from typing import TypeVar
 
-from catalog.errors import NotFound
+from catalog.errors import Ambiguous, NotFound
 from catalog.idents import column_name
 from catalog.store.keys import quote_column, split_quoted_column
 
@@ -67,7 +67,7 @@ def resolve_column(
         return next(iter(unique.values()))
     if unique:
         names = ", ".join(sorted(label(c) for c in unique.values()))
-        raise NotFound(f"{text!r} is ambiguous; name one of: {names}")
+        raise Ambiguous(f"{text!r} is ambiguous; name one of: {names}")
     labels = {f"{model}.{quote_column(name)}": (model, name) for model, name in index()}
     raise NotFound(f"no column {text!r} {where}{suggest(text, labels, dialect)}")
 

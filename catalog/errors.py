@@ -25,5 +25,9 @@ class NotFound(CatalogError):
     """A model, column or build named by the user does not exist."""
 
 
+class Ambiguous(NotFound):
+    """A name the user gave means several columns."""
+
+
 class ServerError(CatalogError):
     """The local Neo4j server could not be installed, started or stopped."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from catalog.column_names import require_splits, resolve_column
-from catalog.errors import NotFound
+from catalog.errors import Ambiguous, NotFound
 from catalog.memory import paused_gc
 from catalog.store.graph import Graph
 from catalog.store.keys import quote_column
@@ -181,6 +181,8 @@ class Catalog:
         producer's column in the producer build this build read, named with its project."""
         try:
             return self._resolve_own(text)
+        except Ambiguous:
+            raise
         except NotFound:
             foreign = self._resolve_foreign(text)
             if foreign is None:
@@ -202,7 +204,7 @@ class Catalog:
                     hits |= {r["key"]: ColumnId(**r, project=project) for r in rows}
                     break
         if len(hits) > 1:
-            raise NotFound(f"{text!r} is ambiguous; name one of: {', '.join(sorted(c.label for c in hits.values()))}")
+            raise Ambiguous(f"{text!r} is ambiguous; name one of: {', '.join(sorted(c.label for c in hits.values()))}")
         return next(iter(hits.values()), None)
 
     def _resolve_own(self, text: str) -> ColumnId:
