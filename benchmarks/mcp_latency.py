@@ -35,7 +35,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from catalog.build import Builder  # noqa: E402
 from catalog.mcp.server import make_server  # noqa: E402
 from catalog.mcp.stored import Stored  # noqa: E402
-from catalog.query import Catalog  # noqa: E402
+from catalog.query import BuildView  # noqa: E402
 from catalog.settings import Neo4jSettings  # noqa: E402
 from catalog.store.connection import open_driver  # noqa: E402
 from catalog.store.graph import Graph  # noqa: E402
@@ -60,7 +60,7 @@ def synth_target(models: int, seed: int) -> Path:
 def columns_to_ask(graph: Graph, name: str) -> tuple[str, str, str]:
     """A hub column (of the 10 with most direct downstream edges, the one reaching most), a
     column it reaches at the farthest depth, and a leaf column."""
-    catalog = Catalog(graph, name)
+    catalog = BuildView(graph, name)
     rows = graph.read("read/find_top_fanout_columns", project=name, build_id=None, limit=10)
     answers = {f"{r['unique_id']}.{r['name']}": catalog.impact([f"{r['unique_id']}.{r['name']}"]) for r in rows}
     hub = max(sorted(answers), key=lambda k: len(answers[k].columns))

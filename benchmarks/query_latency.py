@@ -5,12 +5,12 @@
     .venv/bin/python benchmarks/query_latency.py --hub              # a column reaching 12,500 columns
 
 With --hub, builds benchmarks/hub_project.py's project (bench_hub_<fans>_<width>_<chain>) and times
-`Catalog.impact` of its hub column beside the way impact read the graph before (one shortest
+`BuildView.impact` of its hub column beside the way impact read the graph before (one shortest
 path per column from find_impact_downstream, then find_edges_between), in the same run.
 
 Builds the project once into Neo4j (NEO4J_URI or the local server) under the project name
 bench_latency_<models>; a later run reuses it (a no-change build). Picks a hub column (the
-most direct downstream edges) and a leaf column, and times `Catalog.impact` / `Catalog.trace`
+most direct downstream edges) and a leaf column, and times `BuildView.impact` / `BuildView.trace`
 (the same code the CLI runs), name resolution included after the first call.
 """
 
@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from catalog.build import Builder  # noqa: E402
-from catalog.query import Catalog  # noqa: E402
+from catalog.query import BuildView  # noqa: E402
 from catalog.settings import Neo4jSettings  # noqa: E402
 from catalog.store.connection import open_driver  # noqa: E402
 from catalog.store.graph import Graph  # noqa: E402
@@ -50,7 +50,7 @@ def timed(fn, runs: int) -> tuple[float, float, float, int]:
     return pct(times, 50) * 1000, pct(times, 95) * 1000, min(times) * 1000, size
 
 
-def per_path_impact(catalog: Catalog, column: str):
+def per_path_impact(catalog: BuildView, column: str):
     """Impact as it was read before one read of the subgraph: the reference of --hub."""
     from catalog.query import Answer, _best_per_column
 
@@ -71,7 +71,7 @@ def hub_latency(graph: Graph, runs: int, fans: int, width: int, chain: int) -> N
     t = time.perf_counter()
     summary = Builder(graph, out / "target", project_name=name).run()
     print(f"build {summary.build_id}: {summary.models.total} models, {summary.edges.total} edges, {time.perf_counter() - t:.1f}s")
-    catalog = Catalog(graph, name)
+    catalog = BuildView(graph, name)
     want = len(expected_impact(fans, width, chain)["hub.value"])
     print(f"impact of hub.value ({want} columns downstream), in process, {runs} runs")
     print(f"{'query':<34}{'p50 ms':>10}{'p95 ms':>10}{'min ms':>10}{'columns':>10}")
@@ -87,8 +87,8 @@ def hub_latency(graph: Graph, runs: int, fans: int, width: int, chain: int) -> N
           f"the walk and answer records p50 {pct(walk_ms, 50):.1f} ms (min {min(walk_ms):.1f})")
 
 
-def impact_split(catalog: Catalog, column: str, runs: int) -> tuple[list[float], list[float], list[float]]:
-    """Milliseconds of `Catalog.impact`'s three parts, run after run: resolving the column's
+def impact_split(catalog: BuildView, column: str, runs: int) -> tuple[list[float], list[float], list[float]]:
+    """Milliseconds of `BuildView.impact`'s three parts, run after run: resolving the column's
     name, the one read of the subgraph (find_impact_subgraph) and the walk over it that makes
     the answer's records."""
     from catalog.memory import paused_gc
@@ -137,7 +137,7 @@ def main() -> None:
         summary = Builder(graph, out / "target", project_name=name).run()
         print(f"build {summary.build_id}: {summary.models.total} models, {summary.edges.total} edges, "
               f"{summary.models.recomputed} recomputed, {time.perf_counter() - t:.1f}s")
-        catalog = Catalog(graph, name)
+        catalog = BuildView(graph, name)
         # the hub: of the 10 columns with the most direct downstream edges, the one reaching most columns
         candidates = graph.read("read/find_top_fanout_columns", project=name, build_id=None, limit=10)
         reach = {f"{r['unique_id']}.{r['name']}": len(catalog.impact([f"{r['unique_id']}.{r['name']}"]).columns) for r in candidates}

@@ -28,11 +28,11 @@ OLD_QUERIES = ("report_most_depended_on", "report_pii_propagation", "report_inhe
 
 def compare(graph, project: str) -> None:
     from catalog.memory import paused_gc
-    from catalog.query import Catalog
+    from catalog.query import BuildView
     from catalog.report.governance import ALL_ROWS, PICTURE_CANDIDATES, _details, _walked_rows
     from catalog.report.reach import BuildLineage
 
-    catalog = Catalog(graph, project)
+    catalog = BuildView(graph, project)
     params = {"project": project, "build_id": catalog.build_id}
     c0, t0 = cpu_seconds(), time.perf_counter()
     for name in OLD_QUERIES:

@@ -139,7 +139,7 @@ def store_rows(project_dir: Path, label: str, runs: int, bulk: bool) -> None:
     from catalog.build import Builder
     from catalog.errors import NotFound
     from catalog.history import forget_project
-    from catalog.query import Catalog
+    from catalog.query import BuildView
     from catalog.settings import Neo4jSettings
     from catalog.store.connection import open_driver
     from catalog.store.graph import Graph
@@ -168,7 +168,7 @@ def store_rows(project_dir: Path, label: str, runs: int, bulk: bool) -> None:
         one = Builder(graph, work, project_name=name).run()
         print(f"  one-model-change rebuild   {one.timings['total']:7.2f} s  [{stages(one.timings)}]")
 
-        catalog = Catalog(graph, name)
+        catalog = BuildView(graph, name)
         candidates = graph.read("read/find_top_fanout_columns", project=name, build_id=None, limit=5)
         reach = {f"{r['unique_id']}.{r['name']}": len(catalog.impact([f"{r['unique_id']}.{r['name']}"]).columns) for r in candidates}
         hub = max(sorted(reach), key=reach.get)

@@ -2,7 +2,7 @@
 projects stored in the same database.
 
 The comparison itself (:mod:`catalog.check`) knows one project. For each finding on a column
-that the producer's stored build has, the stored graph's impact (:class:`catalog.query.Catalog`,
+that the producer's stored build has, the stored graph's impact (:class:`catalog.query.BuildView`,
 every other project as of its active build) gives the columns, metrics and exposures of other
 projects it reaches. They are added as hits named with their project
 (``finance:customer_revenue.email``), and a removed, renamed or retyped column that another
@@ -14,7 +14,7 @@ from __future__ import annotations
 from catalog.check import CheckReport, Finding, Hit
 from catalog.errors import NotFound
 from catalog.lineage_graph import PruneHop
-from catalog.query import Answer, Catalog, Hop
+from catalog.query import Answer, BuildView, Hop
 from catalog.store.keys import quote_column
 
 # changes that break a reader of the column in another project
@@ -22,7 +22,7 @@ BREAKING = ("removed", "renamed", "data_type")
 _KINDS = {"semantic_model": "semantic"}
 
 
-def with_consumer_projects(report: CheckReport, catalog: Catalog) -> CheckReport:
+def with_consumer_projects(report: CheckReport, catalog: BuildView) -> CheckReport:
     """``report`` with the hits of each finding in other projects (``catalog``: the producer's
     build the change is compared with)."""
     findings: list[Finding] = []
@@ -42,7 +42,7 @@ def with_consumer_projects(report: CheckReport, catalog: Catalog) -> CheckReport
     return report.model_copy(update={"findings": tuple(findings), "exposure_precision": precision})
 
 
-def _impact(catalog: Catalog, f: Finding) -> Answer | None:
+def _impact(catalog: BuildView, f: Finding) -> Answer | None:
     """The stored impact of the finding's column, when the stored build has that column."""
     if f.column == "*":
         return None

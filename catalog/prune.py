@@ -28,7 +28,7 @@ from catalog.analyze.records import ModelLineage
 from catalog.compare import ColumnChange, StateDiff, diff_state
 from catalog.extract import DbtProject
 from catalog.lineage_graph import LineageGraph, PruneHop, hop_dict
-from catalog.query import Catalog
+from catalog.query import BuildView
 from catalog.store.keys import short_label, unscoped_key
 
 # changed / new: the model itself changed; value: reached through FEEDS alone; condition: only
@@ -118,7 +118,7 @@ def path_text(m: PrunedModel) -> str:
 
 
 # ---------------------------------------------------------------------------- from the graph
-def prune_graph(catalog: Catalog, names: list[str]) -> PrunePlan:
+def prune_graph(catalog: BuildView, names: list[str]) -> PrunePlan:
     """The models to rebuild when the named columns change, from a stored build."""
     asked = [catalog.resolve(n) for n in names]
     keys = sorted({c.key for c in asked})

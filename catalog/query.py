@@ -113,7 +113,7 @@ class Answer:
 
 
 # ---------------------------------------------------------------------------- context
-class Catalog:
+class BuildView:
     """One project of one graph, as of one build (the active one unless given)."""
 
     def __init__(self, graph: Graph, project: str | None = None, build_id: int | None = None):

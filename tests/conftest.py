@@ -21,7 +21,7 @@ from catalog import local_neo4j
 from catalog.build import Builder, BuildSummary
 from catalog.errors import ServerError
 from catalog.history import forget_project
-from catalog.query import Catalog
+from catalog.query import BuildView
 from catalog.settings import Neo4jSettings
 from catalog.store.connection import start_local_server
 from catalog.store.graph import Graph
@@ -225,9 +225,9 @@ def build(graph: Graph) -> Callable[..., BuildSummary]:
 
 
 @pytest.fixture
-def ask(graph: Graph) -> Callable[..., Catalog]:
-    def open_catalog(name: str, build_id: int | None = None) -> Catalog:
-        return Catalog(graph, name, build_id)
+def ask(graph: Graph) -> Callable[..., BuildView]:
+    def open_catalog(name: str, build_id: int | None = None) -> BuildView:
+        return BuildView(graph, name, build_id)
 
     return open_catalog
 

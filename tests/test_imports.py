@@ -18,10 +18,11 @@ def _module_name(path: Path) -> str:
 MODULES = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
-def _imports(path: Path) -> set[str]:
-    """The catalog modules a file imports, anywhere in it but under ``if TYPE_CHECKING:``."""
+def _imports(path: Path, typing_too: bool = False) -> set[str]:
+    """The catalog modules a file imports, anywhere in it but under ``if TYPE_CHECKING:``
+    (there too with ``typing_too``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    typing_only = {
+    typing_only = set() if typing_too else {
         id(n) for node in ast.walk(tree)
         if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
         for stmt in node.body for n in ast.walk(stmt)
@@ -44,10 +45,10 @@ def _part(module: str) -> str:
     return ".".join(module.split(".")[:2])
 
 
-def _graph(unit) -> dict[str, set[str]]:
+def _graph(unit, typing_too: bool = False) -> dict[str, set[str]]:
     edges: dict[str, set[str]] = {}
     for name, path in MODULES.items():
-        for target in _imports(path):
+        for target in _imports(path, typing_too):
             a, b = unit(name), unit(target)
             if a != b and "catalog" not in (a, b):  # the package's __init__ holds constants only
                 edges.setdefault(a, set()).add(b)
@@ -105,3 +106,13 @@ def test_no_import_cycle_among_the_parts_of_the_package():
 
 def test_the_local_server_launcher_imports_nothing_of_the_store():
     assert sorted(_imports(MODULES["catalog.local_neo4j"])) == ["catalog", "catalog.errors"]
+
+
+def test_the_analyzer_s_files_import_one_way_type_imports_included():
+    """The analyzer composes its parts (a context and a SELECT's names handed down), so none
+    of its files needs the analyzer back, not even for a type."""
+    analyzer = _graph(lambda m: m, typing_too=True)
+    inside = {a: {b for b in bs if b.startswith("catalog.analyze.")} for a, bs in analyzer.items() if a.startswith("catalog.analyze.")}
+    assert _cycles(inside) == []
+    # the walk of one model is used by the project's analysis only
+    assert sorted(m for m, targets in inside.items() if "catalog.analyze.model" in targets) == ["catalog.analyze.project"]

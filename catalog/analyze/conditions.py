@@ -4,15 +4,16 @@ apart from the value lineage, and the walk of an expression that tells the two a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import Callable, Iterator
 
 from sqlglot import exp
 
-from catalog.analyze.kinds import Output, lower
+from catalog.analyze.kinds import Lin, Output, lower
+from catalog.analyze.names import Names
 from catalog.analyze.records import ConditionClause
 
-if TYPE_CHECKING:
-    from catalog.analyze.model import ModelAnalyzer
+# The value of a subquery inside the SELECT (``SelectScope.subquery_value``).
+SubqueryValue = Callable[[exp.Query], Lin]
 
 CONDITION_ARGS = (
     ("where", ConditionClause.WHERE),
@@ -23,15 +24,19 @@ CONDITION_ARGS = (
 )
 
 
+class Conditions:
+    """The conditions of one SELECT: its columns that join, filter, group or order the rows."""
 
-class ConditionCollection:
-    """Collecting the conditions of one SELECT scope (mixed into ``SelectScope``)."""
+    def __init__(self, names: Names, select: exp.Select, windows: dict[str, exp.Window], subquery_value: SubqueryValue):
+        self.names = names
+        self.ctx = names.ctx
+        self.select = select
+        self.windows = windows  # WINDOW w AS (...), by name
+        self.subquery_value = subquery_value
 
-    a: "ModelAnalyzer"
-    select: exp.Select
-    windows: dict[str, exp.Window]
-
-    def collect_conditions(self, out: Output) -> None:
+    def collect(self, out: Output) -> None:
+        """Add the SELECT's conditions to the model's; ``out`` is its output (for ordinals,
+        GROUP BY ALL and ORDER BY of an output name)."""
         for join in self.select.args.get("joins") or []:
             on = join.args.get("on")
             if on is not None:
@@ -47,7 +52,7 @@ class ConditionCollection:
                 for name in out.names:
                     proj = out.exprs.get(name)
                     if isinstance(proj, str) or (proj is not None and not proj.find(exp.AggFunc)):
-                        self.a._add_conditions(out.cols[name], clause)
+                        self.ctx.add_conditions(out.cols[name], clause)
             self._condition_refs(node, clause, out)
         distinct = self.select.args.get("distinct")
         if distinct is not None and distinct.args.get("on") is not None:  # DISTINCT ON keys group the rows
@@ -59,23 +64,23 @@ class ConditionCollection:
             for item in ordinal_items(node):
                 idx = int(item.name) - 1
                 if 0 <= idx < len(out.names):
-                    self.a._add_conditions(out.cols[out.names[idx]], clause)
+                    self.ctx.add_conditions(out.cols[out.names[idx]], clause)
         by_output: set[int] = set()
         if clause == ConditionClause.ORDER_BY and isinstance(node, exp.Order):
             # ORDER BY <name> means the output column of that name before an input column
             for item in node.expressions:
                 col = item.this if isinstance(item, exp.Ordered) else item
-                if isinstance(col, exp.Column) and not col.table and self.a.col(col) in out.cols:
-                    self.a._add_conditions(out.cols[self.a.col(col)], clause)
+                if isinstance(col, exp.Column) and not col.table and self.ctx.col(col) in out.cols:
+                    self.ctx.add_conditions(out.cols[self.ctx.col(col)], clause)
                     by_output.add(id(col))
         for sub, _ in walk_value(node, self.windows):
             if isinstance(sub, exp.Column) and not isinstance(sub.this, exp.Star):
                 if id(sub) not in by_output:
-                    self.a._add_conditions(self.resolve(sub, allow_alias=True), clause)
+                    self.ctx.add_conditions(self.names.resolve(sub, allow_alias=True), clause)
             elif isinstance(sub, exp.Query):
-                self.a._add_conditions(self._subquery_value(sub), clause)
-            elif isinstance(sub, exp.Parameter) and self.a.positional_params and not isinstance(sub.parent, exp.Column):
-                self.a._add_conditions(self._positional(sub, ""), clause)
+                self.ctx.add_conditions(self.subquery_value(sub), clause)
+            elif isinstance(sub, exp.Parameter) and self.ctx.positional_params and not isinstance(sub.parent, exp.Column):
+                self.ctx.add_conditions(self.names.positional(sub, ""), clause)
 
 
 def ordinal_items(node: exp.Expression) -> Iterator[exp.Literal]:

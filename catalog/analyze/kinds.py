@@ -4,15 +4,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import Callable, Iterable, Protocol
 
 from sqlglot import exp
 
 from catalog.analyze.records import ColumnKind
 from catalog.idents import namer
-
-if TYPE_CHECKING:
-    from catalog.analyze.names import Source
 
 PASS = ColumnKind.PASSTHROUGH
 RENAMED = ColumnKind.RENAMED
@@ -62,6 +59,12 @@ class Lin:
         return self.sources | self.window_refs if self.window_refs else self.sources
 
 
+class ColumnSource(Protocol):
+    """Anything that gives the lineage of a column by its name (a FROM item)."""
+
+    def get(self, name: str) -> "Lin | None": ...
+
+
 @dataclass
 class Output:
     """What a scope produces: ordered column names and their lineage."""
@@ -72,20 +75,9 @@ class Output:
     opaque_reason: str | None = None  # set when the column list itself is unknown
     # with an opaque column list: the one relation a ``select *`` could not expand, and the
     # names its star excluded; any other name read from this output comes from it
-    open_source: Source | None = None
+    open_source: ColumnSource | None = None
     open_excluded: frozenset[str] = frozenset()
     renamed: frozenset[str] = frozenset()  # names the warehouse gave duplicate names (Selected)
-
-
-# How a warehouse names the columns of a table or view whose SELECT gives one name twice:
-DEDUPING_DIALECTS = frozenset({"duckdb"})  # the later ones become name_1, name_2, ...
-# ... or it refuses to create it ("column specified more than once", "duplicate column name")
-REFUSING_DIALECTS = frozenset(
-    {"postgres", "snowflake", "bigquery", "redshift", "databricks", "spark", "spark2", "trino", "presto", "athena", "mysql", "tsql", "oracle", "clickhouse"}
-)
-# ... where a column of a joined relation is named ``relation.column`` when its name is ambiguous
-# (ClickHouse; see SelectScope.qualified_names), and two identical names are refused
-QUALIFYING_DIALECTS = frozenset({"clickhouse"})
 
 
 class Selected:

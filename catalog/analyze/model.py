@@ -8,11 +8,16 @@ against the scope's sources (dbt relations with their catalog columns, CTEs, sub
 table functions), which is what makes one pass per model enough. The rules live by concern:
 
 - ``kinds.py``: a column's lineage so far and how kinds combine and are inherited;
+- ``context.py``: what the parts share: the model, its dialect's rules, the conditions found;
 - ``names.py``: what a SELECT reads from and which relation a column reference means;
 - ``stars.py``: ``select *`` and its variants, column alias lists;
 - ``setops.py``: UNION and friends, recursive CTEs, VALUES, PIVOT / UNPIVOT;
 - ``conditions.py``: condition lineage (WHERE, JOIN, GROUP BY, windows, ...);
-- here: the entry point, one SELECT's projections and expressions, and the model's result.
+- here: the entry point, the walk over the scopes, one SELECT's items and expressions, and
+  the model's result.
+
+Each part is an object or a function handed what it reads (a ``ModelContext``, a SELECT's
+``Names``); none of them knows the analyzer.
 """
 
 from __future__ import annotations
@@ -28,14 +33,12 @@ from sqlglot.tokens import Token, TokenType
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.scope import Scope, build_scope
 
-from catalog.analyze.conditions import ConditionCollection, columns_in, walk_value
+from catalog.analyze.conditions import Conditions, columns_in, walk_value
+from catalog.analyze.context import ModelContext
 from catalog.analyze.fingerprint import TableColumns, definitions
 from catalog.analyze.kinds import (
-    DEDUPING_DIALECTS,
     DERIVED,
     PASS,
-    QUALIFYING_DIALECTS,
-    REFUSING_DIALECTS,
     RENAMED,
     SOURCE,
     UNKNOWN,
@@ -44,30 +47,22 @@ from catalog.analyze.kinds import (
     Output,
     Ref,
     Selected,
-    column_namer,
     lower,
     merge,
     merge_window_refs,
     output_identifier,
 )
-from catalog.analyze.names import (
-    ALIAS_FIRST_DIALECTS,
-    LATERAL_ALIAS_DIALECTS,
-    Derived,
-    NameResolution,
-    Relation,
-    Source,
-    Unknown,
-)
+from catalog.analyze.names import FromItem, Names, QueryItem, RelationItem, UnknownItem
 from catalog.analyze.packed import Packed, PackedColumn, unpack
 from catalog.analyze.records import ConditionClause, ModelLineage, ModelStatus
 from catalog.analyze.relations import EPHEMERAL_PREFIX, RelationIndex
-from catalog.analyze.setops import Pivots, SetOperations
+from catalog.analyze.setops import SetOperations, pivot_item, values_output
 from catalog.analyze.stars import (
     PATTERN_STARS,
-    StarExpansion,
+    aliased_columns,
     apply_alias_columns,
     column_filter,
+    expand_star,
     named_by_own_columns,
     rename_by_alias,
     star_of,
@@ -111,7 +106,7 @@ def _deepest(tokens: list[Token]) -> int:
 SNAPSHOT_META_COLUMNS = ("dbt_scd_id", "dbt_updated_at", "dbt_valid_from", "dbt_valid_to", "dbt_is_deleted")
 
 
-class ModelAnalyzer(SetOperations):
+class ModelAnalyzer:
     """Analyzes one model. Build one per model; call :meth:`run`."""
 
     def __init__(
@@ -129,7 +124,8 @@ class ModelAnalyzer(SetOperations):
         self.unique_id = unique_id
         self.sql = sql
         self.dialect = dialect
-        self.col = column_namer(dialect)  # the column name an identifier means here
+        self.ctx = ModelContext(unique_id, dialect)
+        self.col = self.ctx.col  # the column name an identifier means here
         self.relations = relations
         self.columns_of = columns_of
         self.output_names = output_names  # the model's real columns (catalog.json), to name unnamed expressions
@@ -139,20 +135,12 @@ class ModelAnalyzer(SetOperations):
         # given: also make the definitions of the model's columns and rows (for ``prune --state``)
         self.table_columns = table_columns
         self.may_use_columns = "columns" in sql.lower()  # DuckDB's COLUMNS(...) star expression
-        self.positional_params = dialect == "snowflake"  # $1 is the first column, not a bind parameter
-        self.lateral_aliases = dialect in LATERAL_ALIAS_DIALECTS  # see catalog.analyze.names
-        self.aliases_first = dialect in ALIAS_FIRST_DIALECTS
-        self.dedupes = dialect in DEDUPING_DIALECTS  # names a duplicate output name name_1, ...
-        self.qualifies = dialect in QUALIFYING_DIALECTS  # names an ambiguous joined column relation.column
         # a table or view (not an ephemeral model's CTE) is made of the SELECT's output
         self.creates_relation = creates_relation
         self._refusal: str | None = None  # why the warehouse refuses the model's output names
-        self.conditions: set[tuple[Ref, ConditionClause]] = set()
-        self._memo: dict[int, Output] = {}
+        self.memo: dict[int, Output] = {}  # id(scope) -> its output
         self._in_progress: dict[int, Output | None] = {}
-        self._recursive_base: dict[int, Output] = {}
-        self._recursive_hits = 0  # how often a recursive CTE's reference to itself was read
-        self._problems: list[str] = []
+        self.set_operations = SetOperations(self.ctx, self)
 
     # ----------------------------------------------------------------- entry point
 
@@ -220,7 +208,7 @@ class ModelAnalyzer(SetOperations):
 
     def refuse_duplicate(self, name: str, first: exp.Expression | str, second: exp.Expression | str) -> None:
         """The model's SELECT gives ``name`` twice: a warehouse of ``REFUSING_DIALECTS`` refuses it."""
-        if self.dialect in REFUSING_DIALECTS and self._refusal is None:
+        if self.ctx.refuses_duplicates and self._refusal is None:
             spellings = [_spelling(p, self.dialect) for p in (first, second)]
             if spellings[0] == spellings[1]:  # two items of one alias: show the items
                 spellings = [p if isinstance(p, str) else p.sql(dialect=self.dialect)[:40] for p in (first, second)]
@@ -254,7 +242,7 @@ class ModelAnalyzer(SetOperations):
             if any(uid == this for uid, _ in sources):  # {{ this }}: no self loop, a condition instead
                 for ref in sources:
                     if ref[0] == this:
-                        self.conditions.add((ref, ConditionClause.WHERE))
+                        self.ctx.conditions.add((ref, ConditionClause.WHERE))
                 sources = frozenset(r for r in sources if r[0] != this)
             col: PackedColumn = (
                 rename.get(name, name),
@@ -267,7 +255,7 @@ class ModelAnalyzer(SetOperations):
             columns.append(col)
             if not lin.resolved:
                 unresolved.append(col)
-        conditions = sorted((u, c, clause.value) for (u, c), clause in self.conditions)
+        conditions = sorted((u, c, clause.value) for (u, c), clause in self.ctx.conditions)
         if out.opaque_reason:
             status, reason = ModelStatus.UNRESOLVED if not columns else ModelStatus.PARTIAL, out.opaque_reason
         elif not unresolved:
@@ -295,12 +283,14 @@ class ModelAnalyzer(SetOperations):
 
     # ----------------------------------------------------------------- scopes
 
-    def scope_output(self, scope: Scope, parent: "SelectScope | None" = None) -> Output:
+    def scope_output(self, scope: Scope, parent: Names | None = None) -> Output:
+        """What a scope gives (worked out once): ``parent`` is the names of the SELECT it is
+        read in, for correlated references."""
         key = id(scope)
-        done = self._memo.get(key)
+        done = self.memo.get(key)
         if done is not None:
             return done
-        recursive = self._recursive_reference(scope)
+        recursive = self.set_operations.recursive_reference(scope)
         if recursive is not None:
             return recursive
         if key in self._in_progress:  # a recursive CTE reading itself
@@ -311,73 +301,68 @@ class ModelAnalyzer(SetOperations):
         self._in_progress[key] = None
         try:
             if isinstance(scope.expression, exp.SetOperation):
-                out = self._set_operation(scope, parent)
+                out = self.set_operations.output(scope, parent)
             elif isinstance(scope.expression, exp.Select):
                 out = self._select(scope, parent)
             elif isinstance(scope.expression, exp.Values):
-                out = self._values(scope)
+                out = values_output(scope, self.col)
             else:
                 out = Output([], {}, opaque_reason=f"unsupported scope {type(scope.expression).__name__}")
         finally:
             self._in_progress.pop(key, None)
         out = apply_alias_columns(scope, out, self.col)
-        self._memo[key] = out
+        self.memo[key] = out
         return out
 
-    def _select(self, scope: Scope, parent: "SelectScope | None") -> Output:
-        ctx = SelectScope(self, scope, parent)
-        ctx.collect_sources()
-        out = ctx.projections()
-        ctx.collect_conditions(out)
+    def _select(self, scope: Scope, parent: Names | None) -> Output:
+        select = SelectScope(self, scope, parent)
+        select.read_from_items()
+        out = select.items()
+        select.conditions.collect(out)
         return out
 
     # ----------------------------------------------------------------- helpers
 
-    def relation_source(self, table: exp.Table) -> Source:
+    def relation_item(self, table: exp.Table) -> FromItem:
         path = _file_read(table)
         uid = self.relations.lookup_path(path) if path is not None else None
         if uid is not None:  # a dbt-duckdb external source, read by its file
-            return Relation(uid, self.columns_of(uid))
+            return RelationItem(uid, self.columns_of(uid))
         parts = tuple(lower(p.name) for p in table.parts)
         if isinstance(table.this, exp.Func) or not parts:
-            return Unknown(f"table function {table.this.sql(dialect=self.dialect)[:60]}")
+            return UnknownItem(f"table function {table.this.sql(dialect=self.dialect)[:60]}")
         uid = self.relations.lookup(parts)
         if uid is None:
-            return Unknown(f"relation {'.'.join(parts)} is not a node of the dbt project")
+            return UnknownItem(f"relation {'.'.join(parts)} is not a node of the dbt project")
         if uid == self.unique_id:
-            return Relation(uid, self.columns_of(uid), self_ref=True)
-        return Relation(uid, self.columns_of(uid))
+            return RelationItem(uid, self.columns_of(uid), self_ref=True)
+        return RelationItem(uid, self.columns_of(uid))
 
     def reads_external_source(self, table: exp.Table) -> bool:
         path = _file_read(table)
         return path is not None and self.relations.lookup_path(path) is not None
 
-    def _add_conditions(self, lin: Lin, clause: ConditionClause) -> None:
-        for ref in lin.influences:
-            self.conditions.add((ref, clause))
 
+class SelectScope:
+    """One SELECT of the model: the items it reads from, its own items and expressions. What
+    its names mean is its ``names``; its conditions, its ``conditions``."""
 
-class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
-    """Name resolution inside one SELECT scope."""
-
-    def __init__(self, analyzer: ModelAnalyzer, scope: Scope, parent: "SelectScope | None"):
-        self.a = analyzer
+    def __init__(self, analyzer: ModelAnalyzer, scope: Scope, parent: Names | None):
+        self.analyzer = analyzer
+        self.ctx = analyzer.ctx
+        self.col = analyzer.col
         self.scope = scope
         self.select: exp.Select = scope.expression
-        self.parent = parent
-        self.sources: dict[str, Source] = {}  # alias (lower) -> source, in FROM/JOIN order
-        self.star_sources: list[str] = []  # aliases that contribute to SELECT *
-        self.using: dict[str, Lin] = {}  # merged USING / NATURAL keys
-        self.aliases: dict[str, Lin] = {}  # projection aliases seen so far
+        self.names = Names(analyzer.ctx, parent)
         self.subquery_scopes = {id(s.expression): s for s in scope.subquery_scopes}
         named = self.select.args.get("windows")  # WINDOW w AS (...)
         self.windows: dict[str, exp.Window] = {lower(w.name): w for w in named} if named else {}
-        self.outputs: Output | None = None
+        self.conditions = Conditions(self.names, self.select, self.windows, self.subquery_value)
         self.qualify: dict[str, tuple[str, frozenset[str]]] = {}  # see qualified_names
 
-    # --------------------------------------------------------------- sources
+    # --------------------------------------------------------------- FROM and JOIN items
 
-    def collect_sources(self) -> None:
+    def read_from_items(self) -> None:
         child_scopes: dict[str, Scope] = {}
         for name, src in self.scope.sources.items():
             if isinstance(src, Scope):
@@ -391,66 +376,61 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
         for lateral in self.select.args.get("laterals") or []:
             items.append((lateral, None))
         for node, join in items:
-            self._add_source(node, join, child_scopes)
+            self._add_item(node, join, child_scopes)
 
-    def _add_source(self, node: exp.Expression, join: exp.Join | None, child_scopes: dict[str, Scope]) -> None:
+    def _add_item(self, node: exp.Expression, join: exp.Join | None, child_scopes: dict[str, Scope]) -> None:
         alias = lower(node.alias_or_name)
         lateral_query = _lateral_query(node)
         if lateral_query is not None and alias in child_scopes:  # LATERAL (SELECT ...): sees earlier relations
             inner = next((s for s in child_scopes[alias].subquery_scopes if s.expression is lateral_query), None)
             if inner is None:
-                source: Source = Unknown("lateral subquery could not be analyzed")
+                item: FromItem = UnknownItem("lateral subquery could not be analyzed")
             else:
-                source = Derived(rename_by_alias(self.a.scope_output(inner, self), node.args.get("alias"), self.a.col))
-        elif isinstance(node, exp.Table) and self.a.reads_external_source(node):
-            source = self._aliased_columns(self.a.relation_source(node), node)
-            alias = alias if not isinstance(node.this, exp.Func) else (lower(node.alias) or f"__file_{len(self.sources)}")
+                item = QueryItem(rename_by_alias(self.analyzer.scope_output(inner, self.names), node.args.get("alias"), self.col))
+        elif isinstance(node, exp.Table) and self.analyzer.reads_external_source(node):
+            item = aliased_columns(self.analyzer.relation_item(node), node, self.col)
+            alias = alias if not isinstance(node.this, exp.Func) else (lower(node.alias) or f"__file_{len(self.names.items)}")
         elif isinstance(node, (exp.Unnest, exp.Lateral, exp.TableFromRows)) or (
             isinstance(node, exp.Table) and isinstance(node.this, exp.Func)
         ):
-            source = self._function_source(node)
-            alias = alias or f"__udtf_{len(self.sources)}"
+            item = self._function_item(node)
+            alias = alias or f"__udtf_{len(self.names.items)}"
         elif alias in child_scopes:  # CTE, subquery in FROM, VALUES list
-            source = Derived(self.a.scope_output(child_scopes[alias], self))
+            item = QueryItem(self.analyzer.scope_output(child_scopes[alias], self.names))
         elif isinstance(node, exp.Table):
-            source = self._aliased_columns(self.a.relation_source(node), node)
+            item = aliased_columns(self.analyzer.relation_item(node), node, self.col)
         else:
-            source = Unknown(f"unsupported FROM item {node.sql(dialect=self.a.dialect)[:60]}")
+            item = UnknownItem(f"unsupported FROM item {node.sql(dialect=self.ctx.dialect)[:60]}")
         for pivot in node.args.get("pivots") or []:
-            source = self._pivot_source(source, pivot)
+            item = pivot_item(item, pivot, self.ctx)
             pivot_alias = pivot.args.get("alias")
-            if isinstance(source, Derived) and isinstance(pivot_alias, exp.TableAlias) and pivot_alias.columns:
-                source = Derived(rename_by_alias(source.output, pivot_alias, self.a.col))  # PIVOT (...) AS p (c1, c2, ...)
+            if isinstance(item, QueryItem) and isinstance(pivot_alias, exp.TableAlias) and pivot_alias.columns:
+                item = QueryItem(rename_by_alias(item.output, pivot_alias, self.col))  # PIVOT (...) AS p (c1, c2, ...)
             alias = lower(pivot.alias) or alias
-        self.sources[alias] = source
-        kind = (join.args.get("kind") or "").upper() if join is not None else ""
-        if kind not in ("SEMI", "ANTI"):
-            self.star_sources.append(alias)
-        if join is not None:
-            self._join_keys(join, alias)
+        self.names.add(alias, item, join)
 
-    def _function_source(self, node: exp.Expression) -> Source:
+    def _function_item(self, node: exp.Expression) -> FromItem:
         """UNNEST, LATERAL FLATTEN, table functions: their columns derive from the arguments."""
         args = node
         if isinstance(node, (exp.Lateral, exp.TableFromRows)):
             args = node.this
         elif isinstance(node, exp.Table) and isinstance(node.this, exp.Func):
             args = node.this
-        refs = [self.resolve(c) for c in columns_in(args)]
+        refs = [self.names.resolve(c) for c in columns_in(args)]
         sources, resolved, reason = merge(refs)
         # generate_series(1, 3), unnest([1, 2]): no upstream column, like a literal
         lin = Lin(sources, DERIVED if sources else (SOURCE if resolved else UNKNOWN), resolved, reason)
         alias = node.args.get("alias")
-        col = self.a.col
+        col = self.col
         names = [col(c) for c in alias.columns] if isinstance(alias, exp.TableAlias) and alias.columns else None
         if names is None and isinstance(node, exp.Unnest) and isinstance(alias, exp.TableAlias) and alias.name:
             names = [col(alias.this)]  # BigQuery: UNNEST(arr) AS x names the element column
         offset = node.args.get("offset") if isinstance(node, exp.Unnest) else None
         if isinstance(offset, exp.Expression) and offset.name and names is not None:
             names = [*names, col(offset)]  # WITH OFFSET AS pos
-        source = Derived(Output(names or [], {n: lin for n in (names or [])}), any_name=lin)
-        source.names = names  # None: unknown, and any column read from it is the function's value
-        return source
+        item = QueryItem(Output(names or [], {n: lin for n in (names or [])}), any_name=lin)
+        item.names = names  # None: unknown, and any column read from it is the function's value
+        return item
 
     def qualified_names(self) -> dict[str, tuple[str, frozenset[str]]]:
         """ClickHouse's names for columns of joined relations: ``{alias: (alias as written, the
@@ -461,16 +441,16 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
         two of them have; and any column read by reference or star whose name is also the
         alias of a SELECT item. Relations of unknown columns take part only through the alias
         rule."""
-        if not self.a.qualifies:
+        if not self.ctx.qualifies:
             return {}
         spelled: dict[str, str] = {}
         from_ = self.select.args.get("from_")
         for node in [from_.this if from_ else None, *(j.this for j in self.select.args.get("joins") or [])]:
             if isinstance(node, exp.Expression) and node.alias_or_name:
                 spelled.setdefault(lower(node.alias_or_name), node.alias_or_name)
-        col = self.a.col
+        col = self.col
         item_aliases = {col(p.args.get("alias")) for p in self.select.expressions if isinstance(p, exp.Alias)}
-        known = {a: set(self.sources[a].names or ()) for a in self.star_sources}
+        known = {a: set(self.names.items[a].names or ()) for a in self.names.star_items}
         ambiguous: dict[str, set[str]] = {a: set() for a in known}
         if len(known) == 2:
             left, right = known
@@ -483,29 +463,32 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
             ambiguous = {a: {n for n in names if seen[n] > 1} for a, names in known.items()}
         return {a: (spelled.get(a, a), frozenset(ambiguous[a] | (known[a] & item_aliases) if known[a] else item_aliases)) for a in known}
 
-    def projections(self) -> Output:
-        selected = Selected(self.a.dedupes)
+    # --------------------------------------------------------------- its own items
+
+    def items(self) -> Output:
+        """The SELECT's output: its items in order, stars expanded."""
+        selected = Selected(self.ctx.dedupes)
         cols = selected.cols
         self.qualify = self.qualified_names()
         opaque: str | None = None
-        unexpanded: list[tuple[Source, frozenset[str]]] = []
+        unexpanded: list[tuple[FromItem, frozenset[str]]] = []
         top = self.scope.parent is None  # the model's own output
         for i, proj in enumerate(self.select.expressions):
             star = star_of(proj)
             if star is not None:
-                reason = self._expand_star(proj, star, selected, unexpanded)
+                reason = expand_star(self.names, self.select, proj, star, selected, unexpanded, self.classify, self.qualify)
                 opaque = opaque or reason
                 continue
-            if isinstance(proj, PATTERN_STARS) or (self.a.may_use_columns and proj.find(exp.Columns)):
-                keep = column_filter(proj, self.a.col)  # DuckDB: COLUMNS('regex'), * LIKE 'pattern'
+            if isinstance(proj, PATTERN_STARS) or (self.analyzer.may_use_columns and proj.find(exp.Columns)):
+                keep = column_filter(proj, self.col)  # DuckDB: COLUMNS('regex'), * LIKE 'pattern'
                 if keep is None:
-                    opaque = opaque or f"{proj.sql(dialect=self.a.dialect)[:80]}: column list not expanded"
-                    unexpanded.append((Unknown("COLUMNS(...) not expanded"), frozenset()))
+                    opaque = opaque or f"{proj.sql(dialect=self.ctx.dialect)[:80]}: column list not expanded"
+                    unexpanded.append((UnknownItem("COLUMNS(...) not expanded"), frozenset()))
                 else:
-                    reason = self._expand_star(proj, exp.Star(), selected, unexpanded, keep)
+                    reason = expand_star(self.names, self.select, proj, exp.Star(), selected, unexpanded, self.classify, self.qualify, keep)
                     opaque = opaque or reason
                 continue
-            name = self.a.col(output_identifier(proj)) or f"_col_{i}"
+            name = self.col(output_identifier(proj)) or f"_col_{i}"
             if self.qualify and isinstance(proj, exp.Column) and proj.table:
                 spelling, names = self.qualify.get(lower(proj.table), ("", frozenset()))
                 if name in names:
@@ -518,35 +501,36 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
                     lin = self._named_twice(name, first, proj)  # two lineages for one column
             selected.add(name, lin, proj, explicit=True)
             if isinstance(proj, exp.Alias):
-                self.aliases[name] = lin
+                self.names.aliases[name] = lin
         if top and selected.twice:
-            self.a.refuse_duplicate(*selected.twice[0])
-        self.outputs = Output(selected.names, cols, selected.exprs, opaque, renamed=frozenset(selected.renamed))
+            self.analyzer.refuse_duplicate(*selected.twice[0])
+        out = Output(selected.names, cols, selected.exprs, opaque, renamed=frozenset(selected.renamed))
         if opaque and len(unexpanded) == 1:
-            self.outputs.open_source, self.outputs.open_excluded = unexpanded[0]
-        return self.outputs
+            out.open_source, out.open_excluded = unexpanded[0]
+        return out
 
     def _named_twice(self, name: str, first: exp.Expression, second: exp.Expression) -> Lin:
         """Two output columns of the model with one name (``"ID"`` and ``id``, or ``a.id`` and
         ``b.id``): one column here, so neither lineage is given for it rather than a wrong one."""
-        spelled = ", ".join(_spelling(p, self.a.dialect) for p in (first, second))
+        spelled = ", ".join(_spelling(p, self.ctx.dialect) for p in (first, second))
         return Lin(frozenset(), UNKNOWN, False, f"two output columns are named {name!r} ({spelled}): whose lineage is whose cannot be told")
 
     def classify(self, proj: exp.Expression, name: str) -> Lin:
         inner = proj.this if isinstance(proj, exp.Alias) else proj
         while isinstance(inner, exp.Paren):
             inner = inner.this
-        bare_param = isinstance(inner, exp.Parameter) and self.a.positional_params
+        bare_param = isinstance(inner, exp.Parameter) and self.ctx.positional_params
         if bare_param or (isinstance(inner, exp.Column) and not isinstance(inner.this, exp.Star)):
+            names = self.names
             if bare_param:
-                lin = self._positional(inner, "")
-                inner_name = self._positional_name(inner, "")
+                lin = names.positional(inner, "")
+                inner_name = names.positional_name(inner, "")
             else:
-                lin = self.resolve(inner)
+                lin = names.resolve(inner)
                 if isinstance(inner.this, exp.Parameter):
-                    inner_name = self._positional_name(inner.this, inner.table.lower())
+                    inner_name = names.positional_name(inner.this, inner.table.lower())
                 else:
-                    inner_name = self.a.col(inner.this)
+                    inner_name = self.col(inner.this)
             if not lin.resolved and not lin.sources:
                 return Lin(frozenset(), UNKNOWN, False, lin.reason)
             kind = lin.kind
@@ -563,11 +547,11 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
             if isinstance(sub, exp.Column):
                 if isinstance(sub.this, exp.Star):
                     continue
-                lin = self.resolve(sub)
+                lin = self.names.resolve(sub)
                 if clause is None:
                     parts.append(lin)
                 else:
-                    self.a._add_conditions(lin, clause)
+                    self.ctx.add_conditions(lin, clause)
                     window_refs |= lin.influences
             elif isinstance(sub, exp.Exists):
                 has_agg = True  # EXISTS (...) counts the subquery's rows, like count(*) > 0
@@ -578,21 +562,21 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
                 function = sub.this if isinstance(sub, exp.Window) else sub
                 if not any(not isinstance(c.this, exp.Star) for c in function.find_all(exp.Column)):
                     has_agg = True
-            elif isinstance(sub, exp.Parameter) and self.a.positional_params and isinstance(sub.parent, exp.Expression):
+            elif isinstance(sub, exp.Parameter) and self.ctx.positional_params and isinstance(sub.parent, exp.Expression):
                 if not isinstance(sub.parent, exp.Column):  # Snowflake $1: the first column
-                    lin = self._positional(sub, "")
+                    lin = self.names.positional(sub, "")
                     if clause is None:
                         parts.append(lin)
                     else:
-                        self.a._add_conditions(lin, clause)
+                        self.ctx.add_conditions(lin, clause)
                         window_refs |= lin.influences
             elif isinstance(sub, exp.Query):
-                lin = self._subquery_value(sub)
+                lin = self.subquery_value(sub)
                 if clause is None:
                     parts.append(lin)
                     has_agg = has_agg or lin.kind == DERIVED
                 else:
-                    self.a._add_conditions(lin, clause)
+                    self.ctx.add_conditions(lin, clause)
         sources, resolved, reason = merge(parts)
         refs = frozenset(window_refs) | merge_window_refs(parts)
         if parts and not resolved and not sources:
@@ -602,21 +586,20 @@ class SelectScope(NameResolution, StarExpansion, Pivots, ConditionCollection):
             return Lin(sources, DERIVED, resolved, reason, refs, node)
         return Lin(sources, SOURCE if resolved else UNKNOWN, resolved, reason, refs, node)
 
-    def _subquery_value(self, query: exp.Query) -> Lin:
+    def subquery_value(self, query: exp.Query) -> Lin:
+        """The value of a subquery in an expression: computed from what its output reads."""
         scope = self.subquery_scopes.get(id(query))
         if scope is None and isinstance(query, exp.Subquery):
             scope = self.subquery_scopes.get(id(query.this))
         if scope is None:
             return Lin(frozenset(), UNKNOWN, False, "subquery could not be analyzed")
-        out = self.a.scope_output(scope, self)
+        out = self.analyzer.scope_output(scope, self.names)
         sources, resolved, reason = merge(out.cols.values())
         if sources or any(lin.kind == DERIVED for lin in out.cols.values()):
             kind = DERIVED  # a subquery's value is computed, e.g. (select count(*) ...)
         else:
             kind = SOURCE if resolved else UNKNOWN
         return Lin(sources, kind, resolved, reason)
-
-    # --------------------------------------------------------------- conditions
 
 
 def _spelling(proj: exp.Expression | str, dialect: str) -> str:

@@ -4,33 +4,23 @@ an unqualified name goes to the one relation that has it, or to the one relation
 columns when no other could; USING keys merge both sides. Nothing is guessed.
 
 A name may also be an alias the same SELECT defined earlier (a lateral column alias), as the
-warehouse reads it: in the dialects of ``LATERAL_ALIAS_DIALECTS`` a column of a relation wins
-over the alias where the relation is known to have one (the alias where ``ALIAS_FIRST_DIALECTS``),
+warehouse reads it: in the dialects of ``LATERAL_ALIAS_DIALECTS`` (catalog.analyze.context) a
+column of a relation wins over the alias where the relation is known to have one (the alias
+where ``ALIAS_FIRST_DIALECTS``),
 and the alias is what the name means where no relation is known to have it, also over
 relations whose columns are unknown (a file, an undocumented source, ``select *`` of them)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from sqlglot import exp
 
+from catalog.analyze.context import ModelContext
 from catalog.analyze.kinds import PASS, UNKNOWN, Lin, Output, field_access, lower, merge
 from catalog.analyze.records import ConditionClause
 
-if TYPE_CHECKING:
-    from catalog.analyze.model import ModelAnalyzer
 
-# Dialects whose SELECT may use an alias it defined earlier, in its later items and in WHERE,
-# GROUP BY, HAVING and QUALIFY: ``select a * 2 as d, d + 1 as e``.
-LATERAL_ALIAS_DIALECTS = frozenset({"duckdb", "snowflake", "redshift", "databricks", "spark", "spark2", "clickhouse"})
-# ... where such an alias wins over a relation's column of that name (ClickHouse, with its
-# default ``prefer_column_name_to_alias = 0``); in the others the column wins.
-ALIAS_FIRST_DIALECTS = frozenset({"clickhouse"})
-
-
-class Source:
-    """Something a scope selects from."""
+class FromItem:
+    """Something a SELECT reads from (a FROM or JOIN item)."""
 
     _names: list[str] | None = None
     _known: frozenset[str] | None = None
@@ -52,7 +42,9 @@ class Source:
         raise NotImplementedError
 
 
-class Relation(Source):
+class RelationItem(FromItem):
+    """A dbt relation (model, source, seed, snapshot) and its known columns."""
+
     def __init__(self, unique_id: str, names: list[str] | None, self_ref: bool = False):
         self.unique_id = unique_id
         self.names = names
@@ -66,7 +58,9 @@ class Relation(Source):
         return lin
 
 
-class Unknown(Source):
+class UnknownItem(FromItem):
+    """A FROM item whose columns cannot be told, with the reason."""
+
     def __init__(self, reason: str):
         self.reason = reason
 
@@ -74,7 +68,7 @@ class Unknown(Source):
         return Lin(frozenset(), UNKNOWN, False, self.reason)
 
 
-class Derived(Source):
+class QueryItem(FromItem):
     """A CTE, subquery in FROM, VALUES list or table function, already analyzed."""
 
     def __init__(self, output: Output, names: list[str] | None = None, any_name: Lin | None = None):
@@ -94,30 +88,42 @@ class Derived(Source):
         return lin
 
 
-class NameResolution:
-    """Resolving column references inside one SELECT scope (mixed into ``SelectScope``)."""
+class Names:
+    """What the names of one SELECT mean: the items it reads from, its USING keys and the
+    aliases of its items so far, inside the SELECTs that enclose it (``parent``)."""
 
-    a: "ModelAnalyzer"
-    sources: dict[str, Source]
-    using: dict[str, Lin]
-    aliases: dict[str, Lin]
-    star_sources: list[str]
-    parent: "NameResolution | None"
+    def __init__(self, ctx: ModelContext, parent: "Names | None"):
+        self.ctx = ctx
+        self.col = ctx.col
+        self.parent = parent
+        self.items: dict[str, FromItem] = {}  # alias (lower) -> item, in FROM/JOIN order
+        self.star_items: list[str] = []  # aliases that contribute to SELECT *
+        self.using: dict[str, Lin] = {}  # merged USING / NATURAL keys
+        self.aliases: dict[str, Lin] = {}  # projection aliases seen so far
+
+    def add(self, alias: str, item: FromItem, join: exp.Join | None) -> None:
+        """A FROM or JOIN item read under ``alias``."""
+        self.items[alias] = item
+        kind = (join.args.get("kind") or "").upper() if join is not None else ""
+        if kind not in ("SEMI", "ANTI"):
+            self.star_items.append(alias)
+        if join is not None:
+            self._join_keys(join, alias)
 
     def _join_keys(self, join: exp.Join, alias: str) -> None:
         using = join.args.get("using")
         keys: list[str] = []
         if using:
-            keys = [self.a.col(u) for u in using]
+            keys = [self.col(u) for u in using]
         elif (join.args.get("method") or "").upper() == "NATURAL" or join.args.get("natural"):
-            right = self.sources[alias]
+            right = self.items[alias]
             right_names = set(right.names or [])
-            for other_alias in self.star_sources[:-1]:
-                for n in self.sources[other_alias].names or []:
+            for other_alias in self.star_items[:-1]:
+                for n in self.items[other_alias].names or []:
                     if n in right_names and n not in keys:
                         keys.append(n)
-        right = self.sources[alias]
-        others = [src for a, src in self.sources.items() if a != alias]
+        right = self.items[alias]
+        others = [src for a, src in self.items.items() if a != alias]
         for key in keys:
             if key in self.using:  # a USING chain: the key merged so far
                 left: list[Lin | None] = [self.using[key]]
@@ -133,96 +139,96 @@ class NameResolution:
             sources, resolved, reason = merge(lins)
             merged = Lin(sources, PASS, resolved, reason)
             self.using[key] = merged
-            self.a._add_conditions(merged, ConditionClause.JOIN)
+            self.ctx.add_conditions(merged, ConditionClause.JOIN)
 
     # --------------------------------------------------------------- resolution
 
     def resolve(self, col: exp.Column, allow_alias: bool = True) -> Lin:
         if isinstance(col.this, exp.Parameter):  # t.$1
-            return self._positional(col.this, col.table.lower())
-        name = self.a.col(col.this)
+            return self.positional(col.this, col.table.lower())
+        name = self.col(col.this)
         table = col.table.lower()
         if table:
             # qualifiers, outermost first: [catalog,] [db,] table
             quals = [p for p in (col.args.get("catalog"), col.args.get("db"), col.args.get("table")) if p]
             chain = [lower(p.name) for p in quals]
-            if table in self.sources and (len(chain) == 1 or chain[0] not in self.sources):
-                return self._from_source(self.sources[table], name, col)
+            if table in self.items and (len(chain) == 1 or chain[0] not in self.items):
+                return self._from_source(self.items[table], name, col)
             head = chain[0]
-            if head in self.sources:  # alias.struct_col.field
-                return field_access(self._from_source(self.sources[head], self.a.col(quals[1]), col))
+            if head in self.items:  # alias.struct_col.field
+                return field_access(self._from_source(self.items[head], self.col(quals[1]), col))
             if self.parent is not None and self.parent.sees_alias(table):
                 return self.parent.resolve(col, allow_alias=False)
-            found = self._find_unqualified(self.a.col(quals[0]))
+            found = self.find_unqualified(self.col(quals[0]))
             if found is not None:  # struct_col.field
                 return field_access(found)
             if self.parent is not None:
                 return self.parent.resolve(col, allow_alias=False)
             return Lin(frozenset(), UNKNOWN, False, f"unknown table alias {col.table!r} for column {col.name!r}")
         alias = self.aliases.get(name) if allow_alias else None
-        if alias is not None and self.a.aliases_first:
+        if alias is not None and self.ctx.aliases_first:
             return alias
         if name in self.using:
             return self.using[name]
-        found = self._find_unqualified(name)
+        found = self.find_unqualified(name)
         if found is not None:
-            if alias is not None and self.a.lateral_aliases and not self._known_here(name):
+            if alias is not None and self.ctx.lateral_aliases and not self._known_here(name):
                 return alias  # no relation here is known to have it: the alias is what the warehouse reads
             return found
         if alias is not None:
             return alias
         if self.parent is not None:
             outer = self.parent.resolve(col, allow_alias=False)
-            if outer.resolved or self._all_unknown_sources():
+            if outer.resolved or self._all_items_unknown():
                 return outer
         return self._unresolved_unqualified(name)
 
-    def _positional_source(self, param: exp.Parameter, table: str) -> tuple[Source | None, int]:
+    def _positional_source(self, param: exp.Parameter, table: str) -> tuple[FromItem | None, int]:
         index = param.this
         if not (isinstance(index, exp.Literal) and not index.is_string and index.name.isdigit()):
             return None, 0
         if table:
-            return self.sources.get(table), int(index.name)
-        only = list(self.sources.values())
+            return self.items.get(table), int(index.name)
+        only = list(self.items.values())
         return (only[0] if len(only) == 1 else None), int(index.name)
 
-    def _positional_name(self, param: exp.Parameter, table: str) -> str:
+    def positional_name(self, param: exp.Parameter, table: str) -> str:
         source, n = self._positional_source(param, table)
         names = source.names if source is not None else None
         return names[n - 1] if names and 1 <= n <= len(names) else ""
 
-    def _positional(self, param: exp.Parameter, table: str) -> Lin:
+    def positional(self, param: exp.Parameter, table: str) -> Lin:
         """Snowflake's ``$n`` / ``t.$n``: the relation's n-th column, when its columns are known."""
-        name = self._positional_name(param, table)
+        name = self.positional_name(param, table)
         if name:
             source, _ = self._positional_source(param, table)
             lin = source.get(name) if source is not None else None
             if lin is not None:
                 return lin
-        text = param.sql(dialect=self.a.dialect)
+        text = param.sql(dialect=self.ctx.dialect)
         return Lin(frozenset(), UNKNOWN, False, f"positional column {text} cannot be told")
 
     def sees_alias(self, alias: str) -> bool:
         """Whether ``alias`` names a relation here or in an enclosing query."""
-        ctx: NameResolution | None = self
-        while ctx is not None:
-            if alias in ctx.sources:
+        names: Names | None = self
+        while names is not None:
+            if alias in names.items:
                 return True
-            ctx = ctx.parent
+            names = names.parent
         return False
 
-    def _all_unknown_sources(self) -> bool:
-        return all(isinstance(s, Unknown) for s in self.sources.values())
+    def _all_items_unknown(self) -> bool:
+        return all(isinstance(s, UnknownItem) for s in self.items.values())
 
-    def _from_source(self, source: Source, name: str, col: exp.Column) -> Lin:
+    def _from_source(self, source: FromItem, name: str, col: exp.Column) -> Lin:
         lin = source.get(name)
         if lin is None:
             return Lin(frozenset(), UNKNOWN, False, f"column {col.sql()} not found in its relation")
         return lin
 
-    def _find_unqualified(self, name: str) -> Lin | None:
-        if len(self.sources) == 1:  # the common case, made quick
-            (only,) = self.sources.values()
+    def find_unqualified(self, name: str) -> Lin | None:
+        if len(self.items) == 1:  # the common case, made quick
+            (only,) = self.items.values()
             if only.has(name):
                 return only.get(name)
             if only.names is None:
@@ -230,14 +236,14 @@ class NameResolution:
                     return Lin(frozenset(), UNKNOWN, False, f"column {name!r}: this query's relation or the outer query's")
                 return only.get(name)
             return None
-        holders = [src for src in self.sources.values() if src.has(name)]
+        holders = [src for src in self.items.values() if src.has(name)]
         if len(holders) == 1:
             return holders[0].get(name)
         if len(holders) > 1:
             return same_either_way([h.get(name) for h in holders]) or Lin(
                 frozenset(), UNKNOWN, False, f"column {name!r} is ambiguous: several relations have it"
             )
-        unknown = [s for s in self.sources.values() if s.names is None or isinstance(s, Unknown)]
+        unknown = [s for s in self.items.values() if s.names is None or isinstance(s, UnknownItem)]
         if len(unknown) == 1:
             # the only relation whose columns are unknown, and no other has it: it is that one's,
             # unless an enclosing query has such a column too (a correlated reference)
@@ -248,24 +254,23 @@ class NameResolution:
 
     def _known_here(self, name: str) -> bool:
         """Whether a relation of this SELECT is known to have the column."""
-        return any(src.has(name) for src in self.sources.values())
+        return any(src.has(name) for src in self.items.values())
 
     def has_known(self, name: str) -> bool:
         """Whether a relation here or in an enclosing query is known to have the column."""
-        ctx: NameResolution | None = self
-        while ctx is not None:
-            if name in ctx.using or any(src.has(name) for src in ctx.sources.values()):
+        names: Names | None = self
+        while names is not None:
+            if name in names.using or any(src.has(name) for src in names.items.values()):
                 return True
-            ctx = ctx.parent
+            names = names.parent
         return False
 
     def _unresolved_unqualified(self, name: str) -> Lin:
-        unknown = [s for s in self.sources.values() if s.names is None or isinstance(s, Unknown)]
+        unknown = [s for s in self.items.values() if s.names is None or isinstance(s, UnknownItem)]
         if unknown:
             return Lin(frozenset(), UNKNOWN, False, f"column {name!r}: its relation's columns are unknown")
         return Lin(frozenset(), UNKNOWN, False, f"column {name!r} not found in any relation of the query")
 
-    # --------------------------------------------------------------- projections
 
 
 def same_either_way(candidates: list[Lin | None]) -> Lin | None:

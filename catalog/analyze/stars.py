@@ -6,109 +6,105 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
 from catalog.analyze.kinds import UNKNOWN, ColumnNamer, Lin, Output, Selected, inherit, lower, output_identifier
-from catalog.analyze.names import Derived, Source, Unknown
+from catalog.analyze.names import FromItem, Names, QueryItem, UnknownItem
 
-if TYPE_CHECKING:
-    from catalog.analyze.model import ModelAnalyzer
+# How a SELECT item is classified (``SelectScope.classify``): for ``* REPLACE (expr AS name)``.
+Classify = Callable[[exp.Expression, str], Lin]
+# ClickHouse's names of ambiguous joined columns: {alias: (alias as written, qualified names)}
+Qualified = dict[str, tuple[str, frozenset[str]]]
 
 
-class StarExpansion:
-    """Expanding stars inside one SELECT scope (mixed into ``SelectScope``)."""
+def expand_star(
+    names: Names,
+    select: exp.Select,
+    proj: exp.Expression,
+    star: exp.Star,
+    selected: Selected,
+    unexpanded: list[tuple[FromItem, frozenset[str]]],
+    classify: Classify,
+    qualify: Qualified,
+    keep: Callable[[str], bool] | None = None,
+) -> str | None:
+    """Add the star's columns (those ``keep`` accepts) to ``selected``; returns why it could
+    not be (fully) expanded, if so.
 
-    a: "ModelAnalyzer"
-    select: exp.Select
-    sources: dict[str, Source]
-    star_sources: list[str]
-    using: dict[str, Lin]
-    qualify: dict[str, tuple[str, frozenset[str]]]
-
-    def _expand_star(
-        self,
-        proj: exp.Expression,
-        star: exp.Star,
-        selected: Selected,
-        unexpanded: list[tuple[Source, frozenset[str]]],
-        keep: Callable[[str], bool] | None = None,
-    ) -> str | None:
-        """Add the star's columns (those ``keep`` accepts); returns why it could not be
-        (fully) expanded, if so.
-
-        Relations whose columns are unknown go to ``unexpanded`` (with the excluded names).
-        """
-        table = lower(proj.table) if isinstance(proj, exp.Column) and proj.table else ""
-        problem: str | None = None
-        if isinstance(proj, exp.Dot) or (table and table not in self.sources):
-            text = proj.sql(dialect=self.a.dialect)
-            struct = isinstance(proj, exp.Dot) or self._find_unqualified(table) is not None
-            problem = f"{text}: {'the fields of a struct column are not known' if struct else 'unknown relation'}"
-        elif self.select.args.get("match"):
-            problem = "select * with MATCH_RECOGNIZE: its output columns are not resolved"
-        if problem:
-            unexpanded.append((Unknown(problem), frozenset()))
-            return problem
-        aliases = [table] if table else list(self.star_sources)
-        col = self.a.col
-        excluded = {col(c) for c in star.args.get("except_") or []}
-        replaced = {col(output_identifier(r)): r for r in star.args.get("replace") or []}
-        renamed = {col(r.this): col(r) for r in star.args.get("rename") or [] if isinstance(r, exp.Alias)}
-        seen_using: set[str] = set()
-        for alias in aliases:
-            source = self.sources[alias]
-            if source.names is None:
-                reason = getattr(source, "reason", None) or f"columns of {alias!r} are unknown"
-                problem = problem or f"select * over {alias!r} cannot be expanded: {reason}"
-                if replaced or renamed or keep is not None:  # names of its output are not the relation's own
-                    source = Unknown(problem)
-                unexpanded.append((source, frozenset(excluded)))
-                continue
-            if keep is not None:
-                excluded = excluded | {n for n in source.names if not keep(n)}
-            named = renamed
-            spelling, qualified = self.qualify.get(alias, ("", frozenset()))
-            if qualified:  # ClickHouse: an ambiguous column is named alias.column
-                named = {**{n: f"{spelling}.{n}" for n in source.names if n in qualified}, **renamed}
-            if not (excluded or replaced or named or (self.using and not table)):
-                # the common case: every column as it is
-                get = source.get
-                add = selected.add
-                prefix = f"{alias}." if table else ""
-                for n in source.names:
-                    lin = get(n)
-                    add(n, lin if lin is not None else Lin(frozenset(), UNKNOWN, False, f"column {n!r} missing"), prefix + n)
-                continue
-            for n in source.names:
-                if n in excluded:
-                    continue
-                if not table and n in self.using:
-                    if n in seen_using:
-                        continue
-                    seen_using.add(n)
-                    lin = self.using[n]
-                elif n in replaced:
-                    lin = self.classify(replaced[n], n)
-                else:
-                    lin = source.get(n) or Lin(frozenset(), UNKNOWN, False, f"column {n!r} missing")
-                out_name = named.get(n, n)
-                if out_name != n:
-                    lin = Lin(lin.sources, inherit(lin.kind, False), lin.resolved, lin.reason, lin.window_refs, lin.defined_by)
-                selected.add(out_name, lin, replaced[n] if n in replaced else f"{alias}.{n}" if table else n, n in replaced)
+    Items whose columns are unknown go to ``unexpanded`` (with the excluded names).
+    """
+    table = lower(proj.table) if isinstance(proj, exp.Column) and proj.table else ""
+    problem: str | None = None
+    if isinstance(proj, exp.Dot) or (table and table not in names.items):
+        text = proj.sql(dialect=names.ctx.dialect)
+        struct = isinstance(proj, exp.Dot) or names.find_unqualified(table) is not None
+        problem = f"{text}: {'the fields of a struct column are not known' if struct else 'unknown relation'}"
+    elif select.args.get("match"):
+        problem = "select * with MATCH_RECOGNIZE: its output columns are not resolved"
+    if problem:
+        unexpanded.append((UnknownItem(problem), frozenset()))
         return problem
-
-    def _aliased_columns(self, source: Source, table: exp.Table) -> Source:
-        """``FROM t AS x (a, b)``: the alias list renames the relation's columns by position."""
-        alias = table.args.get("alias")
-        if not isinstance(alias, exp.TableAlias) or not alias.columns:
-            return source
+    aliases = [table] if table else list(names.star_items)
+    col = names.col
+    excluded = {col(c) for c in star.args.get("except_") or []}
+    replaced = {col(output_identifier(r)): r for r in star.args.get("replace") or []}
+    renamed = {col(r.this): col(r) for r in star.args.get("rename") or [] if isinstance(r, exp.Alias)}
+    seen_using: set[str] = set()
+    for alias in aliases:
+        source = names.items[alias]
         if source.names is None:
-            return Unknown(f"column alias list over {table.name!r}, whose columns are unknown")
-        cols = {n: lin for n in source.names if (lin := source.get(n)) is not None}
-        return Derived(rename_by_alias(Output(list(cols), cols), alias, self.a.col))
+            reason = getattr(source, "reason", None) or f"columns of {alias!r} are unknown"
+            problem = problem or f"select * over {alias!r} cannot be expanded: {reason}"
+            if replaced or renamed or keep is not None:  # names of its output are not the relation's own
+                source = UnknownItem(problem)
+            unexpanded.append((source, frozenset(excluded)))
+            continue
+        if keep is not None:
+            excluded = excluded | {n for n in source.names if not keep(n)}
+        named = renamed
+        spelling, qualified = qualify.get(alias, ("", frozenset()))
+        if qualified:  # ClickHouse: an ambiguous column is named alias.column
+            named = {**{n: f"{spelling}.{n}" for n in source.names if n in qualified}, **renamed}
+        if not (excluded or replaced or named or (names.using and not table)):
+            # the common case: every column as it is
+            get = source.get
+            add = selected.add
+            prefix = f"{alias}." if table else ""
+            for n in source.names:
+                lin = get(n)
+                add(n, lin if lin is not None else Lin(frozenset(), UNKNOWN, False, f"column {n!r} missing"), prefix + n)
+            continue
+        for n in source.names:
+            if n in excluded:
+                continue
+            if not table and n in names.using:
+                if n in seen_using:
+                    continue
+                seen_using.add(n)
+                lin = names.using[n]
+            elif n in replaced:
+                lin = classify(replaced[n], n)
+            else:
+                lin = source.get(n) or Lin(frozenset(), UNKNOWN, False, f"column {n!r} missing")
+            out_name = named.get(n, n)
+            if out_name != n:
+                lin = Lin(lin.sources, inherit(lin.kind, False), lin.resolved, lin.reason, lin.window_refs, lin.defined_by)
+            selected.add(out_name, lin, replaced[n] if n in replaced else f"{alias}.{n}" if table else n, n in replaced)
+    return problem
+
+
+def aliased_columns(item: FromItem, table: exp.Table, col: ColumnNamer) -> FromItem:
+    """``FROM t AS x (a, b)``: the alias list renames the relation's columns by position."""
+    alias = table.args.get("alias")
+    if not isinstance(alias, exp.TableAlias) or not alias.columns:
+        return item
+    if item.names is None:
+        return UnknownItem(f"column alias list over {table.name!r}, whose columns are unknown")
+    cols = {n: lin for n in item.names if (lin := item.get(n)) is not None}
+    return QueryItem(rename_by_alias(Output(list(cols), cols), alias, col))
 
 
 def apply_alias_columns(scope: Scope, out: Output, col: ColumnNamer) -> Output:

@@ -68,10 +68,10 @@ def impact(
     with the shortest path, the type of each hop, and whether it only passes the value
     through (safe to rename along) or feeds a calculation (needs review)."""
     from catalog.memory import paused_gc
-    from catalog.query import Catalog
+    from catalog.query import BuildView
 
     with paused_gc(), graph_from(uri, user, password, database, timeout) as graph:  # tens of thousands of records, no cycles
-        answer = Catalog(graph, project, build).impact(columns, max_depth=depth, with_conditions=with_conditions)
+        answer = BuildView(graph, project, build).impact(columns, max_depth=depth, with_conditions=with_conditions)
         _emit(answer, "impact", fmt, as_json, max_rows)
     say(f"{len(answer.columns)} downstream columns in {len(answer.models())} models")
 
@@ -94,9 +94,9 @@ def trace(
     """Where these columns come from: every upstream column back to sources and seeds, with
     the expression at each hop, so you can read how the value is computed."""
     from catalog.memory import paused_gc
-    from catalog.query import Catalog
+    from catalog.query import BuildView
 
     with paused_gc(), graph_from(uri, user, password, database, timeout) as graph:
-        answer = Catalog(graph, project, build).trace(columns, max_depth=depth)
+        answer = BuildView(graph, project, build).trace(columns, max_depth=depth)
         _emit(answer, "trace", fmt, as_json, max_rows)
     say(f"{len(answer.columns)} upstream columns in {len(answer.models())} models")

@@ -106,7 +106,7 @@ def check(
         report = check_states(old, old_lineages, current, lineages, base=base)
     else:
         from catalog.check_across import with_consumer_projects
-        from catalog.query import Catalog
+        from catalog.query import BuildView
         from catalog.store.upstream import foreign_projects, upstream_builds, with_upstream
 
         name = project or current.name
@@ -119,7 +119,7 @@ def check(
             current = with_upstream(graph, current, upstream_builds(graph, foreign_projects(current), {}))
             old_lineages, lineages = analyze_states(old, current, jobs=jobs)
             report = check_states(old, old_lineages, current, lineages, base=f"build {active['id']}")
-            report = with_consumer_projects(report, Catalog(graph, name, active["id"]))
+            report = with_consumer_projects(report, BuildView(graph, name, active["id"]))
 
     from catalog.report.check_ci import github_annotations, sarif_log
 

@@ -23,9 +23,9 @@ class DiffFormat(str, Enum):
 
 def _project(graph: Graph, project: str | None) -> str:
     from catalog.history import check_project
-    from catalog.query import Catalog
+    from catalog.query import BuildView
 
-    return check_project(graph, project) if project is not None else Catalog(graph).project
+    return check_project(graph, project) if project is not None else BuildView(graph).project
 
 
 @handle_errors

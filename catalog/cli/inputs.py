@@ -44,7 +44,7 @@ def read_input(
     from catalog.export.openlineage import export_input
     from catalog.export.stored import stored_export_input
     from catalog.extract import load_project
-    from catalog.query import Catalog
+    from catalog.query import BuildView
 
     if path is not None:
         if project is not None or build is not None:
@@ -54,4 +54,4 @@ def read_input(
     if dialect is not None:
         fail("--dialect applies to PATH: a stored build keeps the dialect it was built with", EXIT_USAGE)
     with graph_from(uri, user, password, database, timeout, whole_build=True) as graph:
-        return stored_export_input(Catalog(graph, project, build), consumers=consumers)
+        return stored_export_input(BuildView(graph, project, build), consumers=consumers)

@@ -116,7 +116,7 @@ def prune(
     from catalog.compare import analyze_states
     from catalog.extract import input_warnings, load_project
     from catalog.prune import prune_artifacts, prune_graph, prune_state
-    from catalog.query import Catalog
+    from catalog.query import BuildView
 
     t0 = time.perf_counter()
     warnings: list[dict] = []
@@ -132,7 +132,7 @@ def prune(
             plan = prune_artifacts(current, analyze_project(current, jobs=jobs), names)
     else:
         with graph_from(uri, user, password, database, timeout) as graph:
-            plan = prune_graph(Catalog(graph, project, build), names)
+            plan = prune_graph(BuildView(graph, project, build), names)
 
     emit(fmt, as_json, json=lambda: {**plan.to_dict(), "warnings": warnings}, table=lambda: plan_table(plan), selector=plan.selector)
     _summary(plan, time.perf_counter() - t0)

@@ -70,7 +70,7 @@ def report(
     along passthrough and renamed edges, and pictures of the lineage around key columns; with
     --history N, how those figures moved over the last N builds."""
     from catalog.memory import paused_gc
-    from catalog.query import Catalog
+    from catalog.query import BuildView
     from catalog.report.governance import collect_report
     from catalog.report.governance_html import report_html
     from catalog.report.governance_render import report_json, report_markdown
@@ -83,7 +83,7 @@ def report(
     # again and again (two thirds of the time of a 1,300-model report)
     with paused_gc():
         with graph_from(uri, user, password, database, timeout, whole_build=True) as graph:
-            catalog = Catalog(graph, project, build)
+            catalog = BuildView(graph, project, build)
             say(f"Reading build {catalog.build_id} of {catalog.project}…")
             data = collect_report(catalog, top=top, progress=lambda msg: say(f"  {msg}"), history=history)
             explored = None

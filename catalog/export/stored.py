@@ -29,14 +29,14 @@ from catalog.analyze.records import (
     ModelStatus,
 )
 from catalog.export.openlineage import ExportInput, export_input
-from catalog.query import Catalog
+from catalog.query import BuildView
 from catalog.store.graph import Graph
 from catalog.store.records import load_build_project
 
 ANALYZED = ("model", "snapshot")
 
 
-def stored_export_input(catalog: Catalog, *, consumers: bool) -> ExportInput:
+def stored_export_input(catalog: BuildView, *, consumers: bool) -> ExportInput:
     """The export's input from the build ``catalog`` reads (its project and build); with
     ``consumers``, its semantic models, metrics, exposures and saved queries too."""
     graph, name, build_id = catalog.graph, catalog.project, catalog.build_id

@@ -18,7 +18,7 @@ from catalog.errors import CatalogError, StoreError
 
 if TYPE_CHECKING:
     from catalog.mcp.view import ProjectView
-    from catalog.query import Catalog
+    from catalog.query import BuildView
     from catalog.settings import Neo4jSettings
     from catalog.store.graph import Graph
 
@@ -74,10 +74,10 @@ class Stored:
             self._driver_stack = None
             self._graph = None
 
-    def catalog(self, project: str | None, build: int | None) -> Catalog:
-        from catalog.query import Catalog
+    def catalog(self, project: str | None, build: int | None) -> BuildView:
+        from catalog.query import BuildView
 
-        return Catalog(self.graph(), project or self.project, build if build is not None else self.build)
+        return BuildView(self.graph(), project or self.project, build if build is not None else self.build)
 
     def view(self, project: str | None, build: int | None) -> ProjectView:
         catalog = self.catalog(project, build)
@@ -86,15 +86,15 @@ class Stored:
             if key not in self._views:
                 from catalog.export.stored import stored_export_input
                 from catalog.mcp.view import ProjectView
-                from catalog.query import Catalog
+                from catalog.query import BuildView
                 from catalog.store.graph import Graph
 
                 g = catalog.graph
-                whole = Catalog(Graph(g.driver, g.database, timeout=self.whole_build_timeout, uri=g.uri), *key)
+                whole = BuildView(Graph(g.driver, g.database, timeout=self.whole_build_timeout, uri=g.uri), *key)
                 self._views[key] = ProjectView(stored_export_input(whole, consumers=True))
             return self._views[key]
 
-    def asker(self, project: str | None, build: int | None) -> Catalog:
+    def asker(self, project: str | None, build: int | None) -> BuildView:
         return self.catalog(project, build)
 
     def warm(self) -> None:
@@ -110,10 +110,10 @@ class Stored:
     def project_name(self, project: str | None) -> str:
         """The project the builds and diff tools read: the one given, else the only one."""
         from catalog.history import check_project
-        from catalog.query import Catalog
+        from catalog.query import BuildView
 
         name = project or self.project
-        return check_project(self.graph(), name) if name is not None else Catalog(self.graph()).project
+        return check_project(self.graph(), name) if name is not None else BuildView(self.graph()).project
 
 
 class InMemory:

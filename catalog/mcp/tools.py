@@ -1,6 +1,6 @@
 """Each tool's answer as JSON data, from a :mod:`catalog.mcp.stored` source.
 
-Impact and trace are the CLI's answers (:class:`~catalog.query.Catalog` over a stored build,
+Impact and trace are the CLI's answers (:class:`~catalog.query.BuildView` over a stored build,
 the same walk over :class:`~catalog.mcp.view.ProjectView` in memory), written by the report
 layer's :func:`~catalog.report.answers.answer_dict`. Every list is one page
 (:func:`catalog.mcp.pages.page`): ``total``, ``truncated`` and ``next_cursor`` say what is left.

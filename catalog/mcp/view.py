@@ -5,7 +5,7 @@ for every question of ``catalog mcp PATH``, where there is no graph.
 Made from :class:`~catalog.export.openlineage.ExportInput`, the records `catalog explore`
 reads from a stored build or from a dbt target: the same answers from both. Column keys are
 the graph's (``<project>/<unique_id>.<column>``), so the answers of
-:class:`~catalog.query.Catalog` and of this view are written out by the same code.
+:class:`~catalog.query.BuildView` and of this view are written out by the same code.
 """
 
 from __future__ import annotations
@@ -287,7 +287,7 @@ class ProjectView:
         return out
 
     def impact(self, names: list[str], max_depth: int | None = None, with_conditions: bool = False) -> Answer:
-        """:meth:`catalog.query.Catalog.impact` over this view."""
+        """:meth:`catalog.query.BuildView.impact` over this view."""
         asked = [self.resolve(n) for n in names]
         reach: set[str] = set()
         for a in asked:
@@ -340,7 +340,7 @@ class ProjectView:
         return ColumnId(f"{self.project}/{node.unique_id}", node.unique_id, node.kind, node.name)
 
     def trace(self, names: list[str], max_depth: int | None = None) -> Answer:
-        """:meth:`catalog.query.Catalog.trace` over this view."""
+        """:meth:`catalog.query.BuildView.trace` over this view."""
         asked: list[ColumnId] = []
         best: dict[str, Reached] = {}
         for n in names:

@@ -33,7 +33,7 @@ from pydantic import BaseModel, computed_field
 
 from catalog.extract import PII_META_KEYS, PII_TAGS  # the rule that sets Column.pii
 from catalog.memory import paused_gc
-from catalog.query import Catalog
+from catalog.query import BuildView
 from catalog.report.limits import DEFAULT_TOP
 from catalog.report.reach import BuildLineage
 
@@ -379,7 +379,7 @@ ALL_ROWS = 2**62  # LIMIT of a read that takes every row from its SKIP on
 
 
 def collect_report(
-    catalog: Catalog, top: int = DEFAULT_TOP, progress: Callable[[str], None] | None = None, history: int = 0
+    catalog: BuildView, top: int = DEFAULT_TOP, progress: Callable[[str], None] | None = None, history: int = 0
 ) -> GovernanceReport:
     """Read every section of the report for ``catalog``'s project and build; with ``history``,
     the trends of the last ``history`` completed builds up to that one."""
@@ -458,7 +458,7 @@ def collect_report(
 TREND_STATUSES = ("active", "superseded")  # builds that completed
 
 
-def collect_trends(catalog: Catalog, count: int, say: Callable[[str], None] = lambda _msg: None) -> tuple[TrendPoint, ...]:
+def collect_trends(catalog: BuildView, count: int, say: Callable[[str], None] = lambda _msg: None) -> tuple[TrendPoint, ...]:
     """The figures of the last ``count`` completed builds of ``catalog``'s project up to its
     build, oldest first, each read as that build (``report_model_coverage``,
     ``report_build_columns`` and ``report_test_coverage`` with its id)."""

@@ -16,7 +16,7 @@ import pytest
 
 from catalog.build import Builder
 from catalog.history import list_builds
-from catalog.query import Catalog
+from catalog.query import BuildView
 from catalog.report.governance import collect_report
 from catalog.report.governance_render import report_dict
 from catalog.store import cypher
@@ -91,12 +91,12 @@ def column_props(graph, project: str, build_id: int | None, uid: str) -> dict[st
 def test_a_later_build_leaves_the_view_of_an_earlier_one_as_it_was(build, project_name, example_copy, graph):
     first = build(example_copy, project_name)
     before = view(graph, project_name, first.build_id)
-    report_before = report_dict(collect_report(Catalog(graph, project_name, first.build_id)))
+    report_before = report_dict(collect_report(BuildView(graph, project_name, first.build_id)))
     edit_docs(example_copy)
     second = build(example_copy, project_name)
     assert second.edges.written == second.edges.closed == 0  # docs and a type: no lineage change
     assert view(graph, project_name, first.build_id) == before
-    report_after = report_dict(collect_report(Catalog(graph, project_name, first.build_id)))
+    report_after = report_dict(collect_report(BuildView(graph, project_name, first.build_id)))
     report_before["build"].pop("status"), report_after["build"].pop("status")  # active, then superseded
     assert report_after == report_before
 
@@ -109,7 +109,7 @@ def test_a_later_build_leaves_the_view_of_an_earlier_one_as_it_was(build, projec
     assert (old_cols["amount"]["data_type"], new_cols["amount"]["data_type"]) == ("DOUBLE", "DECIMAL(12, 2)")
     email = {b: column_props(graph, project_name, b, CUSTOMERS)["email"]["description"] for b in (first.build_id, None)}
     assert email[None] == "Email, edited." and email[first.build_id] != email[None]
-    report_new = report_dict(collect_report(Catalog(graph, project_name)))
+    report_new = report_dict(collect_report(BuildView(graph, project_name)))
     assert "stg_payments.payment_method" in json.dumps(report_new["pii"]) and report_new != report_after
 
     # the same artifacts again: a no-change build, with the same view

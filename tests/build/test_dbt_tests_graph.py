@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from catalog.cli.app import app
-from catalog.query import Catalog
+from catalog.query import BuildView
 from catalog.report.governance import collect_report
 from catalog.report.governance_render import report_dict, report_markdown
 from catalog.report.governance_html import report_html
@@ -68,7 +68,7 @@ def test_a_later_build_that_changes_tests_leaves_the_earlier_view(build, project
     first = build(example_copy, project_name)
     before = view(graph, project_name, first.build_id)
     assert {"read/list_build_tests", "read/report_test_coverage"} <= set(before) and before["read/list_build_tests"]
-    report_before = report_dict(collect_report(Catalog(graph, project_name, first.build_id)))
+    report_before = report_dict(collect_report(BuildView(graph, project_name, first.build_id)))
     expected = {}
     for key, names in TESTED.items():
         for name in names:
@@ -79,7 +79,7 @@ def test_a_later_build_that_changes_tests_leaves_the_earlier_view(build, project
     second = build(example_copy, project_name)
     assert second.edges.written == second.edges.closed == 0  # tests only: no lineage change
     assert view(graph, project_name, first.build_id) == before
-    report_after = report_dict(collect_report(Catalog(graph, project_name, first.build_id)))
+    report_after = report_dict(collect_report(BuildView(graph, project_name, first.build_id)))
     report_before["build"].pop("status"), report_after["build"].pop("status")  # active, then superseded
     assert report_after == report_before
 
@@ -95,7 +95,7 @@ def test_a_later_build_that_changes_tests_leaves_the_earlier_view(build, project
 
 def test_report_gives_coverage_by_model_and_the_untested_columns_that_matter(build, project_name, graph):
     first = build(EXAMPLE, project_name)
-    catalog = Catalog(graph, project_name, first.build_id)
+    catalog = BuildView(graph, project_name, first.build_id)
     report = collect_report(catalog)
     t = report.tests
     assert (t.tests, t.by_kind, t.tested) == (12, {"generic": 12, "singular": 0, "unit": 0}, len(TESTED))

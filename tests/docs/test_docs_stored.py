@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from test_docs import commented_copy, edit_manifest
 
 from catalog.cli.app import app
-from catalog.query import Catalog
+from catalog.query import BuildView
 from catalog.report.governance import ALL_ROWS, _details, _walked_rows, collect_report
 from catalog.report.reach import BuildLineage
 
@@ -36,14 +36,14 @@ def test_stored_build_gives_the_changes_of_its_artifacts(build, graph, project_n
     stored = runner.invoke(app, ["docs", str(shop), "--pii", "--json", "--project", project_name], env=neo4j_env)
     assert here.exit_code == 0 and stored.exit_code == 0, (here.stderr, stored.stderr)
     mine, theirs = json.loads(here.stdout), json.loads(stored.stdout)
-    assert mine.pop("build_id") is None and theirs.pop("build_id") == Catalog(graph, project_name).build_id
+    assert mine.pop("build_id") is None and theirs.pop("build_id") == BuildView(graph, project_name).build_id
     assert mine == theirs
     assert len(mine["changes"]) == 21 and mine["conflicts"] == []
     assert stored.stdout != "" and runner.invoke(app, ["docs", str(shop), "--project", project_name], env=neo4j_env).stdout == \
         runner.invoke(app, ["docs", str(shop)]).stdout
 
     # the descriptions docs writes are the report's inheritable ones
-    report = collect_report(Catalog(graph, project_name))
+    report = collect_report(BuildView(graph, project_name))
     proposed = {i.column.label: i.description for i in report.inheritable if not i.conflict}
     assert {c["column"]["label"]: c["description"] for c in mine["changes"] if c["description"]} == proposed
 

@@ -14,7 +14,7 @@ from catalog.cli.app import app
 from catalog.export.openlineage import export_input, openlineage_events
 from catalog.export.stored import stored_export_input
 from catalog.extract import load_project
-from catalog.query import Catalog
+from catalog.query import BuildView
 
 from edits import edit_sql
 
@@ -33,7 +33,7 @@ def test_stored_build_gives_the_events_of_its_artifacts(build, graph, project_na
     expected = _from_artifacts(example)
     assert len(expected) == 15  # 14 models and snapshots, the exposure
 
-    stored = openlineage_events(stored_export_input(Catalog(graph, project_name), consumers=False), job_namespace=NS)
+    stored = openlineage_events(stored_export_input(BuildView(graph, project_name), consumers=False), job_namespace=NS)
     assert stored == expected
 
     out = tmp_path / "events.ndjson"
@@ -56,9 +56,9 @@ def test_each_build_exports_its_own_lineage(build, graph, project_name, example,
     second = build(example_copy, project_name).build_id
     assert second > first
 
-    now = openlineage_events(stored_export_input(Catalog(graph, project_name), consumers=False), job_namespace=NS)
+    now = openlineage_events(stored_export_input(BuildView(graph, project_name), consumers=False), job_namespace=NS)
     assert now == _from_artifacts(example_copy)
-    before = openlineage_events(stored_export_input(Catalog(graph, project_name, first), consumers=False), job_namespace=NS)
+    before = openlineage_events(stored_export_input(BuildView(graph, project_name, first), consumers=False), job_namespace=NS)
     assert before == _from_artifacts(example)
     assert now != before
 
@@ -79,7 +79,7 @@ def test_a_model_missing_from_catalog_json_has_its_yaml_columns_in_yaml_order(bu
     manifest_path.write_text(json.dumps(manifest))
     build(example_copy, project_name)
 
-    stored = openlineage_events(stored_export_input(Catalog(graph, project_name), consumers=False), job_namespace=NS)
+    stored = openlineage_events(stored_export_input(BuildView(graph, project_name), consumers=False), job_namespace=NS)
     assert stored == _from_artifacts(example_copy)
     event = next(e for e in stored if e["job"]["name"] == uid)
     fields = [(f["name"], f.get("type"), f["ordinal_position"]) for f in event["outputs"][0]["facets"]["schema"]["fields"]]
@@ -100,7 +100,7 @@ def test_corpus_build_gives_the_events_of_its_artifacts(build, graph, project_na
     not produce (fivetran-hubspot's history models), as outputs and as inputs of their readers."""
     target = shared_dir / "corpus" / name / "target"
     build(target, project_name)
-    stored = openlineage_events(stored_export_input(Catalog(graph, project_name), consumers=False), job_namespace=NS)
+    stored = openlineage_events(stored_export_input(BuildView(graph, project_name), consumers=False), job_namespace=NS)
     assert stored == _from_artifacts(target)
 
 

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from catalog.query import SAFE_TYPES, Catalog, ColumnId, Hop, Reached, _walk_downstream
+from catalog.query import SAFE_TYPES, BuildView, ColumnId, Hop, Reached, _walk_downstream
 
 
 class _Edges:
@@ -30,7 +30,7 @@ def _reached(key: str, *types: str) -> Reached:
 
 
 def test_a_second_computing_path_makes_a_column_need_review():
-    catalog = Catalog.__new__(Catalog)
+    catalog = BuildView.__new__(BuildView)
     catalog.project, catalog.build_id = "p", 1
     catalog._builds = {"p": 1}
     # s.x -> a.x (passthrough) -> c.x (passthrough); s.x -> b.y (derived) -> c.x (passthrough); c.x -> d.x (renamed)

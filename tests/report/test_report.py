@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from browser import chromium_or_skip
 
 from catalog.cli.app import app
-from catalog.query import Catalog
+from catalog.query import BuildView
 from catalog.report.governance import collect_report
 from catalog.report.governance_html import report_html
 from catalog.report.governance_render import report_dict, report_json, report_markdown
@@ -43,7 +43,7 @@ def _env(neo4j_settings) -> dict[str, str]:
 # ---------------------------------------------------------------------------- the example, exactly
 def test_example_report_content(build, graph, project_name, example):
     build(example, project_name)
-    r = collect_report(Catalog(graph, project_name))
+    r = collect_report(BuildView(graph, project_name))
 
     # Coverage: 14 models and 1 snapshot, all resolved but the Python model customer_scores,
     # opaque, whose three columns are declared in YAML (resolved). Columns with no upstream column:
@@ -217,7 +217,7 @@ def test_example_report_content(build, graph, project_name, example):
     assert {e.type for e in first.edges} == {"derived", "passthrough", "renamed"}
 
     # Same build, same report: byte for byte.
-    again = collect_report(Catalog(graph, project_name))
+    again = collect_report(BuildView(graph, project_name))
     assert report_html(again) == report_html(r) and report_markdown(again) == report_markdown(r)
 
 
@@ -240,7 +240,7 @@ def test_coverage_of_partial_failed_and_unresolved_models(build, graph, project_
     good = build(example, project_name)
     _break_models(example_copy)
     build(example_copy, project_name)
-    r = collect_report(Catalog(graph, project_name))
+    r = collect_report(BuildView(graph, project_name))
 
     t = r.coverage.totals
     assert t.by_status == {"resolved": 11, "partial": 1, "unresolved": 1, "opaque": 1, "failed": 1}
@@ -284,7 +284,7 @@ def test_coverage_of_partial_failed_and_unresolved_models(build, graph, project_
     assert "&lt;Token" in md  # the parser's message is not read as an HTML tag
 
     # the earlier build is still there, fully resolved
-    before = collect_report(Catalog(graph, project_name, good.build_id))
+    before = collect_report(BuildView(graph, project_name, good.build_id))
     assert before.build.id == good.build_id
     assert before.coverage.totals.by_status == {"resolved": 14, "partial": 0, "unresolved": 0, "opaque": 1, "failed": 0}
 
@@ -298,7 +298,7 @@ def test_no_public_model_lists_every_model(build, graph, project_name, example_c
             node.get("config", {})["access"] = "protected"
     path.write_text(json.dumps(manifest))
     build(example_copy, project_name)
-    r = collect_report(Catalog(graph, project_name))
+    r = collect_report(BuildView(graph, project_name))
     un = r.undocumented
     assert (un.scope, un.public_models, un.models_in_scope) == ("all_models", 0, 14)
     labels = _labels(u.column for u in un.columns)
@@ -326,8 +326,8 @@ def test_cli_json_and_markdown(build, graph, project_name, example, neo4j_settin
     assert "report_model_coverage" in as_json.stderr
     assert list(doc) == ["project", "build", "coverage", "pii", "undocumented", "unused", "depended_on", "inheritable",
                          "pictures", "tests", "notes"]
-    assert doc == report_dict(collect_report(Catalog(graph, project_name)))
-    data = collect_report(Catalog(graph, project_name))
+    assert doc == report_dict(collect_report(BuildView(graph, project_name)))
+    data = collect_report(BuildView(graph, project_name))
     encoded = report_json(data)  # with orjson when installed
     with monkeypatch.context() as m:
         m.setitem(sys.modules, "orjson", None)  # as without the fast extra: the json module

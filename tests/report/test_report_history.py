@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from test_docs import commented_copy, edit_manifest
 
 from catalog.cli.app import app
-from catalog.query import Catalog
+from catalog.query import BuildView
 from catalog.report.governance import collect_report
 
 pytestmark = pytest.mark.neo4j
@@ -34,7 +34,7 @@ def test_history_of_two_builds(build, graph, project_name, neo4j_env, tmp_path):
     first = build(shop, project_name).build_id
     edit_manifest(shop, _second_build_edits)
     second = build(shop, project_name).build_id
-    reports = {b: collect_report(Catalog(graph, project_name, b)) for b in (first, second)}
+    reports = {b: collect_report(BuildView(graph, project_name, b)) for b in (first, second)}
 
     r = runner.invoke(app, ["report", "--project", project_name, "-f", "json", "--history", "5"], env=neo4j_env)
     assert r.exit_code == 0, r.stderr

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog.query import Catalog
+from catalog.query import BuildView
 from catalog.report.governance import ALL_ROWS, _details, _walked_rows
 from catalog.report.reach import COPY_TYPES, BuildLineage
 
@@ -49,7 +49,7 @@ def _path_types(walked: BuildLineage, start: str, end: str, depth: int, backward
 
 
 def _compare(graph, name: str) -> None:
-    catalog = Catalog(graph, name)
+    catalog = BuildView(graph, name)
     params = {"project": name, "build_id": catalog.build_id}
     whole = graph.read_values("read/report_build_columns", **params, skip=0, limit=ALL_ROWS)
     walked = BuildLineage(whole)
