@@ -134,6 +134,14 @@ def test_write_then_check_then_nothing(shop: Path) -> None:
     written = (shop / YML).read_text()
     before = (VERSIONED / YML).read_text()
     assert written.startswith(before[: before.index("      - name: id\n")])
+    # what dbt-core 1.11.16 parses from the written file, version by version (its unique tests kept)
+    assert resolved(shop / YML) == {
+        "v1": {"id": (KEY, []), "email": (MAIL, ["pii"]), "value": ("Sum paid over all orders that were not cancelled.", []),
+               "legacy_id": (KEY, [])},
+        "v2": {"id": (KEY, []), "email": (MAIL, ["pii"]), "full_name": (NAME, ["pii"]),
+               "value": ("1 for the customer with the highest lifetime value in their country.", []),
+               "country": ("Country, from the country_codes lookup.", [])},
+    }  # fmt: skip
     r = _docs(str(shop), "--pii", "--check")
     assert (r.exit_code, r.stdout, r.stderr) == (0, "", "Nothing to change.\n")
     r = _docs(str(shop), "--pii", "--write")
@@ -147,3 +155,45 @@ def test_a_version_the_yaml_lacks_is_an_error(shop: Path) -> None:
     r = _docs(str(shop), "--select", "dim_customers.v2")
     assert r.exit_code == 2
     assert r.stderr == "Error: model dim_customers: the YAML has no version v: 2 (run dbt parse again)\n"
+
+
+
+def resolved(path: Path) -> dict[str, dict[str, tuple[str, list[str]]]]:
+    """Each version's columns (description, tags) as dbt resolves them from the YAML file: the
+    top-level entries it includes (all, or include's names, minus exclude), its own entries in
+    their place."""
+    from ruamel.yaml import YAML
+
+    model = YAML(typ="safe").load(path.read_text())["models"][0]
+    top = {c["name"]: c for c in model.get("columns") or []}
+    out = {}
+    for v in model["versions"]:
+        rule = next((c for c in v.get("columns") or [] if "include" in c), {"include": "all"})
+        own = {c["name"]: c for c in v.get("columns") or [] if "name" in c}
+        names = [n for n in top if (rule["include"] in ("all", "*") or n in rule["include"]) and n not in rule.get("exclude", [])]
+        cols = {n: top[n] for n in names if n not in own} | own
+        out[f"v{v['v']}"] = {n: (c.get("description", ""), (c.get("config") or {}).get("tags", [])) for n, c in cols.items()}
+    return out
+
+
+KEY, MAIL, NAME = "Primary key of the customer.", "E-mail address in lower case.", "First and last name."
+
+
+def test_an_include_list_reads_only_its_names_from_the_top_level(shop: Path) -> None:
+    # v1 includes only id and value from the top level: its email is its own, and country,
+    # which only v2 then reads from the top level, goes there; what dbt-core 1.11.16 parses
+    # from the written file, version by version
+    path = shop / YML
+    text = path.read_text()
+    assert text.count("          - include: all\n            exclude: [full_name]\n") == 1
+    path.write_text(text.replace("          - include: all\n            exclude: [full_name]\n", "          - include: [id, value]\n"))
+    r = _docs(str(shop), "--pii", "--select", "dim_customers", "--write")
+    assert r.exit_code == 0, r.output
+    assert resolved(path) == {
+        "v1": {"id": (KEY, []), "value": ("Sum paid over all orders that were not cancelled.", []), "legacy_id": (KEY, []),
+               "email": (MAIL, ["pii"])},
+        "v2": {"id": (KEY, []), "email": (MAIL, ["pii"]), "full_name": (NAME, ["pii"]),
+               "value": ("1 for the customer with the highest lifetime value in their country.", []),
+               "country": ("Country, from the country_codes lookup.", [])},
+    }  # fmt: skip
+    assert "      - name: country\n        description: Country, from the country_codes lookup.\n    versions:\n" in path.read_text()
