@@ -94,6 +94,8 @@ class ManifestNode(_Record):
     test_metadata: dict[str, Any] | None = None
     column_name: str | None = None
     attached_node: str | None = None
+    # dbt 1.5+: a versioned model's version (``v:`` in its YAML: a number or any string)
+    version: str | int | float | None = None
 
     @model_validator(mode="after")
     def _relation_name_of_old_schemas(self) -> ManifestNode:

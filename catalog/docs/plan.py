@@ -28,6 +28,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from catalog.analyze.records import ColumnKind, ModelLineage, column_key
+from catalog.docs.versions import VersionLayout, place, read_layout, version_key, versions_by_model
 from catalog.docs.yaml_files import ColumnEdit, YamlChange, edit_yaml_file
 from catalog.errors import CatalogError
 from catalog.extract import DbtNode, is_pii
@@ -47,6 +48,7 @@ class DocsInput(BaseModel, frozen=True):
     lineages: dict[str, ModelLineage]
     masking_functions: tuple[str, ...] = ()  # the project's own (catalog.masking)
     patch_paths: dict[str, str] = {}  # unique id -> the YAML file dbt read its properties from, relative
+    versions: dict[str, str] = {}  # unique id -> the version of a versioned model (dbt 1.5+), as text
 
 
 class ColumnChange(BaseModel, frozen=True):
@@ -59,6 +61,10 @@ class ColumnChange(BaseModel, frozen=True):
     source: Col | None = None
     hops: tuple[str, ...] = ()
     pii_from: tuple[Col, ...] = ()
+    version: str | None = None  # the version of a versioned model
+    # what is written into that version's own columns: entry ("description", "pii"); the
+    # rest goes into the model's top-level columns:, which every version reading it shares
+    version_entry: tuple[str, ...] = ()
 
 
 class DocsPlan(BaseModel, frozen=True):
@@ -115,10 +121,11 @@ def pii_reach(walked: BuildLineage) -> dict[str, list[str]]:
 _SELECTOR = re.compile(r"^(?:(\d*)\+)?([^+]+?)(?:\+(\d*))?$")
 
 
-def select_models(relations: dict[str, DbtNode], selectors: Iterable[str]) -> set[str]:
+def select_models(relations: dict[str, DbtNode], selectors: Iterable[str], versions: dict[str, str] | None = None) -> set[str]:
     """The unique ids dbt's ``--select`` would pick among ``relations`` for node names with
     ``+`` graph operators (``+orders``, ``stg_orders+``, ``2+orders+1``), several separated
-    by spaces or given one by one."""
+    by spaces or given one by one. A versioned model's name picks all its versions;
+    ``name.v1`` (or ``name_v1``, as dbt also accepts) one of ``versions``."""
     children: dict[str, set[str]] = defaultdict(set)
     for node in relations.values():
         for dep in node.depends_on:
@@ -127,6 +134,10 @@ def select_models(relations: dict[str, DbtNode], selectors: Iterable[str]) -> se
     for node in relations.values():
         if node.resource_type != "source":  # dbt selects a source by source:name.table
             by_name[node.name].append(node.unique_id)
+    for uid, v in (versions or {}).items():
+        if uid in relations:
+            by_name[f"{relations[uid].name}.v{v}"].append(uid)
+            by_name[f"{relations[uid].name}_v{v}"].append(uid)
     picked: set[str] = set()
     for text in (t for s in selectors for t in s.split()):
         m = _SELECTOR.match(text)
@@ -183,8 +194,8 @@ def plan_docs(
     order = {column_key(uid, c): i for uid, lin in data.lineages.items() for i, c in enumerate(c.name for c in lin.columns)}
     changes.sort(key=lambda c: (c.file, ours[c.column.unique_id].name, order.get(column_key(c.column.unique_id, c.column.name), 0),
                                 c.column.name, c.description is None))  # fmt: skip
-    merged = _merged(changes)
-    return DocsPlan(changes=tuple(merged), conflicts=tuple(conflicts), files=_edited(data, project_dir, ours, merged))
+    placed, edits = _placed(data, project_dir, ours, _merged(changes))
+    return DocsPlan(changes=tuple(placed), conflicts=tuple(conflicts), files=_edited(data, project_dir, edits))
 
 
 def _by_label(cols: Iterable[Col]) -> tuple[Col, ...]:
@@ -208,12 +219,46 @@ def _merged(changes: list[ColumnChange]) -> list[ColumnChange]:
     return list(out.values())
 
 
-def _edited(data: DocsInput, project_dir: Path, ours: dict[str, DbtNode], changes: list[ColumnChange]) -> tuple[YamlChange, ...]:
+def _placed(
+    data: DocsInput, project_dir: Path, ours: dict[str, DbtNode], changes: list[ColumnChange]
+) -> tuple[list[ColumnChange], dict[str, list[ColumnEdit]]]:
+    """The changes with their versions, and the edits of each file: a versioned model's
+    addition goes where dbt reads it for that version and changes no other version
+    (:mod:`catalog.docs.versions`)."""
+    by_column = {(c.column.unique_id, c.column.name): c for c in changes}
+    uid_of = versions_by_model(data.versions, {uid: n.name for uid, n in ours.items()})
+    layouts: dict[tuple[str, str], VersionLayout] = {}
     by_file: dict[str, list[ColumnEdit]] = defaultdict(list)
+    placed = []
     for c in changes:
         node = ours[c.column.unique_id]
-        by_file[c.file].append(ColumnEdit(resource_type=node.resource_type, model=node.name, column=c.column.name,
-                                          description=c.description, pii=bool(c.pii_from)))  # fmt: skip
+        edit = ColumnEdit(resource_type=node.resource_type, model=node.name, column=c.column.name)
+        version = data.versions.get(node.unique_id)
+        if version is None:
+            by_file[c.file].append(edit.model_copy(update={"description": c.description, "pii": bool(c.pii_from)}))
+            placed.append(c)
+            continue
+        if (c.file, node.name) not in layouts:
+            layouts[(c.file, node.name)] = read_layout(project_dir / c.file, node.name, data.dialect)
+        layout = layouts[(c.file, node.name)]
+        in_version = []
+        for attr, value in (("description", c.description), ("pii", bool(c.pii_from) or None)):
+            if value is None:
+                continue
+
+            def written(w: str, attr: str = attr) -> Any:
+                other = by_column.get((uid_of.get((node.name, w), ""), c.column.name))
+                return None if other is None else other.description if attr == "description" else (bool(other.pii_from) or None)
+
+            where = place(layout, node.name, version, c.column.name, value, written)
+            by_file[c.file].append(edit.model_copy(update={attr: value, "version": where.version, "copy_top": where.copy_top}))
+            if where.version is not None:
+                in_version.append(attr)
+        placed.append(c.model_copy(update={"version": version, "version_entry": tuple(in_version)}))
+    return placed, by_file
+
+
+def _edited(data: DocsInput, project_dir: Path, by_file: dict[str, list[ColumnEdit]]) -> tuple[YamlChange, ...]:
     documented = set(data.patch_paths.values())
     out = []
     for file, edits in sorted(by_file.items()):
@@ -276,3 +321,11 @@ def patch_paths(manifest_nodes: Iterable[Any], project: str) -> dict[str, str]:
             continue
         out[raw.unique_id] = patch.split("://", 1)[1] if "://" in patch else patch
     return out
+
+
+def model_versions(manifest_nodes: Iterable[Any], project: str) -> dict[str, str]:
+    """Unique id -> version (as text) of the project's versioned models."""
+    return {
+        raw.unique_id: version_key(raw.version) for raw in manifest_nodes
+        if raw.resource_type == "model" and raw.package_name == project and getattr(raw, "version", None) is not None
+    }  # fmt: skip

@@ -36,6 +36,8 @@ class ColumnEdit(BaseModel, frozen=True):
     column: str  # as catalog.idents writes it: lower case, or "ID" in double quotes
     description: str | None = None  # written when the entry has none
     pii: bool = False  # tag the column pii when it is not tagged so
+    version: str | None = None  # a versioned model: into that version's own columns: (None: the top-level ones)
+    copy_top: bool = False  # a new entry in the version's list starts as a copy of the top-level entry
 
 
 class YamlChange(BaseModel, frozen=True):
@@ -134,21 +136,66 @@ def _column_entry(path: Path, doc: Any, edit: ColumnEdit, dialect: str) -> Any:
     if model is None:
         model = CommentedMap([("name", edit.model)])
         _append(entries, model)
-    if model.get("columns") is None:
-        _set(model, "columns", CommentedSeq())
-    columns = model["columns"]
-    if not isinstance(columns, list):
-        raise CatalogError(f"{path}: {section} {edit.model}: columns is not a list")
-    for c in columns:
-        if isinstance(c, dict) and isinstance(c.get("name"), str):
-            if column_name(c["name"], dialect, quoted=bool(c.get("quote"))) == edit.column:
-                return c
-    quoted = edit.column.startswith('"')
-    entry = CommentedMap([("name", edit.column.strip('"'))])
-    if quoted:
-        entry["quote"] = True
+    if edit.version is None:
+        columns = _columns(path, model, f"{section} {edit.model}")
+    else:
+        columns = _columns(path, _version(path, model, edit), f"{section} {edit.model} version {edit.version}")
+    found = _find(columns, edit.column, dialect)
+    if found is not None:
+        return found
+    top = model.get("columns")
+    source = _find(top, edit.column, dialect) if edit.copy_top and isinstance(top, list) else None
+    if source is not None:
+        entry = _plain_copy(source)
+    else:
+        entry = CommentedMap([("name", edit.column.strip('"'))])
+        if edit.column.startswith('"'):
+            entry["quote"] = True
     _append(columns, entry)
     return entry
+
+
+def _columns(path: Path, holder: Any, what: str) -> Any:
+    """``holder``'s ``columns:`` list, added when it has none."""
+    from ruamel.yaml.comments import CommentedSeq
+
+    if holder.get("columns") is None:
+        _set(holder, "columns", CommentedSeq())
+    columns = holder["columns"]
+    if not isinstance(columns, list):
+        raise CatalogError(f"{path}: {what}: columns is not a list")
+    return columns
+
+
+def _find(columns: Any, column: str, dialect: str) -> Any:
+    for c in columns:
+        if isinstance(c, dict) and isinstance(c.get("name"), str):
+            if column_name(c["name"], dialect, quoted=bool(c.get("quote"))) == column:
+                return c
+    return None
+
+
+def _version(path: Path, model: Any, edit: ColumnEdit) -> Any:
+    """The ``versions:`` entry of ``edit``'s version."""
+    for v in model.get("versions") or []:
+        if isinstance(v, dict) and "v" in v and str(v["v"]) == edit.version:
+            return v
+    raise CatalogError(f"{path}: models {edit.model} has no version v: {edit.version} (run dbt parse again)")
+
+
+def _plain_copy(node: Any) -> Any:
+    """A copy of a YAML node without its comments (they stay with the original)."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    if isinstance(node, CommentedMap):
+        out = CommentedMap((k, _plain_copy(v)) for k, v in node.items())
+    elif isinstance(node, CommentedSeq):
+        out = CommentedSeq(_plain_copy(v) for v in node)
+    else:
+        return copy.copy(node)
+    if node.fa.flow_style():
+        out.fa.set_flow_style()
+    return out
 
 
 def _uses_config(doc: Any) -> bool:

@@ -46,7 +46,7 @@ from sqlglot import exp
 
 from catalog import __version__
 from catalog.analyze.records import ColumnKind, ColumnLineage, ConditionClause, ModelLineage, ModelStatus
-from catalog.extract import DbtColumn, DbtExposure, DbtNode, DbtProject, measure_owners
+from catalog.extract import DbtColumn, DbtExposure, DbtNode, DbtProject, DbtTest, measure_owners
 from catalog.idents import typed
 
 SPEC_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
@@ -86,6 +86,9 @@ class ExportInput(BaseModel):
     semantic: dict[str, ModelLineage] = {}
     consumer_edges: tuple[tuple[str, str, str, str], ...] = ()
     exposures: dict[str, DbtExposure] = {}  # exported as jobs that read their models
+    # with ``tests``: the project's data and unit tests, each with the columns it reads
+    # (catalog.analyze.dbt_tests: a stored build's own record of them)
+    tests: dict[str, DbtTest] = {}
 
 
 class ConsumerNode(BaseModel):
@@ -104,17 +107,25 @@ class ConsumerNode(BaseModel):
 
 
 def export_input(
-    project: DbtProject, lineages: dict[str, ModelLineage], *, consumers: bool = False, build_id: int | None = None
+    project: DbtProject, lineages: dict[str, ModelLineage], *, consumers: bool = False, build_id: int | None = None,
+    tests: bool = False,
 ) -> ExportInput:
     """The export's input from artifacts read by ``load_project`` and analyzed by ``analyze_project``,
     or from the records and lineage of stored build ``build_id``; with ``consumers``, also the
-    project's semantic models, metrics, exposures and saved queries."""
+    project's semantic models, metrics, exposures and saved queries; with ``tests``, its tests
+    and the columns each reads."""
     extra: dict[str, Any] = {}
     if consumers:
         from catalog.analyze.semantic import semantic_lineage
 
         semantic, edges = semantic_lineage(project, lineages)
         extra = {"consumers": consumer_nodes(project), "semantic": semantic, "consumer_edges": tuple(edges)}
+    if tests and any(t.sql is not None for t in project.tests.values()):  # SQL still to read: artifacts
+        from catalog.analyze.dbt_tests import columns_tested, with_columns
+
+        extra["tests"] = {uid: with_columns(project.tests[uid], refs) for uid, refs in columns_tested(project, lineages).items()}
+    elif tests:  # each with its columns already (a stored build's records), read without the analyzer
+        extra["tests"] = dict(project.tests)
     return ExportInput(
         project=project.name,
         adapter_type=project.adapter_type,

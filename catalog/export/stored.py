@@ -36,13 +36,14 @@ from catalog.store.records import load_build_project
 ANALYZED = ("model", "snapshot")
 
 
-def stored_export_input(catalog: BuildView, *, consumers: bool) -> ExportInput:
+def stored_export_input(catalog: BuildView, *, consumers: bool, tests: bool = False) -> ExportInput:
     """The export's input from the build ``catalog`` reads (its project and build); with
-    ``consumers``, its semantic models, metrics, exposures and saved queries too."""
+    ``consumers``, its semantic models, metrics, exposures and saved queries too; with
+    ``tests``, its tests with the columns the build found each reads."""
     graph, name, build_id = catalog.graph, catalog.project, catalog.build_id
     build = graph.read("read/find_build", project=name, build_id=build_id)[0]["build"]
     project = load_build_project(graph, name, build)
-    return export_input(project, _lineages(graph, name, build_id), consumers=consumers, build_id=build_id)
+    return export_input(project, _lineages(graph, name, build_id), consumers=consumers, build_id=build_id, tests=tests)
 
 
 def _lineages(graph: Graph, project: str, build_id: int) -> dict[str, ModelLineage]:

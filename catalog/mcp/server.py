@@ -150,8 +150,10 @@ def make_server(source: Any, *, timeout: float | None = None) -> MCPServer:
 
     @tool(
         "One model, source, seed, snapshot or consumer (metric:NAME, exposure:NAME, ...): its columns with data type, "
-        "description, PII flag, lineage type, expression and whether it was resolved (with the reason when not), the "
-        "analysis status and reason, and its parents and children (at most limit of each, with their totals)."
+        "description, PII flag, lineage type, expression, whether it was resolved (with the reason when not) and the "
+        "dbt tests that read it (name, unique_id, kind generic/singular/unit, the generic test's macro), the model's "
+        "test_coverage (columns read by a test of its columns), the analysis status and reason, and its parents and "
+        "children (at most limit of each, with their totals)."
     )
     def model(
         name: Annotated[str, Field(description="Its name (orders, shop.orders for a source) or unique id.")],

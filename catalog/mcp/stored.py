@@ -91,7 +91,7 @@ class Stored:
 
                 g = catalog.graph
                 whole = BuildView(Graph(g.driver, g.database, timeout=self.whole_build_timeout, uri=g.uri), *key)
-                self._views[key] = ProjectView(stored_export_input(whole, consumers=True))
+                self._views[key] = ProjectView(stored_export_input(whole, consumers=True, tests=True))
             return self._views[key]
 
     def asker(self, project: str | None, build: int | None) -> BuildView:
@@ -130,7 +130,7 @@ class InMemory:
         loaded = load_project(path, dialect=dialect)
         self.path = path
         self.jobs = jobs
-        self._view = ProjectView(export_input(loaded, analyze_project(loaded, jobs=jobs), consumers=True))
+        self._view = ProjectView(export_input(loaded, analyze_project(loaded, jobs=jobs), consumers=True, tests=True))
 
     def view(self, project: str | None, build: int | None) -> ProjectView:
         if build is not None:

@@ -19,6 +19,7 @@ from catalog.store.keys import unscoped_key
 
 DIRECTIONS = ("upstream", "downstream", "both")
 FAIL_ON = ("breaking", "partial", "never")
+TESTED_KINDS = ("model", "snapshot", "seed", "source")  # the nodes the report's test coverage counts
 
 
 def _where(project: str, build_id: int | None) -> dict[str, Any]:
@@ -158,8 +159,10 @@ def model(src: Any, name: str, limit: int, cursor: str | None, project: str | No
         cols.append({
             "name": c.id.name, "data_type": c.data_type, "description": c.description, "pii": c.pii,
             "type": c.kind, "expr": c.expr, "resolved": c.resolved, "reason": c.reason,
+            "tests": [{"name": t.name, "unique_id": t.unique_id, "kind": t.kind, "test": t.test} for t in view.tests.get(key, ())],
         })  # fmt: skip
     shown, bounds = page(cols, limit, cursor)
+    coverage = {"tested": sum(1 for c in cols if c["tests"]), "columns": len(cols)} if node.kind in TESTED_KINDS else None
 
     def named(side: str, uids: set[str]) -> dict[str, Any]:
         """The first ``limit`` parents or children, and how many there are."""
@@ -171,7 +174,7 @@ def model(src: Any, name: str, limit: int, cursor: str | None, project: str | No
         "kind": node.kind, "name": node.name, "unique_id": node.unique_id, "materialized": node.materialized or None,
         "description": node.description, "status": node.status or None, "reason": node.reason or None,
         **named("parents", view.parents.get(node.unique_id, set())), **named("children", view.children.get(node.unique_id, set())),
-        **bounds, "columns": shown,
+        "test_coverage": coverage, **bounds, "columns": shown,
     }  # fmt: skip
 
 

@@ -20,7 +20,7 @@ from catalog.analyze.records import column_key
 from catalog.column_names import resolve_column
 from catalog.errors import NotFound
 from catalog.export.openlineage import ExportInput
-from catalog.extract import is_pii
+from catalog.extract import DbtTest, is_pii
 from catalog.idents import typed
 from catalog.query import (
     CONSUMER_KINDS,
@@ -90,6 +90,8 @@ class ProjectView:
         # are column keys or a consumer's <project>/<unique_id>, edges (other end, type, expr)
         self.consumer_reads: dict[str, list[tuple[str, str, str | None]]] = defaultdict(list)
         self.consumer_inputs: dict[str, list[tuple[str, str, str | None]]] = defaultdict(list)
+        # column key -> the tests that read it (a stored build's TESTS, the report's test coverage)
+        self.tests: dict[str, list[DbtTest]] = defaultdict(list)
         self._index(data)
         self._by_name: dict[tuple[str, str], list[str]] | None = None
         self._labels: tuple[list[tuple[str, str, str]], str, list[int]] | None = None  # see _search_index
@@ -145,6 +147,12 @@ class ProjectView:
             source = f"{self.project}/{up}" if up in data.consumers else self._column_of(up)
             if down in data.consumers and source is not None:
                 self._use(source, f"{self.project}/{down}", kind, expr or None)
+        for uid in sorted(data.tests):
+            test = data.tests[uid]
+            for column_uid, name in test.columns:
+                key = self.key(column_uid, name)
+                if key in self.columns:
+                    self.tests[key].append(test)
         readers = [(uid, rel.depends_on) for uid, rel in data.relations.items()] + [(uid, con.depends_on) for uid, con in data.consumers.items()]
         for uid, reads in readers:
             for dep in set(reads):

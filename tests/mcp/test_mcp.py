@@ -197,6 +197,22 @@ def test_search_and_model(server):
     assert card["total"] == len(cols) and card["truncated"] is False
 
 
+def test_model_gives_the_stored_tests_of_each_column(server):
+    # models/marts/order_items.yml: unique and not_null on order_item_id, relationships from
+    # order_id to orders; the unit test test_supply_costs_sum_correctly expects order_id,
+    # product_id and supply_cost
+    card = answer(server, "model", {"name": "order_items"})
+    assert card["test_coverage"] == {"tested": 4, "columns": 9}
+    unit = ("test_supply_costs_sum_correctly", "unit", None)
+    assert {c["name"]: [(t["name"], t["kind"], t["test"]) for t in c["tests"]] for c in card["columns"] if c["tests"]} == {
+        "order_item_id": [("not_null_order_items_order_item_id", "generic", "not_null"), ("unique_order_items_order_item_id", "generic", "unique")],
+        "order_id": [("relationships_order_items_order_id__order_id__ref_orders_", "generic", "relationships"), unit],
+        "product_id": [unit],
+        "supply_cost": [unit],
+    }  # fmt: skip
+    assert card["columns"][0]["tests"][0]["unique_id"] == "test.jaffle_shop.not_null_order_items_order_item_id.c6fda366bd"
+
+
 def test_builds_diff_and_the_graph_schema(server, jaffle):
     builds = answer(server, "builds")
     assert [(b["id"], b["status"]) for b in builds["builds"]] == [(BUILDS[1], "active"), (BUILDS[0], "superseded")]

@@ -23,6 +23,7 @@ from catalog.mcp.server import make_server
 from catalog.mcp.stored import InMemory
 from edits import edit_sql
 from test_check import DROP_STATUS, EXAMPLE, STG_ORDERS
+from test_dbt_tests import singular_test
 from test_mcp import REPO, SHOP, answer, call, failure
 
 
@@ -171,3 +172,36 @@ def test_http_binds_localhost_checks_host_origin_and_the_token(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_model_gives_each_column_its_tests_and_the_coverage(example_memory):
+    # models/staging/_staging.yml: unique and not_null on stg_orders.order_id, nothing else
+    got = answer(example_memory, "model", {"name": "stg_orders"})
+    assert got["test_coverage"] == {"tested": 1, "columns": 5}
+    assert [(c["name"], c["tests"]) for c in got["columns"]] == [
+        ("order_id", [
+            {"name": "not_null_stg_orders_order_id", "unique_id": "test.coffee_shop.not_null_stg_orders_order_id.81cfe2fe64",
+             "kind": "generic", "test": "not_null"},
+            {"name": "unique_stg_orders_order_id", "unique_id": "test.coffee_shop.unique_stg_orders_order_id.e3b841c71a",
+             "kind": "generic", "test": "unique"},
+        ]),
+        ("customer_id", []), ("ordered_at", []), ("order_date", []), ("status", []),
+    ]  # fmt: skip
+    # a page of columns: the coverage is still the model's
+    one = answer(example_memory, "model", {"name": "stg_orders", "limit": 1})
+    assert (len(one["columns"]), one["test_coverage"]) == (1, {"tested": 1, "columns": 5})
+    # a consumer has no test coverage
+    assert answer(example_memory, "model", {"name": "exposure:sales_dashboard"})["test_coverage"] is None
+
+
+def test_model_counts_a_singular_test_by_the_columns_that_decide_it(tmp_path):
+    # `where amount_paid < 0`: amount_paid decides whether it returns rows; order_id is only shown
+    sql = 'select order_id from "coffee_shop"."main"."orders" where amount_paid < 0'
+    target = singular_test(EXAMPLE, tmp_path, "no_negative_payments", sql, ["model.coffee_shop.orders"])
+    got = answer(make_server(InMemory(target, jobs=1)), "model", {"name": "orders"})
+    tests = {c["name"]: [(t["name"], t["kind"], t["test"]) for t in c["tests"]] for c in got["columns"] if c["tests"]}
+    assert tests == {
+        "order_id": [("not_null_orders_order_id", "generic", "not_null"), ("unique_orders_order_id", "generic", "unique")],
+        "amount_paid": [("no_negative_payments", "singular", None)],
+    }
+    assert got["test_coverage"] == {"tested": 2, "columns": 13}
