@@ -347,3 +347,57 @@ def test_impact_asked_from_a_foreign_node_of_the_consumer(build, ask, producer, 
     with pytest.raises(NotFound, match="no column 'dim_customers.nope' in project"):
         ask(finance).impact(["dim_customers.nope"])
 
+
+
+def renamed_foreign_node(tmp_path: Path, uid: str, relation_name: str, version: int | None = None) -> Path:
+    """finance whose injected dim_customers has the unique id ``uid`` (one platform's build does
+    not hold) and the relation name ``relation_name``, in every place its manifest names it."""
+    target = tmp_path / "finance"
+    shutil.copytree(FINANCE, target)
+
+    def change(m) -> None:
+        node = m["nodes"].pop(DIM)
+        m["nodes"][uid] = {**node, "unique_id": uid, "relation_name": relation_name, "version": version, "latest_version": version}
+        for other in [*m["nodes"].values(), *m["exposures"].values()]:
+            other["depends_on"]["nodes"] = [uid if d == DIM else d for d in other["depends_on"]["nodes"]]
+        for links in (m["parent_map"], m["child_map"]):
+            if DIM in links:
+                links[uid] = links.pop(DIM)
+            for k, v in links.items():
+                links[k] = [uid if d == DIM else d for d in v]
+
+    edit_manifest(target, change)
+    return target
+
+
+@pytest.mark.parametrize(
+    ("uid", "relation_name", "version"),
+    [
+        ("model.platform.dim_customers.v1", '"platform"."main"."dim_customers"', 1),  # a versioned id, the relation as platform names it
+        ("model.platform.customers", "PLATFORM.Main.DIM_CUSTOMERS", None),  # another id, the relation unquoted in another case
+        ("model.platform.customers", '"PLATFORM"."MAIN".dim_customers', None),  # partly quoted
+    ],
+)
+def test_a_foreign_node_matched_by_its_relation_name_only(build, ask, graph, producer, project_name, uid, relation_name, version, tmp_path):
+    p = build(PLATFORM, producer)
+    finance = f"{project_name}_finance"
+    c = build(renamed_foreign_node(tmp_path, uid, relation_name, version), finance)
+    assert graph.read("read/find_build", project=finance, build_id=c.build_id)[0]["build"]["upstream"] == [f"platform={p.build_id}"]
+    states = {s["unique_id"]: (s["status"], s["reason"]) for s in graph.list_model_states(finance, c.build_id)}
+    assert states[uid] == ("external", f"a node of the dbt project platform: its columns and lineage are those of its build {p.build_id}")
+
+    down = ask(producer).impact(["dim_customers.email"])
+    assert labels(down) == [(f"{finance}:customer_revenue.email", 1)]
+    assert [(h.kind, h.name, h.project, h.depth, h.precision) for h in down.consumers] == [("exposure", "customer_dashboard", finance, 2, "column")]
+    assert labels(ask(producer).impact(["dim_customers.full_name"])) == [(f"{finance}:customer_revenue.customer_name", 1)]
+    assert labels(ask(producer).impact(["dim_customers.country_code"])) == [(f"{finance}:revenue_by_country.country_code", 1)]
+    assert labels(ask(producer).impact(["stg_customers.email"])) == [("dim_customers.email", 1), (f"{finance}:customer_revenue.email", 2)]
+
+    up = ask(finance).trace(["customer_revenue.email"])
+    assert labels(up) == [("platform:dim_customers.email", 1), ("platform:raw_customers.email", 3), ("platform:stg_customers.email", 2)]
+    assert {r.column.label: r.resource_type for r in up.columns}["platform:raw_customers.email"] == "seed"
+    assert labels(ask(finance).trace(["revenue_by_country.country_code"])) == [
+        ("platform:dim_customers.country_code", 1), ("platform:raw_customers.country_code", 3), ("platform:stg_customers.country_code", 2)
+    ]  # fmt: skip
+    # the injected node's column as finance's manifest names it is platform's column
+    assert [c.label for c in ask(finance).impact([f"{uid}.email"]).asked] == ["platform:dim_customers.email"]
