@@ -192,12 +192,23 @@ class BuildView:
     def _resolve_foreign(self, text: str) -> ColumnId | None:
         """The column ``text`` names in the producer builds this build read (``Build.upstream``),
         as ``finance``'s manifest names the injected node (``dim_customers``,
-        ``model.platform.dim_customers``); None when none has it, NotFound when several do."""
+        ``model.platform.dim_customers``, also where the producer's unique id differs and the
+        build matched the node by relation name); None when none has it, NotFound when several do."""
         read = {int(entry.rsplit("=", 1)[1]) for entry in self._upstream}
+        producers = {p: b for p, b in self.builds.items() if p != self.project and b in read}
+        if not producers:
+            return None
         hits: dict[str, ColumnId] = {}
-        for project, build_id in sorted(self.builds.items()):
-            if project == self.project or build_id not in read:
-                continue
+        # the producer's model the build matched the node to (by unique id or relation name)
+        for model, column in require_splits(text, self.dialect):
+            rows = self.graph.read(
+                "read/find_foreign_columns_named", project=self.project, build_id=self.build_id, model=model, column_name=column, builds=producers
+            )
+            if rows:
+                hits = {r["key"]: ColumnId(**r) for r in rows}
+                break
+        # a build stored before it recorded that match: the producer's own names
+        for project, build_id in [] if hits else sorted(producers.items()):
             for model, column in require_splits(text, self.dialect):
                 rows = self.graph.read("read/find_columns_named", project=project, model=model, column_name=column, build_id=build_id)
                 if rows:

@@ -48,6 +48,7 @@ def model_props(node: DbtNode) -> dict[str, Any]:
         "contract": node.contract_enforced or None,
         "path": node.path,
         "language": node.language,
+        "upstream": node.upstream_key,  # dbt Mesh: the producer's model a foreign node was matched to
     }
 
 

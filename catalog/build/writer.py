@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from catalog.analyze.project import external_reason
 from catalog.analyze.records import ModelLineage, ModelStatus
 from catalog.build.fingerprints import Fingerprint
 from catalog.build.rows import (
@@ -205,9 +206,10 @@ class LineageWriter:
             else:
                 lin = self.lineages.get(uid)
                 failed = lin is not None and lin.status == ModelStatus.FAILED
+                foreign = lin is None and node.external_project is not None  # another project's seed or source (dbt Mesh)
                 state = {
-                    "status": lin.status.value if lin else "resolved",
-                    "reason": lin.reason if lin else None,
+                    "status": lin.status.value if lin else "external" if foreign else "resolved",
+                    "reason": lin.reason if lin else external_reason(node) if foreign else None,
                     "lineage_hash": None if failed else fp.lineage_hash,
                     "sql_hash": fp.sql_hash,
                     "carried_over": uid in carried,

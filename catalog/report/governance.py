@@ -29,7 +29,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from pydantic import BaseModel, computed_field
+from pydantic import BaseModel, computed_field, model_serializer
 
 from catalog.extract import PII_META_KEYS, PII_TAGS  # the rule that sets Column.pii
 from catalog.memory import paused_gc
@@ -118,11 +118,20 @@ class Col(BaseModel, frozen=True):
     model: str  # display name: orders, or shop.orders for a source
     unique_id: str
     name: str
+    project: str | None = None  # the stored project it belongs to, when not the report's (dbt Mesh)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def label(self) -> str:
-        return f"{self.model}.{self.name}"
+        """``orders.amount``; ``platform:stg_orders.amount`` for another project's column."""
+        return f"{self.project + ':' if self.project else ''}{self.model}.{self.name}"
+
+    @model_serializer(mode="wrap")
+    def _without_own_project(self, handler):  # JSON names a project only where it is another
+        data = handler(self)
+        if self.project is None:
+            data.pop("project", None)
+        return data
 
 
 class BuildInfo(BaseModel, frozen=True):
@@ -489,9 +498,16 @@ def _pct(part: int, whole: int) -> float:
     return round(100.0 * part / whole, 1) if whole else 100.0
 
 
-def _col(model: str | None, unique_id: str, name: str) -> Col:
+def _col(model: str | None, unique_id: str, name: str, project: str | None = None) -> Col:
     # thousands of rows per report: a validated record is built faster than model_construct() builds one
-    return Col(model=model or unique_id, unique_id=unique_id, name=name)
+    return Col(model=model or unique_id, unique_id=unique_id, name=name, project=project)
+
+
+def _other_project(key: str, own_key: str) -> str | None:
+    """The project of the column ``key`` (``<project>/<unique_id>.<column>``) when it is not
+    that of ``own_key``, a column of the report's own build (dbt Mesh: a consumer's or producer's)."""
+    project, own = key.split("/", 1)[0], own_key.split("/", 1)[0]
+    return project if project != own else None
 
 
 def _build_info(build_id: int, b: dict[str, Any]) -> BuildInfo:
@@ -560,13 +576,13 @@ def _coverage(model_rows: list[dict[str, Any]], column_rows: list[dict[str, Any]
     models: list[ModelCoverage] = []
     sources = seeds = 0
     for r in model_rows:
+        status = r["status"] or "resolved"
+        if status == "external":
+            continue  # another dbt project's node (dbt Mesh, a seed too): counted in that project's report
         if r["resource_type"] not in ANALYZED:
             sources += r["resource_type"] == "source"
             seeds += r["resource_type"] == "seed"
             continue
-        status = r["status"] or "resolved"
-        if status == "external":
-            continue  # another dbt project's node (dbt Mesh): counted in that project's report
         unfed = r["unfed"]
         failed = status == "failed"  # lineage carried over from an earlier build proves nothing about this SQL
         models.append(
@@ -625,7 +641,7 @@ def _pii(rows: list[dict[str, Any]]) -> Pii:
     for r in rows:
         reaches = []
         for d in r["reaches"]:
-            col = _col(d["model"], d["unique_id"], d["column"])
+            col = _col(d["model"], d["unique_id"], d["column"], _other_project(d["key"], r["key"]))
             masked = bool(d.get("masked"))
             reaches.append(PiiReach(column=col, depth=d["depth"], types=tuple(d["types"]), tagged=bool(d["pii"]), masked=masked))
             reached[d["key"]] = (col, bool(d["pii"]))
@@ -848,7 +864,8 @@ def _picture(read_feeds: Callable[[list[str]], list[dict[str, Any]]], focus: Dep
                 key = r[f"{end}_key"]
                 pending.append((key, r))
                 if key not in cols:
-                    found[key] = (_col(r[f"{end}_model"], r[f"{end}_unique_id"], r[f"{end}_column"]), bool(r[f"{end}_pii"]))
+                    col = _col(r[f"{end}_model"], r[f"{end}_unique_id"], r[f"{end}_column"], _other_project(key, focus.key))
+                    found[key] = (col, bool(r[f"{end}_pii"]))
             kept = sorted(found, key=lambda k: (found[k][0].model, found[k][0].name, k))
             if len(kept) > PICTURE_LAYER_WIDTH:
                 more[sign * depth] = len(kept) - PICTURE_LAYER_WIDTH

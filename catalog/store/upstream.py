@@ -4,7 +4,8 @@ A consumer's foreign nodes (:attr:`catalog.extract.DbtNode.external_project`, as
 dbt Cloud inject another project's public models) are looked up in the stored build of their
 project: the active build of the stored project of that name, or the build ``--upstream
 PROJECT=BUILD`` pins. A foreign node is matched by unique id compared without case, else by
-relation name; a matched node takes that build's columns, and the consumer's columns are fed by
+relation name (its parts compared without quotes or case, as SQL references are matched to
+nodes: ``PLATFORM.main.dim_customers`` is ``"platform"."main"."dim_customers"``); a matched node takes that build's columns, and the consumer's columns are fed by
 the producer's Column nodes (``upstream_key``), so one graph spans the projects. The consumer's
 build records the projects its foreign nodes name (``Build.foreign_projects``) and which
 producer builds it read (``Build.upstream``: ``["platform=12"]``).
@@ -15,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from catalog.analyze.relations import split_relation
 from catalog.errors import StoreError
 from catalog.extract import DbtColumn, DbtNode, DbtProject
 from catalog.idents import unquoted
@@ -82,12 +84,12 @@ def with_upstream(graph: Graph, project: DbtProject, builds: dict[str, UpstreamB
             project=build.project,
             build_id=build.build_id,
             unique_ids=[n.unique_id.lower() for n in nodes],
-            relation_names=[n.relation_name.lower() for n in nodes if n.relation_name],
+            identifiers=sorted({parts[-1] for n in nodes if (parts := split_relation(n.relation_name or ""))}),
         )
         by_uid = {r["unique_id"].lower(): r for r in rows}
-        by_relation = {(r["relation_name"] or "").lower(): r for r in rows if r["relation_name"]}
+        by_relation = {split_relation(r["relation_name"]): r for r in rows if r["relation_name"]}
         for node in nodes:
-            row = by_uid.get(node.unique_id.lower()) or by_relation.get((node.relation_name or "").lower())
+            row = by_uid.get(node.unique_id.lower()) or by_relation.get(split_relation(node.relation_name or ""))
             if row is None:
                 continue
             columns = tuple(

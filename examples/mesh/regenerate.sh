@@ -3,6 +3,8 @@
 #   platform/target/{manifest.json,catalog.json,compiled/**}   the producer
 #   finance/target/{manifest.json,catalog.json,compiled/**}    the consumer, whose manifest holds
 #                                                              platform's public models as dbt-loom injects them
+#   finance_pkg/target/{manifest.json,catalog.json,compiled/**} platform installed as a dbt package (packages.yml,
+#                                                              local: ../platform): its models with their SQL
 # dbt is needed only here; the catalog itself never runs it. dbt-loom needs dbt-core 1.10 here
 # (newer dbt-duckdb releases pull a dbt-core whose parser downloads a binary when installed).
 #
@@ -32,7 +34,7 @@ export DBT_VERSION_CHECK=false
 export DO_NOT_TRACK=1
 
 clean() {
-    rm -rf target logs dbt_packages .user.yml ./*.duckdb ./*.duckdb.wal
+    rm -rf target logs dbt_packages package-lock.yml .user.yml ./*.duckdb ./*.duckdb.wal
 }
 
 keep_artifacts() {
@@ -60,6 +62,16 @@ clean
 "$dbt" docs generate --profiles-dir .
 keep_artifacts
 rm -rf logs .user.yml ./*.duckdb ./*.duckdb.wal
+
+# The package pattern: `dbt deps` links ../platform into dbt_packages/, and one `dbt build`
+# builds platform's seeds and models and finance_pkg's own into finance_pkg.duckdb.
+cd "$here/finance_pkg"
+clean
+"$dbt" deps --profiles-dir .
+"$dbt" build --profiles-dir .
+"$dbt" docs generate --profiles-dir .
+keep_artifacts
+rm -rf logs dbt_packages package-lock.yml .user.yml ./*.duckdb ./*.duckdb.wal
 
 cd "$here/platform"
 keep_artifacts

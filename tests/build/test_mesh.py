@@ -32,6 +32,7 @@ pytestmark = pytest.mark.neo4j
 
 MESH = Path(__file__).resolve().parents[2] / "examples" / "mesh"
 PLATFORM, FINANCE = MESH / "platform" / "target", MESH / "finance" / "target"
+PKG = MESH / "finance_pkg" / "target"  # platform installed as a dbt package (not dbt Mesh)
 DIM = "model.platform.dim_customers"
 
 
@@ -52,10 +53,11 @@ def labels(answer) -> list[tuple[str, int]]:
     return sorted((r.column.label, r.depth) for r in answer.columns)
 
 
-def without_email(tmp_path: Path) -> Path:
-    """platform with `email` dropped from dim_customers (SQL, YAML and catalog.json)."""
-    target = tmp_path / "platform"
-    shutil.copytree(PLATFORM, target)
+def without_email(tmp_path: Path, source: Path = PLATFORM) -> Path:
+    """platform (or another target holding dim_customers: finance_pkg's copy) with `email`
+    dropped from dim_customers (SQL, YAML and catalog.json)."""
+    target = tmp_path / source.parent.name
+    shutil.copytree(source, target)
     edit_sql(target, DIM, "    email,\n", "")
     edit_manifest(target, lambda m: m["nodes"][DIM]["columns"].pop("email"))
     drop_catalog_column(target, DIM, "email")
@@ -261,10 +263,25 @@ def test_the_consumer_report_counts_its_own_models(build, ask, producer, project
     build(PLATFORM, producer)
     finance = f"{project_name}_finance"
     build(FINANCE, finance)
-    t = collect_report(ask(finance)).coverage.totals
+    from catalog.report.governance_render import report_dict
+
     # customer_revenue (5 columns), monthly_revenue (2), revenue_by_country (2); platform's four
-    # models are platform's report's; count(*) as order_count has no upstream column
-    assert (t.models, t.by_status, t.columns, t.no_upstream) == (3, {"resolved": 3, "partial": 0, "unresolved": 0, "opaque": 0, "failed": 0}, 9, 1)
+    # models and two seeds are platform's report's; count(*) as order_count has no upstream
+    # column. Its pictures name platform's columns with their project.
+    report = collect_report(ask(finance))
+    t = report.coverage.totals
+    assert (t.models, t.by_status, t.columns, t.no_upstream, t.seeds) == (
+        3, {"resolved": 3, "partial": 0, "unresolved": 0, "opaque": 0, "failed": 0}, 9, 1, 0
+    )  # fmt: skip
+    [picture] = [p for p in report.pictures if p.focus.label == "customer_revenue.revenue"]
+    assert sorted(n.column.label for n in picture.nodes) == [
+        "customer_revenue.revenue", "platform:fct_orders.amount", "platform:stg_orders.amount", "revenue_by_country.revenue"
+    ]  # fmt: skip
+    [drawn] = [p for p in report_dict(report)["pictures"] if p["focus"]["label"] == "customer_revenue.revenue"]
+    assert sorted((n["column"].get("project", ""), n["column"]["unique_id"]) for n in drawn["nodes"]) == [
+        ("", "model.finance.customer_revenue"), ("", "model.finance.revenue_by_country"),
+        ("platform", "model.platform.fct_orders"), ("platform", "model.platform.stg_orders"),
+    ]  # fmt: skip
     p = collect_report(ask(producer)).coverage.totals
     assert (p.models, p.by_status["resolved"], p.seeds) == (4, 4, 2)
 
@@ -347,3 +364,146 @@ def test_impact_asked_from_a_foreign_node_of_the_consumer(build, ask, producer, 
     with pytest.raises(NotFound, match="no column 'dim_customers.nope' in project"):
         ask(finance).impact(["dim_customers.nope"])
 
+
+
+def renamed_foreign_node(tmp_path: Path, uid: str, relation_name: str, version: int | None = None) -> Path:
+    """finance whose injected dim_customers has the unique id ``uid`` (one platform's build does
+    not hold) and the relation name ``relation_name``, in every place its manifest names it."""
+    target = tmp_path / "finance"
+    shutil.copytree(FINANCE, target)
+
+    def change(m) -> None:
+        node = m["nodes"].pop(DIM)
+        m["nodes"][uid] = {**node, "unique_id": uid, "relation_name": relation_name, "version": version, "latest_version": version}
+        for other in [*m["nodes"].values(), *m["exposures"].values()]:
+            other["depends_on"]["nodes"] = [uid if d == DIM else d for d in other["depends_on"]["nodes"]]
+        for links in (m["parent_map"], m["child_map"]):
+            if DIM in links:
+                links[uid] = links.pop(DIM)
+            for k, v in links.items():
+                links[k] = [uid if d == DIM else d for d in v]
+
+    edit_manifest(target, change)
+    return target
+
+
+@pytest.mark.parametrize(
+    ("uid", "relation_name", "version"),
+    [
+        ("model.platform.dim_customers.v1", '"platform"."main"."dim_customers"', 1),  # a versioned id, the relation as platform names it
+        ("model.platform.customers", "PLATFORM.Main.DIM_CUSTOMERS", None),  # another id, the relation unquoted in another case
+        ("model.platform.customers", '"PLATFORM"."MAIN".dim_customers', None),  # partly quoted
+    ],
+)
+def test_a_foreign_node_matched_by_its_relation_name_only(build, ask, graph, producer, project_name, uid, relation_name, version, tmp_path):
+    p = build(PLATFORM, producer)
+    finance = f"{project_name}_finance"
+    c = build(renamed_foreign_node(tmp_path, uid, relation_name, version), finance)
+    assert graph.read("read/find_build", project=finance, build_id=c.build_id)[0]["build"]["upstream"] == [f"platform={p.build_id}"]
+    states = {s["unique_id"]: (s["status"], s["reason"]) for s in graph.list_model_states(finance, c.build_id)}
+    assert states[uid] == ("external", f"a node of the dbt project platform: its columns and lineage are those of its build {p.build_id}")
+
+    down = ask(producer).impact(["dim_customers.email"])
+    assert labels(down) == [(f"{finance}:customer_revenue.email", 1)]
+    assert [(h.kind, h.name, h.project, h.depth, h.precision) for h in down.consumers] == [("exposure", "customer_dashboard", finance, 2, "column")]
+    assert labels(ask(producer).impact(["dim_customers.full_name"])) == [(f"{finance}:customer_revenue.customer_name", 1)]
+    assert labels(ask(producer).impact(["dim_customers.country_code"])) == [(f"{finance}:revenue_by_country.country_code", 1)]
+    assert labels(ask(producer).impact(["stg_customers.email"])) == [("dim_customers.email", 1), (f"{finance}:customer_revenue.email", 2)]
+
+    up = ask(finance).trace(["customer_revenue.email"])
+    assert labels(up) == [("platform:dim_customers.email", 1), ("platform:raw_customers.email", 3), ("platform:stg_customers.email", 2)]
+    assert {r.column.label: r.resource_type for r in up.columns}["platform:raw_customers.email"] == "seed"
+    assert labels(ask(finance).trace(["revenue_by_country.country_code"])) == [
+        ("platform:dim_customers.country_code", 1), ("platform:raw_customers.country_code", 3), ("platform:stg_customers.country_code", 2)
+    ]  # fmt: skip
+    # the injected node's column as finance's manifest names it is platform's column
+    assert [c.label for c in ask(finance).impact([f"{uid}.email"]).asked] == ["platform:dim_customers.email"]
+
+
+
+def test_the_project_installed_as_a_package_is_the_consumers_own(build, ask, graph, producer, project_name, neo4j_settings, tmp_path):
+    """finance_pkg installs platform as a dbt package (packages.yml, local: ../platform): its
+    manifest holds platform's seeds and models with their SQL, built as finance_pkg's own
+    relations ("finance_pkg"."main"."dim_customers"). Beside platform built on its own and
+    finance reading platform (dbt Mesh), each column is listed once, named with its project."""
+    from catalog.export.stored import stored_export_input
+    from catalog.report.explorer import explorer_data
+    from catalog.report.governance import collect_report
+
+    build(PLATFORM, producer)
+    pkg, finance = f"{project_name}_pkg", f"{project_name}_finance"
+    k = build(PKG, pkg)
+    build(FINANCE, finance)
+    record = graph.read("read/find_build", project=pkg, build_id=k.build_id)[0]["build"]
+    assert (record["upstream"], record.get("foreign_projects")) == ([], [])
+    states = {s["unique_id"]: s["status"] for s in graph.list_model_states(pkg, k.build_id)}
+    assert states == {
+        "model.finance_pkg.customer_revenue": "resolved", "model.finance_pkg.monthly_revenue": "resolved",
+        DIM: "resolved", "model.platform.fct_orders": "resolved", "model.platform.stg_customers": "resolved",
+        "model.platform.stg_orders": "resolved", "seed.platform.raw_customers": "resolved", "seed.platform.raw_orders": "resolved",
+    }  # fmt: skip
+
+    # the package's models are finance_pkg's: its lineage stays in finance_pkg, down to its seeds
+    up = ask(pkg).trace(["customer_revenue.email"])
+    assert labels(up) == [("dim_customers.email", 1), ("raw_customers.email", 3), ("stg_customers.email", 2)]
+    assert {r.column.key.split("/")[0] for r in up.columns} == {pkg}
+    assert labels(ask(pkg).trace(["monthly_revenue.revenue"])) == [
+        ("fct_orders.amount", 1), ("raw_orders.amount_cents", 3), ("stg_orders.amount", 2)
+    ]  # fmt: skip
+    down = ask(pkg).impact(["stg_customers.email"])
+    assert labels(down) == [("customer_revenue.email", 2), ("dim_customers.email", 1)]
+    assert [(h.kind, h.name, h.project, h.depth, h.precision) for h in down.consumers] == [("exposure", "revenue_dashboard", None, 3, "column")]
+
+    # from platform's column: its own and finance's (Mesh) columns, once each; not finance_pkg's copies
+    down = ask(producer).impact(["stg_customers.email"])
+    assert labels(down) == [("dim_customers.email", 1), (f"{finance}:customer_revenue.email", 2)]
+    assert [(h.name, h.project) for h in down.consumers] == [("customer_dashboard", finance)]
+    assert labels(ask(producer).impact(["fct_orders.amount"])) == [
+        (f"{finance}:customer_revenue.revenue", 1), (f"{finance}:monthly_revenue.revenue", 1), (f"{finance}:revenue_by_country.revenue", 2)
+    ]  # fmt: skip
+
+    runner = CliRunner()
+    env = neo4j_env(neo4j_settings)
+    done = runner.invoke(app, ["check", str(without_email(tmp_path)), "--project", producer, "--json"], env=env)
+    assert done.exit_code == 1, done.output
+    [finding] = [f for f in json.loads(done.stdout)["findings"] if f["column"] == "email"]
+    assert (finding["models_hit"], finding["exposures_hit"]) == ([f"{finance}:customer_revenue"], ["customer_dashboard"])
+    assert [(h["name"], h["kind"]) for h in finding["hits"]] == [
+        (f"{finance}:customer_revenue.email", "column"), (f"{finance}:customer_dashboard", "exposure")
+    ]  # fmt: skip
+    # the same change in finance_pkg's copy hits finance_pkg's own columns only
+    done = runner.invoke(app, ["check", str(without_email(tmp_path, PKG)), "--project", pkg, "--json"], env=env)
+    assert done.exit_code == 1, done.output
+    [finding] = [f for f in json.loads(done.stdout)["findings"] if f["column"] == "email"]
+    assert (finding["model"], finding["changes"], finding["severity"]) == ("dim_customers", ["removed"], "breaking")
+    assert (finding["models_hit"], finding["exposures_hit"]) == (["customer_revenue"], ["revenue_dashboard"])
+    # (customer_revenue groups by c.email: its other columns' rows hang on it, condition lineage)
+    assert [(h["name"], h["kind"]) for h in finding["hits"]] == [
+        ("customer_revenue.email", "column"), ("exposure:revenue_dashboard", "exposure"), ("customer_revenue.customer_id", "column"),
+        ("customer_revenue.customer_name", "column"), ("customer_revenue.revenue", "column"),
+    ]  # fmt: skip
+
+    # the explorer: every node and column once
+    page = explorer_data(stored_export_input(ask(pkg), consumers=True))
+    rows = {n[2]: n[3] for n in page["nodes"]}
+    assert (len(page["nodes"]), rows) == (9, {
+        "model.finance_pkg.customer_revenue": "resolved", "model.finance_pkg.monthly_revenue": "resolved",
+        DIM: "resolved", "model.platform.fct_orders": "resolved", "model.platform.stg_customers": "resolved",
+        "model.platform.stg_orders": "resolved", "seed.platform.raw_customers": "", "seed.platform.raw_orders": "",
+        "exposure.finance_pkg.revenue_dashboard": "",
+    })  # fmt: skip
+    cols = page["cols"]
+    names = [(page["nodes"][cols["node"][i]][2], cols["name"][i]) for i in range(len(cols["name"]))]
+    assert (len(names), len(set(names))) == (35, 35)
+    page = explorer_data(stored_export_input(ask(producer), consumers=True))
+    assert sorted(n[2] for n in page["nodes"]) == sorted(u for u in states if ".platform." in u)
+
+    # the reports: each project counts its own models, columns and seeds
+    r = collect_report(ask(pkg))
+    t = r.coverage.totals
+    assert (t.models, t.by_status["resolved"], t.columns, t.seeds) == (6, 6, 25, 2)
+    assert [(p.column.label, [(x.column.label, x.depth) for x in p.reaches]) for p in r.pii.columns] == [
+        ("dim_customers.email", [("customer_revenue.email", 1)])
+    ]  # fmt: skip
+    t = collect_report(ask(producer)).coverage.totals
+    assert (t.models, t.columns, t.seeds) == (4, 19, 2)

@@ -1,0 +1,6 @@
+select
+    customer_id,
+    first_name || ' ' || last_name as full_name,
+    email,
+    country_code
+from "finance_pkg"."main"."stg_customers"

@@ -1,0 +1,8 @@
+select
+    order_id,
+    customer_id,
+    order_date,
+    amount,
+    status
+from "finance_pkg"."main"."stg_orders"
+where status <> 'cancelled'
