@@ -204,10 +204,9 @@ def cypher(src: Any, query: str, params: dict[str, Any] | None, limit: int, curs
     graph = src.graph()
     answer = graph.read_any(query, params or {}, start, limit, timeout if timeout is not None else graph.timeout)
     end = start + len(answer.rows)
-    more = end < answer.total
     return {
-        "columns": answer.columns, "total": answer.total, "limit": limit, "truncated": more,
-        "next_cursor": str(end) if more else None, "rows": _plain(answer.rows),
+        "columns": answer.columns, "total": answer.total, "total_counted": answer.total is not None, "limit": limit,
+        "truncated": answer.more, "next_cursor": str(end) if answer.more else None, "rows": _plain(answer.rows),
     }  # fmt: skip
 
 
