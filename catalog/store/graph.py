@@ -26,7 +26,7 @@ from catalog.store.connection import why_unreachable
 BATCH_SIZE = 2500
 WRITERS = 2  # write transactions in flight at once
 TIMED_OUT = "Neo.ClientError.Transaction.TransactionTimedOut"  # ...ClientConfiguration in Neo4j 5
-SCHEMA_VERSION = 4  # bump when cypher/schema changes
+SCHEMA_VERSION = 5  # bump when cypher/schema changes
 T = TypeVar("T")
 
 
