@@ -31,9 +31,9 @@ def search(src: Any, query: str, kinds: list[str] | None, limit: int, cursor: st
     unknown = sorted(set(kinds or ()) - set(SEARCH_KINDS))
     if unknown:
         raise BadArgument(f"unknown kind {', '.join(map(repr, unknown))}: give some of {', '.join(SEARCH_KINDS)}")
-    view = src.view(project, build)
-    shown, bounds = page(view.ranked(query, kinds), limit, cursor)
-    return {**_where(view.project, view.build_id), "query": query, **bounds, "results": [view.hit(found) for found in shown]}
+    index = src.search_index(project, build)
+    shown, bounds = page(index.ranked(query, kinds), limit, cursor)
+    return {**_where(index.project, index.build_id), "query": query, **bounds, "results": [index.hit(found) for found in shown]}
 
 
 def column_lineage(

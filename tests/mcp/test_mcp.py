@@ -313,3 +313,22 @@ def test_a_target_in_memory_answers_as_its_stored_build(server, shared_dir, tool
             for c in got["columns"]:
                 del c["resource_type"]
     assert alone == stored
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_a_first_search_reads_names_only_and_answers_as_the_whole_build(jaffle, neo4j_settings, which):
+    """The search index made from the build's records and column names (what a first search
+    reads) is the one made from the whole build's view, name for name."""
+    source = Stored(neo4j_settings, project=jaffle)
+    try:
+        lazy = source.search_index(None, BUILDS[which])
+        assert source._views == {}  # the whole build was not read
+        whole = source.view(None, BUILDS[which]).search_index()
+        assert (lazy.project, lazy.build_id) == (whole.project, whole.build_id) == (jaffle, BUILDS[which])
+        assert sorted(lazy.labels[0]) == sorted(whole.labels[0]) and len(lazy.labels[0]) == 191
+        assert (lazy.nodes, lazy.columns) == (whole.nodes, whole.columns)
+        for query, kinds in [("order", None), ("ord_tot", ["column"]), ("cust", ["model", "source"]), ("revenue", None), ("zzz", None)]:
+            assert lazy.search(query, kinds) == whole.search(query, kinds)
+        assert source.search_index(None, BUILDS[which]) is whole  # the view's, once it is read
+    finally:
+        source.close()
