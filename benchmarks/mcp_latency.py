@@ -110,6 +110,8 @@ def main() -> None:
     ap.add_argument("--fans", type=int, default=50)
     ap.add_argument("--width", type=int, default=50)
     ap.add_argument("--chain", type=int, default=4)
+    ap.add_argument("--tools", help="only these tools, comma-separated (diff,search,cypher); default: every tool")
+    ap.add_argument("--no-stdio", action="store_true", help="skip the time from starting `catalog mcp` to its first answer")
     args = ap.parse_args()
     if args.hub:
         from hub_project import write_hub_project
@@ -145,10 +147,15 @@ def main() -> None:
         ("graph_schema", {}, runs),
         ("check_change", {"base_target": str(target), "target": str(target)}, args.check_runs),
     ]
+    if args.tools:
+        wanted = set(args.tools.split(","))
+        calls = [c for c in calls if c[0] in wanted]
     source = Stored(settings, project=name)
     print(f"in process, {runs} runs per tool (check_change: {args.check_runs}), default limit")
     anyio.run(time_tools, make_server(source), calls)
     source.close()
+    if args.no_stdio:
+        return
     ready, answered = anyio.run(start_to_first_answer, name, hub)
     print(f"catalog mcp over stdio: ready after {ready:.2f} s, first impact answer after {answered:.2f} s")
 

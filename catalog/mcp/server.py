@@ -204,7 +204,8 @@ def _stored_tools(server: MCPServer, source: Any, tool: Callable[[str], Any], ti
     @tool(
         "Run any read-only Cypher on the catalog graph, for what no other tool answers. Read `graph_schema` first: "
         "every relationship is versioned and must be filtered by build. Runs in Neo4j's READ access mode with a "
-        "timeout; writes, LOAD CSV, USE and TERMINATE are refused and nothing is ever committed."
+        "timeout; writes, LOAD CSV, USE and TERMINATE are refused and nothing is ever committed. Rows after the page "
+        "(and the one past it) are not read: when more follow, `truncated` is true and `total` null (`total_counted` false)."
     )
     def cypher(
         query: Annotated[str, Field(description="One Cypher statement; use $name parameters for values.")],

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from catalog.errors import CatalogError, StoreError
 
 if TYPE_CHECKING:
-    from catalog.mcp.view import ProjectView
+    from catalog.mcp.view import ProjectView, SearchIndex
     from catalog.query import BuildView
     from catalog.settings import Neo4jSettings
     from catalog.store.graph import Graph
@@ -46,8 +46,10 @@ class Stored:
         self._driver_stack: contextlib.ExitStack | None = None
         self._graph: Graph | None = None
         self._views: dict[tuple[str, int], ProjectView] = {}
+        self._search: dict[tuple[str, int], SearchIndex] = {}
         self._lock = threading.Lock()
         self._view_lock = threading.Lock()
+        self._search_lock = threading.Lock()
 
     def graph(self) -> Graph:
         with self._lock:
@@ -94,6 +96,18 @@ class Stored:
                 self._views[key] = ProjectView(stored_export_input(whole, consumers=True, tests=True))
             return self._views[key]
 
+    def search_index(self, project: str | None, build: int | None) -> SearchIndex:
+        """The names of a build, from its view when it was read, else from its records and the
+        names of its models' analyzed columns alone (kept: a search does not wait for the rest)."""
+        catalog = self.catalog(project, build)
+        key = (catalog.project, catalog.build_id)
+        if key in self._views:
+            return self._views[key].search_index()
+        with self._search_lock:
+            if key not in self._search:
+                self._search[key] = _stored_search_index(catalog, self.whole_build_timeout)
+            return self._search[key]
+
     def asker(self, project: str | None, build: int | None) -> BuildView:
         return self.catalog(project, build)
 
@@ -103,6 +117,7 @@ class Stored:
 
         def read() -> None:
             with contextlib.suppress(Exception):
+                self.search_index(None, None)
                 self.view(None, None)
 
         threading.Thread(target=read, name="catalog-mcp-warm", daemon=True).start()
@@ -114,6 +129,32 @@ class Stored:
 
         name = project or self.project
         return check_project(self.graph(), name) if name is not None else BuildView(self.graph()).project
+
+
+def _stored_search_index(catalog: BuildView, timeout: float | None) -> SearchIndex:
+    """:meth:`ProjectView.search_index` of a stored build, from the build's records and
+    `read/list_analyzed_column_names`: each node's columns are the analysis's when it has any,
+    else those its record declares, as :class:`~catalog.mcp.view.ProjectView` takes them."""
+    from catalog.analyze.records import column_key
+    from catalog.export.openlineage import consumer_nodes
+    from catalog.idents import typed
+    from catalog.mcp.view import SearchIndex
+    from catalog.store.graph import Graph
+    from catalog.store.records import load_build_project
+
+    g = catalog.graph
+    graph = Graph(g.driver, g.database, timeout=timeout, uri=g.uri)
+    name, build_id = catalog.project, catalog.build_id
+    project = load_build_project(graph, name, graph.read("read/find_build", project=name, build_id=build_id)[0]["build"])
+    analyzed = {r["unique_id"]: list(dict.fromkeys(r["columns"])) for r in graph.read("read/list_analyzed_column_names", project=name, build_id=build_id)}
+    nodes, columns = [], []
+    for uid in sorted(project.nodes):
+        rel = project.nodes[uid]
+        nodes.append((rel.resource_type, rel.display_name, uid))
+        for col in analyzed.get(uid) or dict.fromkeys(c.key_name(project.dialect) for c in rel.columns):
+            columns.append((f"{name}/{column_key(uid, col)}", uid, rel.display_name, typed(col)))
+    nodes += [(con.kind, con.name, uid) for uid, con in sorted(consumer_nodes(project).items())]
+    return SearchIndex(name, build_id, nodes, columns)
 
 
 class InMemory:
@@ -141,6 +182,9 @@ class InMemory:
 
     def asker(self, project: str | None, build: int | None) -> ProjectView:
         return self.view(project, build)
+
+    def search_index(self, project: str | None, build: int | None) -> SearchIndex:
+        return self.view(project, build).search_index()
 
     def graph(self) -> Any:
         raise NotInMemory(f"this server answers from {self.path} in memory, without Neo4j: start `catalog mcp` without PATH for stored builds")

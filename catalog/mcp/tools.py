@@ -32,9 +32,9 @@ def search(src: Any, query: str, kinds: list[str] | None, limit: int, cursor: st
     unknown = sorted(set(kinds or ()) - set(SEARCH_KINDS))
     if unknown:
         raise BadArgument(f"unknown kind {', '.join(map(repr, unknown))}: give some of {', '.join(SEARCH_KINDS)}")
-    view = src.view(project, build)
-    shown, bounds = page(view.ranked(query, kinds), limit, cursor)
-    return {**_where(view.project, view.build_id), "query": query, **bounds, "results": [view.hit(found) for found in shown]}
+    index = src.search_index(project, build)
+    shown, bounds = page(index.ranked(query, kinds), limit, cursor)
+    return {**_where(index.project, index.build_id), "query": query, **bounds, "results": [index.hit(found) for found in shown]}
 
 
 def column_lineage(
@@ -207,10 +207,9 @@ def cypher(src: Any, query: str, params: dict[str, Any] | None, limit: int, curs
     graph = src.graph()
     answer = graph.read_any(query, params or {}, start, limit, timeout if timeout is not None else graph.timeout)
     end = start + len(answer.rows)
-    more = end < answer.total
     return {
-        "columns": answer.columns, "total": answer.total, "limit": limit, "truncated": more,
-        "next_cursor": str(end) if more else None, "rows": _plain(answer.rows),
+        "columns": answer.columns, "total": answer.total, "total_counted": answer.total is not None, "limit": limit,
+        "truncated": answer.more, "next_cursor": str(end) if answer.more else None, "rows": _plain(answer.rows),
     }  # fmt: skip
 
 

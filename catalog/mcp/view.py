@@ -71,6 +71,70 @@ class Edge:
     resolved: bool | None
 
 
+class SearchIndex:
+    """Every searchable name of one build: its nodes (kind, name as users type it, unique id) and
+    the columns of its models, sources, seeds and snapshots (key, the node's unique id and name,
+    the column's name). Made from a :class:`ProjectView`, or from a stored build's records and
+    column names alone (:meth:`catalog.mcp.stored.Stored.search_index`), so that a first search
+    does not wait for the whole build."""
+
+    def __init__(self, project: str, build_id: int | None, nodes: list[tuple[str, str, str]], columns: list[tuple[str, str, str, str]]):
+        self.project = project
+        self.build_id = build_id
+        self.nodes = {uid: (kind, name) for kind, name, uid in nodes}
+        self.columns = {key: (uid, model, name) for key, uid, model, name in columns}
+        # (lower label, kind, key or uid) of every searchable name, the labels joined by NUL,
+        # and where each label starts in that text
+        labels = [(name.lower().replace("\x00", ""), kind, uid) for kind, name, uid in nodes]
+        labels += [(f"{model}.{name}".lower().replace("\x00", ""), "column", key) for key, _, model, name in columns]
+        starts, at = [], 0
+        for label, _, _ in labels:
+            starts.append(at)
+            at += len(label) + 1
+        self.labels = (labels, "\x00".join(label for label, _, _ in labels), starts)
+
+    def search(self, query: str, kinds: list[str] | None) -> list[dict[str, Any]]:
+        """Nodes and columns whose name matches ``query``, best first, as the explorer ranks
+        them: exact, the name after a dot, a prefix (of the name or a part after ``.`` or
+        ``_``), a substring, then the letters in order with gaps; shorter names first."""
+        return [self.hit(found) for found in self.ranked(query, kinds)]
+
+    def ranked(self, query: str, kinds: list[str] | None) -> list[tuple[int, int, str, str, str]]:
+        """:meth:`search`'s matches in its order, as (rank, length, label, kind, key or uid):
+        :meth:`hit` makes each an answer, so that a page makes only its own."""
+        q = query.strip().lower().replace("\x00", "")  # NUL separates the labels below
+        if not q:
+            return []
+        wanted = set(kinds or SEARCH_KINDS)
+        labels, text, starts = self.labels
+        # the letters in order, with gaps inside one label: one scan of all labels (joined by
+        # NUL) in the regex engine, resumed after each matching label; each gap runs to the next
+        # letter's first place, so nothing is tried twice
+        in_order = re.compile(re.escape(q[0]) + "".join(f"[^\x00{re.escape(c)}]*{re.escape(c)}" for c in q[1:]))
+        ranked = []
+        pos, end, last = 0, len(text), len(starts) - 1
+        search, bisect_right, append = in_order.search, bisect.bisect_right, ranked.append
+        while pos < end:
+            found = search(text, pos)
+            if found is None:
+                break
+            i = bisect_right(starts, found.start()) - 1
+            label, kind, ident = labels[i]
+            if kind in wanted:
+                append((_rank(label, q, in_order=True), len(label), label, kind, ident))
+            pos = starts[i + 1] if i < last else end
+        ranked.sort()
+        return ranked
+
+    def hit(self, found: tuple[int, int, str, str, str]) -> dict[str, Any]:
+        kind, ident = found[3], found[4]
+        if kind == "column":
+            uid, model, name = self.columns[ident]
+            return {"kind": "column", "name": f"{model}.{quote_column(name)}", "unique_id": uid, "column": name}
+        kind, name = self.nodes[ident]
+        return {"kind": kind, "name": name, "unique_id": ident}
+
+
 class ProjectView:
     """Every node, column, column edge, condition and dependency of one project (one build)."""
 
@@ -94,7 +158,7 @@ class ProjectView:
         self.tests: dict[str, list[DbtTest]] = defaultdict(list)
         self._index(data)
         self._by_name: dict[tuple[str, str], list[str]] | None = None
-        self._labels: tuple[list[tuple[str, str, str]], str, list[int]] | None = None  # see _search_index
+        self._search: SearchIndex | None = None
 
     def key(self, unique_id: str, column: str) -> str:
         return f"{self.project}/{column_key(unique_id, column)}"
@@ -220,62 +284,24 @@ class ProjectView:
         raise NotFound(f"no model, source or consumer {text!r} in project {self.project!r}{hint}")
 
     # ------------------------------------------------------------------ search
+    def search_index(self) -> SearchIndex:
+        if self._search is None:
+            relations = [(c.id.key, c.id.unique_id, c.id.model, c.id.name) for c in self.columns.values()
+                         if self.nodes[c.id.unique_id].kind not in CONSUMER_KINDS and not c.id.unique_id.startswith("semantic_model.")]  # fmt: skip
+            self._search = SearchIndex(self.project, self.build_id, [(n.kind, n.name, n.unique_id) for n in self.nodes.values()], relations)
+        return self._search
+
     def search(self, query: str, kinds: list[str] | None) -> list[dict[str, Any]]:
-        """Nodes and columns whose name matches ``query``, best first, as the explorer ranks
-        them: exact, the name after a dot, a prefix (of the name or a part after ``.`` or
-        ``_``), a substring, then the letters in order with gaps; shorter names first."""
-        return [self.hit(found) for found in self.ranked(query, kinds)]
+        return self.search_index().search(query, kinds)
 
     def ranked(self, query: str, kinds: list[str] | None) -> list[tuple[int, int, str, str, str]]:
-        """:meth:`search`'s matches in its order, as (rank, length, label, kind, key or uid):
-        :meth:`hit` makes each an answer, so that a page makes only its own."""
-        q = query.strip().lower().replace("\x00", "")  # NUL separates the labels below
-        if not q:
-            return []
-        wanted = set(kinds or SEARCH_KINDS)
-        labels, text, starts = self._search_index()
-        # the letters in order, with gaps inside one label: one scan of all labels (joined by
-        # NUL) in the regex engine, resumed after each matching label; each gap runs to the next
-        # letter's first place, so nothing is tried twice
-        in_order = re.compile(re.escape(q[0]) + "".join(f"[^\x00{re.escape(c)}]*{re.escape(c)}" for c in q[1:]))
-        ranked = []
-        pos, end, last = 0, len(text), len(starts) - 1
-        search, bisect_right, append = in_order.search, bisect.bisect_right, ranked.append
-        while pos < end:
-            found = search(text, pos)
-            if found is None:
-                break
-            i = bisect_right(starts, found.start()) - 1
-            label, kind, ident = labels[i]
-            if kind in wanted:
-                append((_rank(label, q, in_order=True), len(label), label, kind, ident))
-            pos = starts[i + 1] if i < last else end
-        ranked.sort()
-        return ranked
+        return self.search_index().ranked(query, kinds)
 
     def hit(self, found: tuple[int, int, str, str, str]) -> dict[str, Any]:
-        kind, ident = found[3], found[4]
-        if kind == "column":
-            c = self.columns[ident].id
-            return {"kind": "column", "name": f"{c.model}.{quote_column(c.name)}", "unique_id": c.unique_id, "column": c.name}
-        n = self.nodes[ident]
-        return {"kind": n.kind, "name": n.name, "unique_id": n.unique_id}
+        return self.search_index().hit(found)
 
     def _search_index(self) -> tuple[list[tuple[str, str, str]], str, list[int]]:
-        """(lower label, kind, key or uid) of every searchable name, the labels joined by NUL,
-        and where each label starts in that text; made once per view."""
-        if self._labels is None:
-            labels = [(n.name.lower().replace("\x00", ""), n.kind, n.unique_id) for n in self.nodes.values()]
-            for key, c in self.columns.items():
-                if self.nodes[c.id.unique_id].kind in CONSUMER_KINDS or c.id.unique_id.startswith("semantic_model."):
-                    continue
-                labels.append((f"{c.id.model}.{c.id.name}".lower().replace("\x00", ""), "column", key))
-            starts, at = [], 0
-            for label, _, _ in labels:
-                starts.append(at)
-                at += len(label) + 1
-            self._labels = (labels, "\x00".join(label for label, _, _ in labels), starts)
-        return self._labels
+        return self.search_index().labels
 
     # ------------------------------------------------------------------ lineage
     def lineage(self, start: ColumnId, direction: str, depth: int | None) -> list[tuple[Column, int, str, list[Edge]]]:

@@ -9,6 +9,7 @@ nothing half-visible, and the next build undoes it (``write/delete_build_relatio
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -25,7 +26,7 @@ from catalog.store.connection import why_unreachable
 BATCH_SIZE = 2500
 WRITERS = 2  # write transactions in flight at once
 TIMED_OUT = "Neo.ClientError.Transaction.TransactionTimedOut"  # ...ClientConfiguration in Neo4j 5
-SCHEMA_VERSION = 4  # bump when cypher/schema changes
+SCHEMA_VERSION = 5  # bump when cypher/schema changes
 T = TypeVar("T")
 
 
@@ -63,12 +64,17 @@ def _dicts(records: list[Any]) -> list[dict[str, Any]]:
     return [dict(zip(keys, r)) if all(type(v) in _PLAIN for v in r) else r.data() for r in records]
 
 
+PROFILED = re.compile(r"\s*(CYPHER\b[^\n]*?\s)?PROFILE\b", re.IGNORECASE)
+
+
 class AnyRead(NamedTuple):
-    """The answer of :meth:`Graph.read_any`: its column names, the rows kept, and how many it had."""
+    """The answer of :meth:`Graph.read_any`: its column names, the rows kept, how many it had
+    (None when it has more than were read: not counted), and whether rows follow the ones kept."""
 
     columns: list[str]
     rows: list[dict[str, Any]]
-    total: int
+    total: int | None
+    more: bool
 
 
 class Graph:
@@ -115,34 +121,51 @@ class Graph:
         when :func:`catalog.store.readonly.refusal` finds a clause that reads outside the graph
         or ends others' work, then run in a READ access-mode transaction (Neo4j refuses any
         write in it) that is rolled back, never committed. Rows ``skip`` to ``skip + limit``
-        are kept as plain data; the rest are counted, within ``timeout`` seconds."""
+        are kept as plain data, within ``timeout`` seconds; one more row is read to know whether
+        others follow, and no further one: a query with more rows than that is not counted
+        (``total`` None), so that a page of a large answer costs a page. A ``PROFILE`` is read
+        to its end and counted."""
         from catalog.store.readonly import QueryRefused, refusal
 
         why = refusal(text)
         if why:
             raise QueryRefused(why)
         try:
-            with self.driver.session(database=self.database, default_access_mode=READ_ACCESS) as session:
+            with self.driver.session(database=self.database, default_access_mode=READ_ACCESS,
+                                     fetch_size=min(skip + limit + 1, 1000)) as session:  # fmt: skip
                 tx = session.begin_transaction(timeout=timeout)
                 try:
                     result = tx.run(text, params)  # type: ignore[arg-type]  # the user's query, run as given
                     keys = list(result.keys())
                     rows: list[dict[str, Any]] = []
-                    total = 0
+                    # a profiled query is read to its end: Neo4j does not drop the rest of one
+                    stop = None if PROFILED.match(text) else skip + limit
+                    seen = 0
                     for record in result:
-                        if skip <= total < skip + limit:
+                        if seen == stop:  # one row past the page: there are more
+                            break
+                        if skip <= seen < skip + limit:
                             rows.append(record.data())
-                        total += 1
-                    kind = result.consume().query_type
+                        seen += 1
+                    else:
+                        kind = result.consume().query_type
+                        return self._any_read(kind, AnyRead(keys, rows, seen, seen > skip + limit))
+                    kind = tx.run("EXPLAIN " + text, params).consume().query_type  # type: ignore[arg-type]  # its type, not run
+                    return self._any_read(kind, AnyRead(keys, rows, None, True))
                 finally:
-                    tx.rollback()
+                    tx.close()  # rolled back: the rows not read are never made
         except (Neo4jError, DriverError, OSError) as e:
             if isinstance(e, Neo4jError) and (e.code or "").endswith(("Statement.AccessMode", "Security.Forbidden")):
                 raise QueryRefused(f"the query writes to the graph or the server (Neo4j: {e.message}); the cypher tool runs read-only queries only") from e
             self._failed("the query", e, timeout)
+
+    @staticmethod
+    def _any_read(kind: str | None, answer: AnyRead) -> AnyRead:
+        from catalog.store.readonly import QueryRefused
+
         if kind not in (None, "r"):
             raise QueryRefused(f"the query is of type {kind!r}, not read-only: it was rolled back")
-        return AnyRead(keys, rows, total)
+        return answer
 
     def write(self, name: str, /, *, timeout_: float | None = None, **params: Any) -> list[dict[str, Any]]:
         """Run ``cypher/<name>.cypher`` in a write transaction. ``timeout_`` overrides the

@@ -241,6 +241,8 @@ def answer_rows(graph) -> list[int]:
         ("MATCH (b:Build) SET b.status = 'failed'", "read-only"),
         ("MATCH (c:Column) DETACH DELETE c", "read-only"),
         ("CALL db.createLabel('Intruder')", "read-only"),
+        # its first page is read before any row writes: the type of the query refuses it
+        ("UNWIND range(1, 500) AS i CALL (i) { WITH i WHERE i > 400 CREATE (:Intruder) } RETURN i", "read-only"),
         ("LOAD CSV FROM 'file:///etc/passwd' AS row RETURN row", "LOAD CSV reads files and URLs"),
         ("load csv with headers from 'https://example.com/a.csv' AS row CREATE (:X)", "LOAD CSV reads files and URLs"),
     ],
@@ -253,10 +255,18 @@ def test_cypher_refuses_writes_and_leaves_the_graph_unchanged(server, graph, que
 
 def test_cypher_reads_with_a_row_cap_and_a_timeout(server, jaffle):
     got = answer(server, "cypher", {"query": "UNWIND range(1, 450) AS i RETURN i, 'LOAD CSV' AS text", "limit": 200})
-    assert (got["columns"], got["total"], got["truncated"], got["next_cursor"]) == (["i", "text"], 450, True, "200")
+    # the rows after the page and the one past it are not read, so not counted
+    assert (got["columns"], got["total"], got["total_counted"], got["truncated"], got["next_cursor"]) == (["i", "text"], None, False, True, "200")
     assert [r["i"] for r in got["rows"]] == list(range(1, 201))
     last = answer(server, "cypher", {"query": "UNWIND range(1, 450) AS i RETURN i, 'LOAD CSV' AS text", "limit": 200, "cursor": "400"})
-    assert ([r["i"] for r in last["rows"]], last["truncated"], last["next_cursor"]) == (list(range(401, 451)), False, None)
+    assert ([r["i"] for r in last["rows"]], last["total"], last["total_counted"], last["truncated"], last["next_cursor"]) == (
+        list(range(401, 451)), 450, True, False, None)  # fmt: skip
+    exact = answer(server, "cypher", {"query": "UNWIND range(1, 200) AS i RETURN i", "limit": 200})
+    assert (len(exact["rows"]), exact["total"], exact["total_counted"], exact["truncated"], exact["next_cursor"]) == (200, 200, True, False, None)
+    one_more = answer(server, "cypher", {"query": "UNWIND range(1, 201) AS i RETURN i", "limit": 200})
+    assert (one_more["rows"][-1], one_more["total"], one_more["truncated"], one_more["next_cursor"]) == ({"i": 200}, None, True, "200")
+    profiled = answer(server, "cypher", {"query": "PROFILE UNWIND range(1, 300) AS i RETURN i", "limit": 10})  # read to its end
+    assert ([r["i"] for r in profiled["rows"]], profiled["total"], profiled["truncated"], profiled["next_cursor"]) == (list(range(1, 11)), 300, True, "10")
     params = answer(server, "cypher", {"query": "MATCH (p:Project {name: $name})-[:ACTIVE]->(b:Build) RETURN b.id AS id", "params": {"name": jaffle}})
     assert params["rows"] == [{"id": BUILDS[1]}]
     slow = failure(server, "cypher", {"query": "UNWIND range(1, 1000000000) AS i WITH i WHERE i < 0 RETURN count(i)"})
@@ -319,3 +329,22 @@ def test_a_target_in_memory_answers_as_its_stored_build(server, shared_dir, tool
             for c in got["columns"]:
                 del c["resource_type"]
     assert alone == stored
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_a_first_search_reads_names_only_and_answers_as_the_whole_build(jaffle, neo4j_settings, which):
+    """The search index made from the build's records and column names (what a first search
+    reads) is the one made from the whole build's view, name for name."""
+    source = Stored(neo4j_settings, project=jaffle)
+    try:
+        lazy = source.search_index(None, BUILDS[which])
+        assert source._views == {}  # the whole build was not read
+        whole = source.view(None, BUILDS[which]).search_index()
+        assert (lazy.project, lazy.build_id) == (whole.project, whole.build_id) == (jaffle, BUILDS[which])
+        assert sorted(lazy.labels[0]) == sorted(whole.labels[0]) and len(lazy.labels[0]) == 191
+        assert (lazy.nodes, lazy.columns) == (whole.nodes, whole.columns)
+        for query, kinds in [("order", None), ("ord_tot", ["column"]), ("cust", ["model", "source"]), ("revenue", None), ("zzz", None)]:
+            assert lazy.search(query, kinds) == whole.search(query, kinds)
+        assert source.search_index(None, BUILDS[which]) is whole  # the view's, once it is read
+    finally:
+        source.close()
