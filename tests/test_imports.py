@@ -104,4 +104,5 @@ def test_no_import_cycle_among_the_parts_of_the_package():
 
 
 def test_the_local_server_launcher_imports_nothing_of_the_store():
-    assert sorted(_imports(MODULES["catalog.local_neo4j"])) == ["catalog", "catalog.errors"]
+    assert sorted(_imports(MODULES["catalog.local_neo4j"])) == ["catalog", "catalog.errors", "catalog.neo4j_memory"]
+    assert sorted(_imports(MODULES["catalog.neo4j_memory"])) == ["catalog.errors"]
