@@ -20,6 +20,11 @@ Layout (every path can be moved with an environment variable)::
       server/conf/neo4j.conf            rewritten by every start
       server/password                   the password of user neo4j (mode 0600)
       server/data/ logs/ run/ ...       databases, neo4j.log + console.log, pid file
+      server/run/catalog-memory.json    the heap, young generation and page cache it was started with
+
+Memory: sized at each start from the machine's free memory and the store's size on disk
+(:mod:`catalog.neo4j_memory`), or set by ``CATALOG_NEO4J_HEAP``, ``CATALOG_NEO4J_YOUNG``,
+``CATALOG_NEO4J_PAGECACHE``.
 
 Ports: ``CATALOG_NEO4J_BOLT_PORT`` (default 7687) and ``CATALOG_NEO4J_HTTP_PORT`` (default 7474).
 """
@@ -47,6 +52,10 @@ from pydantic import BaseModel, ConfigDict
 
 from catalog import NEO4J_VERSION
 from catalog.errors import ServerError
+from catalog.neo4j_memory import ENV_HEAP as ENV_HEAP  # the memory variables, read by catalog.neo4j_memory
+from catalog.neo4j_memory import ENV_PAGECACHE as ENV_PAGECACHE
+from catalog.neo4j_memory import ENV_YOUNG as ENV_YOUNG
+from catalog.neo4j_memory import MemoryPlan, plan, read_machine, store_size_mb
 
 BROWSER_VERSION = "5.24.0"
 MIN_JAVA = 17
@@ -67,10 +76,7 @@ SERVER_DIRS = ("conf", "data", "logs", "import", "run", "plugins")  # in the ser
 USER = "neo4j"
 INITIAL_PASSWORD = "neo4j"  # what a new system database gives USER, to be changed before any other use
 
-ENV_HEAP = "CATALOG_NEO4J_HEAP"
-ENV_PAGECACHE = "CATALOG_NEO4J_PAGECACHE"
-DEFAULT_HEAP = "2g"  # large builds write hundreds of thousands of rows per transaction batch
-DEFAULT_PAGECACHE = "1g"  # a 5,000-model project's graph is several hundred MB
+MEMORY_NAME = "catalog-memory.json"  # in run/: the memory of the running server, and where it came from
 
 JVM_OPTIONS = (
     "-XX:+UseG1GC",
@@ -141,6 +147,10 @@ class Layout(BaseModel):
         return self.server_home / "logs" / "console.log"
 
     @property
+    def memory_file(self) -> Path:
+        return self.server_home / "run" / MEMORY_NAME
+
+    @property
     def marker(self) -> Path:
         return self.lib_dir / MARKER_NAME
 
@@ -172,6 +182,8 @@ class ServerStatus(BaseModel):
     """Who to log in as when ``auth`` is on (Neo4j Browser, ``--user``)."""
     password_file: Path | None
     """Where that user's password is kept, when ``auth`` is on."""
+    memory: MemoryPlan
+    """Heap, young generation and page cache: the running server's, else what the next start would take."""
 
 
 def layout() -> Layout:
@@ -350,7 +362,23 @@ def status() -> ServerStatus:
         auth=auth,
         user=USER if auth else None,
         password_file=where.password_file if auth else None,
+        memory=(_running_memory(where) if pid else None) or memory_plan(where),
     )
+
+
+def memory_plan(where: Layout | None = None) -> MemoryPlan:
+    """The memory a start would give the server now: sized from this machine's free memory
+    and the store's size on disk, or as the ``CATALOG_NEO4J_*`` variables say."""
+    where = where or layout()
+    return plan(read_machine(), store_size_mb(where.server_home / "data"))
+
+
+def _running_memory(where: Layout) -> MemoryPlan | None:
+    """What the running server was started with (kept by its start), None if unknown."""
+    try:
+        return MemoryPlan.model_validate_json(where.memory_file.read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def start(
@@ -393,11 +421,12 @@ def start(
         java = java_executable()
         for name, port in (("Bolt", where.bolt_port), ("HTTP", where.http_port)):
             _check_port_free(name, port)
-        _write_conf(where, auth)
+        memory = memory_plan(where)
+        _write_conf(where, auth, memory)
         password = _ensure_password_file(where) if auth else None
 
         cmd = [
-            java, *_heap_options(), *JVM_OPTIONS, "-cp", str(where.lib_dir / "*"), ENTRY_POINT,
+            java, *memory.jvm_options(), *JVM_OPTIONS, "-cp", str(where.lib_dir / "*"), ENTRY_POINT,
             f"--home-dir={where.server_home}", f"--config-dir={where.conf_file.parent}",
         ]  # fmt: skip
         say(f"Starting Neo4j {NEO4J_VERSION} on bolt://{HOST}:{where.bolt_port} ...")
@@ -408,6 +437,7 @@ def start(
                 stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
             )  # fmt: skip
         _CHILDREN[proc.pid] = proc
+        where.memory_file.write_text(memory.model_dump_json() + "\n")
         _write_pid_file(where, proc.pid)
 
         try:
@@ -563,20 +593,6 @@ def _check_port_free(name: str, port: int) -> None:
     )
 
 
-def _heap_options() -> tuple[str, ...]:
-    heap = os.environ.get(ENV_HEAP, DEFAULT_HEAP)
-    return (f"-Xms{min(heap, '512m', key=_size_mb)}", f"-Xmx{heap}")
-
-
-def _size_mb(size: str) -> float:
-    """``512m`` -> 512, ``2g`` -> 2048."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmgKMG]?)\s*", size)
-    if not m:
-        raise ServerError(f"{ENV_HEAP}={size!r}: expected a size such as 512m or 2g")
-    value, unit = float(m.group(1)), m.group(2).lower()
-    return value * {"k": 1 / 1024, "m": 1, "g": 1024, "": 1 / (1024 * 1024)}[unit]
-
-
 def _make_server_dirs(where: Layout) -> None:
     """The server's home and its directories, mode 0700 whatever the umask: its databases, logs
     and password are its owner's only. Made private again when found open (an older layout)."""
@@ -588,7 +604,7 @@ def _make_server_dirs(where: Layout) -> None:
             raise ServerError(f"cannot make the local Neo4j's directory {path} private (mode 0700): {exc.strerror}") from None
 
 
-def _write_conf(where: Layout, auth: bool) -> None:
+def _write_conf(where: Layout, auth: bool, memory: MemoryPlan) -> None:
     home = where.server_home
     settings = {
         "server.default_listen_address": HOST,
@@ -599,7 +615,7 @@ def _write_conf(where: Layout, auth: bool) -> None:
         "server.http.listen_address": f"{HOST}:{where.http_port}",
         "server.https.enabled": "false",
         "dbms.security.auth_enabled": "true" if auth else "false",
-        "server.memory.pagecache.size": os.environ.get(ENV_PAGECACHE, DEFAULT_PAGECACHE),
+        "server.memory.pagecache.size": memory.pagecache_setting,
         # keep only a little transaction log: the catalog's history lives in the graph itself
         "db.tx_log.rotation.retention_policy": "2 files",
         "dbms.usage_report.enabled": "false",

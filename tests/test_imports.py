@@ -105,7 +105,8 @@ def test_no_import_cycle_among_the_parts_of_the_package():
 
 
 def test_the_local_server_launcher_imports_nothing_of_the_store():
-    assert sorted(_imports(MODULES["catalog.local_neo4j"])) == ["catalog", "catalog.errors"]
+    assert sorted(_imports(MODULES["catalog.local_neo4j"])) == ["catalog", "catalog.errors", "catalog.neo4j_memory"]
+    assert sorted(_imports(MODULES["catalog.neo4j_memory"])) == ["catalog.errors"]
 
 
 def test_the_analyzer_s_files_import_one_way_type_imports_included():

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
 import signal
 import sys
@@ -107,15 +106,11 @@ def print_text(text: str) -> None:
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
-def print_json(data: Any, stream: bool = False) -> None:
+def print_json(data: Any) -> None:
     """JSON on stdout, indented (:func:`catalog.report.json_text.json_text`: with orjson when
     installed, the 12,500 columns of a hub's impact take a tenth of a second instead of four).
-    ``stream``: written as it is encoded instead, so that a whole project's lineage is never
-    one string in memory."""
-    if stream:
-        json.dump(data, sys.stdout, indent=2, sort_keys=False, default=str)
-        sys.stdout.write("\n")
-        return
+    A whole project's lineage is written model by model instead
+    (:func:`catalog.report.lineage_json.write_lineage_json`)."""
     from catalog.report.json_text import json_text
 
     sys.stdout.write(json_text(data))

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 import time
 
-from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, ProjectPath, handle_errors, print_json, say, show, warn_inputs
+from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, ProjectPath, handle_errors, say, show, warn_inputs
 
 
 @handle_errors
@@ -20,7 +21,7 @@ def lineage(path: ProjectPath, as_json: JsonOpt = False, dialect: DialectOpt = N
     from catalog.analyze.project import analyze_project
     from catalog.extract import input_warnings, load_project
     from catalog.memory import paused_gc
-    from catalog.report.lineage_json import lineage_document
+    from catalog.report.lineage_json import write_lineage_json
     from catalog.report.tables import lineage_table
 
     project = load_project(path, dialect=dialect)
@@ -28,7 +29,7 @@ def lineage(path: ProjectPath, as_json: JsonOpt = False, dialect: DialectOpt = N
     warnings = warn_inputs(input_warnings(project))
     if as_json:
         with paused_gc():
-            print_json(lineage_document(project.name, project.dialect, lineages, warnings), stream=True)
+            write_lineage_json(sys.stdout, project.name, project.dialect, lineages, warnings)
     else:
         show(lineage_table(project, lineages))
     say(f"{len(lineages)} models analyzed in {time.perf_counter() - t0:.2f}s")

@@ -25,7 +25,10 @@ app = typer.Typer(
         "command that connects to this server reads it from there ('catalog neo4j status' "
         "shows where it is, to log into Neo4j Browser).\n\n"
         "Files live under $CATALOG_NEO4J_HOME (default ~/.cache/catalog/neo4j). Ports: "
-        "$CATALOG_NEO4J_BOLT_PORT (7687) and $CATALOG_NEO4J_HTTP_PORT (7474)."
+        "$CATALOG_NEO4J_BOLT_PORT (7687) and $CATALOG_NEO4J_HTTP_PORT (7474).\n\n"
+        "Memory: heap, young generation and page cache are sized at each start from the memory "
+        "this machine has free and the database's size on disk ('catalog neo4j status' shows them "
+        "and why); $CATALOG_NEO4J_HEAP, $CATALOG_NEO4J_YOUNG and $CATALOG_NEO4J_PAGECACHE (512m, 2g) set them instead."
     ),
     no_args_is_help=True,
     rich_markup_mode=None,
@@ -49,6 +52,10 @@ def _report(status: ServerStatus, as_json: bool) -> None:
         say(f"  User     {status.user}, password in {status.password_file}")
     else:
         say("  Auth     off (started with --no-auth): any user and password log in")
+    memory, later = status.memory, "" if status.pid else " at the next start"
+    say(f"  Heap     {memory.heap_mb} MB{later} ({memory.heap_from})")
+    say(f"  Young    {memory.young_mb} MB of the heap ({memory.young_from})")
+    say(f"  Cache    {memory.pagecache_mb} MB of page cache ({memory.pagecache_from})")
     say(f"  Home     {status.home}")
     say(f"  Log      {status.log_file}")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import stat
 import subprocess
@@ -15,7 +16,7 @@ from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError
 from typer.testing import CliRunner
 
-from catalog import local_neo4j
+from catalog import local_neo4j, neo4j_memory
 from catalog.store.connection import start_local_server
 from catalog.cli.neo4j_cmd import app
 from catalog.errors import ServerError
@@ -165,3 +166,35 @@ def test_cli_status_of_a_stopped_server_exits_3(other_home: Path) -> None:
     as_json = CliRunner().invoke(app, ["status", "--json"])
     assert as_json.exit_code == 3
     assert json.loads(as_json.stdout)["running"] is False
+
+
+def test_status_shows_the_memory_the_running_server_was_given(other_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The heap of CATALOG_NEO4J_HEAP, the young generation sized from it, the page cache of
+    CATALOG_NEO4J_PAGECACHE: on the JVM's command line, in its config and in both outputs."""
+    started = start_local_server(timeout=180, auth=False)
+    monkeypatch.setenv(local_neo4j.ENV_HEAP, "2g")  # later changes are the next start's, not this server's
+    args = Path(f"/proc/{started.pid}/cmdline").read_bytes().split(b"\0")
+    assert [a.decode() for a in args if a.startswith((b"-Xm", b"-Xs"))] == ["-Xms256m", "-Xmx256m", "-Xmn64m"]
+    conf = (other_home / "server" / "conf" / "neo4j.conf").read_text().splitlines()
+    assert "server.memory.pagecache.size=128m" in conf
+
+    text = CliRunner().invoke(app, ["status"])
+    assert text.exit_code == 0, text.output
+    assert [line for line in text.stderr.splitlines() if line.startswith(("  Heap", "  Young", "  Cache"))] == [
+        "  Heap     256 MB (CATALOG_NEO4J_HEAP)",
+        "  Young    64 MB of the heap (a third of the heap, at most 1 GB)",
+        "  Cache    128 MB of page cache (CATALOG_NEO4J_PAGECACHE)",
+    ]
+    as_json = CliRunner().invoke(app, ["status", "--json"])
+    assert json.loads(as_json.stdout)["memory"] == {
+        "heap_mb": 256, "young_mb": 64, "pagecache_mb": 128, "heap_from": "CATALOG_NEO4J_HEAP",
+        "young_from": "a third of the heap, at most 1 GB", "pagecache_from": "CATALOG_NEO4J_PAGECACHE",
+    }  # fmt: skip
+
+    assert local_neo4j.stop() is True
+    monkeypatch.delenv(local_neo4j.ENV_HEAP)
+    stopped = CliRunner().invoke(app, ["status"])
+    store = neo4j_memory.store_size_mb(other_home / "server" / "data")
+    assert store > 0  # the databases the first start created
+    heap = next(line for line in stopped.stderr.splitlines() if line.startswith("  Heap"))
+    assert re.fullmatch(rf"  Heap     \d+ MB at the next start \(sized from \d+\.\d GB free, {store} MB store\)", heap), heap
