@@ -13,14 +13,14 @@ from catalog.cli.app import app
 runner = CliRunner()
 
 
-def run(env: dict[str, str], *args: str) -> Result:
-    """``catalog ARGS`` with ``env`` (the test server's NEO4J_ variables); never a traceback."""
+def run(env: dict[str, str | None], *args: str) -> Result:
+    """``catalog ARGS`` with ``env`` (the test server's NEO4J_ variables; None unsets one); never a traceback."""
     result = runner.invoke(app, list(args), env=env)
     assert "Traceback" not in result.output, result.output
     return result
 
 
-def answer(env: dict[str, str], *args: str) -> Any:
+def answer(env: dict[str, str | None], *args: str) -> Any:
     """The JSON document a command that answered (exit 0) printed on stdout."""
     result = run(env, *args)
     assert result.exit_code == 0, result.output
