@@ -246,9 +246,6 @@ def example() -> Path:
     return EXAMPLE / "target"
 
 
-HASHED_EMAIL = ("    customers.email,\n", "    md5(customers.email) as email,\n")
-
-
 @dataclass(frozen=True)
 class TwoBuilds:
     """Two builds of the bundled example stored under one project: ``first`` of ``first_target``
@@ -265,14 +262,14 @@ class TwoBuilds:
 @pytest.fixture(scope="module")
 def coffee_shop_builds(graph: Graph, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TwoBuilds]:
     """:class:`TwoBuilds`, made once for the module that reads them (and forgotten after it)."""
-    from edits import add_saved_query, edit_sql
+    from edits import add_saved_query, hash_customer_email
 
     root = tmp_path_factory.mktemp("coffee_shop_builds")
     first_target, second_target = root / "first", root / "second"
     shutil.copytree(EXAMPLE / "target", first_target)
     add_saved_query(first_target, "daily_revenue", ["revenue"])
     shutil.copytree(first_target, second_target)
-    edit_sql(second_target, "model.coffee_shop.customers", *HASHED_EMAIL)
+    hash_customer_email(second_target)
     name = f"test_{uuid.uuid4().hex[:10]}"
     try:
         first = Builder(graph, first_target, project_name=name, jobs=1).run().build_id

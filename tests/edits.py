@@ -16,6 +16,11 @@ def edit_sql(target: Path, uid: str, old: str, new: str) -> None:
     path.write_text(json.dumps(manifest))
 
 
+def hash_customer_email(target: Path) -> None:
+    """The example's customers hashes its email: ``md5(customers.email) as email``."""
+    edit_sql(target, "model.coffee_shop.customers", "    customers.email,\n", "    md5(customers.email) as email,\n")
+
+
 def edit_manifest(target: Path, change) -> None:
     """Apply ``change(manifest)`` to manifest.json (YAML edits: columns, semantic models, metrics)."""
     path = target / "manifest.json"
