@@ -246,6 +246,40 @@ def example() -> Path:
     return EXAMPLE / "target"
 
 
+@dataclass(frozen=True)
+class TwoBuilds:
+    """Two builds of the bundled example stored under one project: ``first`` of ``first_target``
+    (the example with the saved query ``daily_revenue`` over the metric revenue), then the active
+    ``second`` of ``second_target``, where customers hashes its email (``md5(customers.email)``)."""
+
+    project: str
+    first: int
+    second: int
+    first_target: Path
+    second_target: Path
+
+
+@pytest.fixture(scope="module")
+def coffee_shop_builds(graph: Graph, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TwoBuilds]:
+    """:class:`TwoBuilds`, made once for the module that reads them (and forgotten after it)."""
+    from edits import add_saved_query, hash_customer_email
+
+    root = tmp_path_factory.mktemp("coffee_shop_builds")
+    first_target, second_target = root / "first", root / "second"
+    shutil.copytree(EXAMPLE / "target", first_target)
+    add_saved_query(first_target, "daily_revenue", ["revenue"])
+    shutil.copytree(first_target, second_target)
+    hash_customer_email(second_target)
+    name = f"test_{uuid.uuid4().hex[:10]}"
+    try:
+        first = Builder(graph, first_target, project_name=name, jobs=1).run().build_id
+        second = Builder(graph, second_target, project_name=name, jobs=1).run().build_id
+        yield TwoBuilds(name, first, second, first_target, second_target)
+    finally:
+        if graph.read("read/find_project", project=name):
+            forget_project(graph, name)
+
+
 @pytest.fixture(scope="session")
 def benchmark_module() -> Callable[[str], ModuleType]:
     """Loads a script of benchmarks/ (hub_project, bulk_import) as a module, by name."""

@@ -16,6 +16,11 @@ def edit_sql(target: Path, uid: str, old: str, new: str) -> None:
     path.write_text(json.dumps(manifest))
 
 
+def hash_customer_email(target: Path) -> None:
+    """The example's customers hashes its email: ``md5(customers.email) as email``."""
+    edit_sql(target, "model.coffee_shop.customers", "    customers.email,\n", "    md5(customers.email) as email,\n")
+
+
 def edit_manifest(target: Path, change) -> None:
     """Apply ``change(manifest)`` to manifest.json (YAML edits: columns, semantic models, metrics)."""
     path = target / "manifest.json"
@@ -97,3 +102,21 @@ def rename_catalog_column(target: Path, uid: str, column: str, new: str) -> None
     columns = catalog["nodes"][uid]["columns"]
     columns[new] = {**columns.pop(column), "name": new}
     path.write_text(json.dumps(catalog))
+
+
+def add_saved_query(target: Path, name: str, metrics: list[str]) -> None:
+    """Add a saved query over the project's ``metrics`` to manifest.json, as its YAML would."""
+
+    def change(manifest) -> None:
+        project = manifest["metadata"]["project_name"]
+        uid = f"saved_query.{project}.{name}"
+        manifest.setdefault("saved_queries", {})[uid] = {
+            "name": name, "resource_type": "saved_query", "package_name": project, "unique_id": uid,
+            "path": "marts/_marts.yml", "original_file_path": "models/marts/_marts.yml", "fqn": [project, "marts", name],
+            "query_params": {"metrics": metrics, "group_by": ["TimeDimension('metric_time', 'day')"], "where": None, "order_by": [], "limit": None},
+            "exports": [], "description": None, "label": None, "metadata": None, "config": {"enabled": True, "meta": {}},
+            "unrendered_config": {}, "group": None, "refs": [], "tags": [],
+            "depends_on": {"macros": [], "nodes": [f"metric.{project}.{m}" for m in metrics]},
+        }  # fmt: skip
+
+    edit_manifest(target, change)

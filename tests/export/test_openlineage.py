@@ -324,14 +324,14 @@ def test_snowflake_corpus_project_is_valid(shared_dir):
 
 
 class _Recorder(BaseHTTPRequestHandler):
-    received: list[tuple[str, dict[str, Any]]] = []
+    received: list[tuple[str, str | None, dict[str, Any]]] = []  # path, Authorization header, event
 
     def do_POST(self) -> None:  # noqa: N802
         body = self.rfile.read(int(self.headers["Content-Length"]))
         if self.path != "/api/v1/lineage":
             self.send_response(404)
         else:
-            self.received.append((self.path, json.loads(body)))
+            self.received.append((self.path, self.headers.get("Authorization"), json.loads(body)))
             self.send_response(201)
         self.send_header("Content-Length", "0")
         self.end_headers()
@@ -341,8 +341,9 @@ class _Recorder(BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def lineage_server() -> Iterator[tuple[str, list[tuple[str, dict[str, Any]]]]]:
-    received: list[tuple[str, dict[str, Any]]] = []
+def lineage_server() -> Iterator[tuple[str, list[tuple[str, str | None, dict[str, Any]]]]]:
+    """A local OpenLineage endpoint: its URL, and what it received (path, Authorization header, event)."""
+    received: list[tuple[str, str | None, dict[str, Any]]] = []
     handler = type("Recorder", (_Recorder,), {"received": received})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -360,8 +361,8 @@ def test_url_sends_the_same_events_as_the_file(lineage_server, example_events):
     assert result.exit_code == 0, result.output
     assert result.stdout == ""
     assert f"15 OpenLineage events sent to {url}" in result.stderr
-    assert {path for path, _ in received} == {"/api/v1/lineage"}
-    assert sorted((e for _, e in received), key=lambda e: e["job"]["name"]) == [
+    assert {(path, auth) for path, auth, _ in received} == {("/api/v1/lineage", None)}  # no --api-key: no header
+    assert sorted((e for _, _, e in received), key=lambda e: e["job"]["name"]) == [
         example_events[name] for name in sorted(example_events)
     ]
 
