@@ -5,8 +5,9 @@
     .venv/bin/python benchmarks/query_latency.py --hub              # a column reaching 12,500 columns
 
 With --hub, builds benchmarks/hub_project.py's project (bench_hub_<fans>_<width>_<chain>) and times
-`BuildView.impact` of its hub column beside the way impact read the graph before (one shortest
-path per column from find_impact_downstream, then find_edges_between), in the same run.
+`BuildView.impact` of its hub column, and the parts of one impact (name resolution, the one read
+of the subgraph, the walk). The way impact read the graph before (one shortest path per column
+from find_impact_downstream, then the edges among them) is gone; its figures are in HISTORY.md.
 
 Builds the project once into Neo4j (NEO4J_URI or the local server) under the project name
 bench_latency_<models>; a later run reuses it (a no-change build). Picks a hub column (the
@@ -50,18 +51,6 @@ def timed(fn, runs: int) -> tuple[float, float, float, int]:
     return pct(times, 50) * 1000, pct(times, 95) * 1000, min(times) * 1000, size
 
 
-def per_path_impact(catalog: BuildView, column: str):
-    """Impact as it was read before one read of the subgraph: the reference of --hub."""
-    from catalog.query import Answer, _best_per_column
-
-    asked = [catalog.resolve(column)]
-    rows = catalog.graph.read("read/find_impact_downstream", project=catalog.project, column_keys=[asked[0].key],
-                              build_id=catalog.build_id, max_depth=None)
-    reached = catalog._mark_safe(asked, _best_per_column(rows, "start"))
-    return Answer(project=catalog.project, build_id=catalog.build_id, asked=tuple(asked), columns=tuple(reached),
-                  consumers=tuple(catalog._consumers(asked, reached, {c.key for c in asked} | {r.column.key for r in reached})))
-
-
 def hub_latency(graph: Graph, runs: int, fans: int, width: int, chain: int) -> None:
     from hub_project import expected_impact, write_hub_project
 
@@ -75,10 +64,7 @@ def hub_latency(graph: Graph, runs: int, fans: int, width: int, chain: int) -> N
     want = len(expected_impact(fans, width, chain)["hub.value"])
     print(f"impact of hub.value ({want} columns downstream), in process, {runs} runs")
     print(f"{'query':<34}{'p50 ms':>10}{'p95 ms':>10}{'min ms':>10}{'columns':>10}")
-    for label, fn in (
-        ("one read of the subgraph (now)", lambda: catalog.impact(["hub.value"])),
-        ("one path per column (before)", lambda: per_path_impact(catalog, "hub.value")),
-    ):
+    for label, fn in (("one read of the subgraph", lambda: catalog.impact(["hub.value"])),):
         p50, p95, fastest, size = timed(fn, runs)
         print(f"{label:<34}{p50:>10.1f}{p95:>10.1f}{fastest:>10.1f}{size:>10}")
     resolve_ms, read_ms, walk_ms = impact_split(catalog, "hub.value", runs)

@@ -358,15 +358,6 @@ class BuildView:
         columns = sorted(best.values(), key=lambda x: (x.column.model, x.column.name))
         return Answer(project=self.project, build_id=self.build_id, asked=tuple(asked), columns=tuple(columns))
 
-    def _mark_safe(self, asked: list[ColumnId], reached: list[Reached]) -> list[Reached]:
-        """A column is safe when no path to it, from any asked column, has a calculating hop
-        (the edges among them read from the graph)."""
-        if not reached:
-            return reached
-        keys = [c.key for c in asked] + [r.column.key for r in reached]
-        edges = self.graph.read("read/find_edges_between", project=self.project, column_keys=keys, build_id=self.build_id, builds=self.builds)
-        return _marked_safe(asked, reached, [(e["up"], e["down"], e["type"]) for e in edges])
-
     def _conditions(self, keys: list[str]) -> list[ConditionUse]:
         rows = self.graph.read("read/find_conditioned_models", project=self.project, column_keys=keys, build_id=self.build_id, builds=self.builds)
         return [ConditionUse(**r) for r in rows]
@@ -446,16 +437,6 @@ def _tainted(starts: list[str], out_edges: dict[str, list[Any]]) -> set[str]:
         tainted.add(key)
         bad.extend(edge[0] for edge in out_edges.get(key, ()))
     return tainted
-
-
-def _marked_safe(asked: list[ColumnId], reached: list[Reached], edges: list[tuple[str, str, str]]) -> list[Reached]:
-    """``reached`` with ``safe_on_every_path``: no path over ``edges`` (up, down, type) from an
-    asked column to it has a calculating hop."""
-    out_edges: dict[str, list[Any]] = defaultdict(list)
-    for up, down, kind in edges:
-        out_edges[up].append((down, kind))
-    tainted = _tainted([c.key for c in asked], out_edges)
-    return [replace(r, safe_on_every_path=r.column.key not in tainted) for r in reached]
 
 
 def _best_per_column(rows: list[dict[str, Any]], via_field: str) -> list[Reached]:

@@ -84,7 +84,8 @@ class Builder:
         self.pins = {k.lower(): v for k, v in (upstream or {}).items()}
         self.upstream: dict[str, UpstreamBuild] = {}
         # fault injection for crash-safety tests: "<stage>" raises after that stage,
-        # "kill:<stage>" kills the process with SIGKILL there
+        # "kill:<stage>" kills the process with SIGKILL there, "stop:<stage>" stops it there
+        # (SIGSTOP: it goes on at a SIGCONT)
         self.fail_after = fail_after or os.environ.get("CATALOG_FAULT_AFTER")
         self.timings: dict[str, float] = {}
         # manifest.json and catalog.json as run() read them, until parsed (None: read the file)
@@ -100,6 +101,8 @@ class Builder:
             raise RuntimeError(f"injected failure after stage {name}")
         if self.fail_after == f"kill:{name}":
             os.kill(os.getpid(), signal.SIGKILL)
+        if self.fail_after == f"stop:{name}":
+            os.kill(os.getpid(), signal.SIGSTOP)
         self._heartbeat()
         return now
 

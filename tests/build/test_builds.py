@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,7 @@ import pytest
 from catalog.build import Builder
 from catalog.errors import NotFound, StoreError
 from catalog.history import collect_garbage, diff_builds, list_builds
+from catalog.store.graph import BuildStart
 from catalog.store.keys import column_node_key
 from edits import edit_manifest, edit_sql
 
@@ -222,23 +226,76 @@ def test_second_build_while_one_runs_stops_with_a_clear_message(build, project_n
     holder._abandon(build_id, RuntimeError("test over"))
 
 
-def test_concurrent_builds_never_leave_two_active(project_name, example_copy, graph, neo4j_settings):
+def _stopped(proc: subprocess.Popen[str]) -> None:
+    """Wait until ``proc`` stops itself (SIGSTOP); a guard, not a timing, ends a hang."""
+    for _ in range(3000):
+        pid, status = os.waitpid(proc.pid, os.WNOHANG | os.WUNTRACED)
+        if pid and os.WIFSTOPPED(status):
+            return
+        assert not pid, f"exited before it stopped: {proc.communicate()}"
+        time.sleep(0.1)
+    pytest.fail("a build did not stop at its fault point within 300 s")
+
+
+def _waiting_for_the_lock(graph, project: str) -> int:
+    """Transactions of ``lock_project`` for ``project`` that wait for a lock."""
+    with graph.driver.session(database=graph.database) as session:
+        rows = session.run(
+            "SHOW TRANSACTIONS YIELD status, parameters WHERE status STARTS WITH 'Blocked' AND parameters.project = $project "
+            "RETURN count(*) AS waiting", project=project,
+        ).single()  # fmt: skip
+    return rows["waiting"]
+
+
+def test_concurrent_builds_never_leave_two_active(build, project_name, example_copy, graph, neo4j_settings):
+    """Three builds of one project wait for its lock together: one goes on, the other two are
+    refused with one Error line naming it."""
+    first = build(example_copy, project_name)
     env = {
         **os.environ,
         "NEO4J_URI": neo4j_settings.uri,
         "NEO4J_USER": neo4j_settings.user,
         "NEO4J_PASSWORD": neo4j_settings.password.get_secret_value(),
+        "CATALOG_FAULT_AFTER": "stop:extract",  # each stops once it has read and checked the project
     }
     cmd = [sys.executable, "-m", "catalog.cli.app", "build", str(example_copy), "--project", project_name, "--jobs", "1", "--full"]
     procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
-    results = [(p.wait(timeout=120), p.stderr.read()) for p in procs]
-    ok = [r for r in results if r[0] == 0]
-    refused = [r for r in results if r[0] != 0]
-    assert ok, results
-    for code, stderr in refused:
-        assert code == 1 and "another `catalog build`" in stderr, stderr
-    assert len(active_ids(graph, project_name)) == 1
-    assert not [b for b in list_builds(graph, project_name) if b.status == "running"]
+    try:
+        for proc in procs:
+            _stopped(proc)
+        # all three are just before the transaction that takes the project's lock; this test
+        # holds that lock while they go on, until all three wait for it, then lets them race
+        with graph.driver.session(database=graph.database) as session:
+            held = session.begin_transaction()
+            BuildStart(held).lock_project(project_name, "held by the test")
+            for proc in procs:
+                os.kill(proc.pid, signal.SIGCONT)
+            for _ in range(3000):
+                if _waiting_for_the_lock(graph, project_name) == 3:
+                    break
+                time.sleep(0.1)
+            else:
+                pytest.fail("the three builds did not all wait for the lock within 300 s")
+            held.rollback()
+        results = []  # (pid, exit code, stderr)
+        for proc in procs:
+            _, stderr = proc.communicate(timeout=600)
+            results.append((proc.pid, proc.returncode, stderr))
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+    assert sorted(code for _, code, _ in results) == [0, 1, 1], results
+    ((winner, _, _),) = [r for r in results if r[1] == 0]
+    won, *older = list_builds(graph, project_name)  # newest first
+    assert [(b.id, b.status) for b in [won, *older]] == [(won.id, "active"), (first.build_id, "superseded")]
+    assert won.id > first.build_id  # and nothing of the refused builds is left
+    refusal = (
+        f"Error: another `catalog build` of project {project_name!r} is running (build {won.id}, pid {winner} on "
+        f"{socket.gethostname()}, last seen {won.started_at}); wait for it to finish and run again"
+    )
+    assert [stderr for _, code, stderr in results if code == 1] == [refusal + "\n"] * 2  # that one line, nothing else
+    assert active_ids(graph, project_name) == [won.id]
 
 
 def _three_builds(build, project_name, example_copy, first: str, second: str, third: str):

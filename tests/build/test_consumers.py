@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from catalog.cli.app import app
+from catalog.errors import NotFound
 from edits import edit_measure_expr
 from test_prune import neo4j_env
 
@@ -45,7 +46,7 @@ def test_impact_reaches_metrics_and_exposures(build, project_name, example, ask)
 
 
 def test_trace_a_metric_back_to_sources(build, project_name, example, ask):
-    build(example, project_name)
+    build_id = build(example, project_name).build_id
     answer = ask(project_name).trace(["metric:revenue"])
     assert [c.label for c in answer.asked] == ["metric.revenue"]
     labels = {r.column.label: r.depth for r in answer.columns}
@@ -53,8 +54,9 @@ def test_trace_a_metric_back_to_sources(build, project_name, example, ask):
     assert labels["orders.amount_paid"] == 2
     assert labels["stg_payments.amount"] == 3
     assert labels["shop.payments.amount_cents"] == 4
-    with pytest.raises(Exception, match="no metric 'nope'"):
+    with pytest.raises(NotFound) as err:
         ask(project_name).trace(["metric:nope"])
+    assert str(err.value) == f"no metric 'nope' in project {project_name!r} (build {build_id})"
 
 
 def test_consumers_are_versioned(build, project_name, example_copy, ask):

@@ -410,16 +410,52 @@ def test_markdown_says_what_changed_and_keeps_every_finding_under_the_limit(tmp_
     assert "Owners of the exposures hit: Sales analytics." in full
     assert "_and 27 more hit(s): `catalog check --json` lists every one with its path._" in full
     assert full.count("<details>") == 2
-    # a tighter limit shortens the blocks (one path each) before it leaves one out, and the table
-    # keeps every finding
+    # a tighter limit shortens the blocks (one path, three models each) before it leaves one
+    # out, and the table keeps every finding: what survives is the whole head and table, then
+    table_part = full[: full.index("\n\n<details>")]
+    assert "| 🟡 partial | `stg_orders.*`" in table_part and "not in this table" not in table_part
+    status_short = "\n".join([
+        "<details><summary>stg_orders.status: removed (breaking, 32 hit(s))</summary>",
+        "",
+        "Hits: 30 column(s), 1 semantic model element(s), 1 exposure(s) (4 by value, 28 by condition only).",
+        "Columns hit per model: `customer_segments` 13, `customers` 12, `customer_scores` 3, and 1 more model(s).",
+        "Owners of the exposures hit: Sales analytics.",
+        "Exposures hit: `sales_dashboard` (model-level) (column-level: through the columns it lists).",
+        "",
+        "| hit | kind | lineage | path |",
+        "|---|---|---|---|",
+        "| `orders.payment_status` | column | value | `stg_orders.status -[derived]-> orders.payment_status` |",
+        "",
+        "_and 31 more hit(s): `catalog check --json` lists every one with its path._",
+        "",
+        "</details>",
+    ])  # fmt: skip
+    rows_short = "\n".join([
+        "<details><summary>stg_orders.\\*: rows (partial, 58 hit(s))</summary>",
+        "",
+        "`conditions +where source.coffee_shop.shop.orders.status`",
+        "",
+        "Hits: 51 column(s), 5 semantic model element(s), 1 metric(s), 1 exposure(s) (21 by value, 37 by condition only).",
+        "Columns hit per model: `customer_segments` 13, `orders` 13, `customers` 12, and 3 more model(s).",
+        "Tests that read it: `not_null_stg_orders_order_id`, `unique_stg_orders_order_id`.",
+        "Owners of the exposures hit: Sales analytics.",
+        "Exposures hit: `sales_dashboard` (model-level) (column-level: through the columns it lists).",
+        "",
+        "| hit | kind | lineage | path |",
+        "|---|---|---|---|",
+        "| `order_events.customer_id` | column | value | `stg_orders.customer_id -[passthrough]-> order_events.customer_id` |",
+        "",
+        "_and 57 more hit(s): `catalog check --json` lists every one with its path._",
+        "",
+        "</details>",
+    ])  # fmt: skip
     tight = check_markdown(report, "breaking", limit=len(full) - 500)
+    assert tight == "\n\n".join([table_part, status_short, rows_short])  # both blocks in short
     assert len(tight) <= len(full) - 500
-    assert tight.count("<details>") == 2 and "_and 31 more hit(s)" in tight and "_and 57 more hit(s)" in tight
     tighter = check_markdown(report, "breaking", limit=len(full) - 800)
+    left_out = "_Details of 1 finding(s) in the table left out to stay under GitHub's limit (`stg_orders.*`): `catalog check --json` has them._"
+    assert tighter == "\n\n".join([table_part, status_short, left_out])  # the second block left out, and said so
     assert len(tighter) <= len(full) - 800
-    assert tighter.count("<details>") == 1 and "_and 31 more hit(s)" in tighter
-    assert tighter.endswith("_Details of 1 finding(s) in the table left out to stay under GitHub's limit (`stg_orders.*`): `catalog check --json` has them._")
-    assert "| 🟡 partial | `stg_orders.*`" in tighter and "not in this table" not in tighter
 
 
 def test_github_and_sarif_point_at_the_models_file_and_line(tmp_path, monkeypatch):

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from catalog.cli.app import app
 from catalog.docs.plan import plan_docs, select_models
+from catalog.errors import ArtifactError
 from catalog.masking import is_masked, masking_names, project_masking_functions
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coffee_shop"
@@ -326,8 +327,9 @@ def test_project_masking_functions(tmp_path):
     (tmp_path / "dbt_project.yml").write_text("name: shop\nvars:\n  shop:\n    catalog_masking_functions: [Mask_Email, tokenize]\n")
     assert project_masking_functions(tmp_path, "shop") == ("mask_email", "tokenize")
     (tmp_path / "dbt_project.yml").write_text("name: shop\nvars:\n  catalog_masking_functions: 3\n")
-    with pytest.raises(Exception, match="must be a list of function names"):
+    with pytest.raises(ArtifactError) as err:
         project_masking_functions(tmp_path, "shop")
+    assert str(err.value) == f"{tmp_path / 'dbt_project.yml'}: vars.catalog_masking_functions must be a list of function names, not 3"
 
 
 def test_select_graph_operators():

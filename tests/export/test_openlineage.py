@@ -259,14 +259,30 @@ def test_python_model_has_the_lineage_its_yaml_declares(example_events):
 
 
 def test_schema_facet_has_the_catalog_types(example_events):
+    # every column of orders in catalog.json's order, with its type there and its description
+    # in the manifest (none for ordered_at, order_date, status and total_quantity)
     fields = example_events["model.coffee_shop.orders"]["outputs"][0]["facets"]["schema"]["fields"]
-    assert fields[0] == {
-        "name": "order_id",
-        "type": "INTEGER",
-        "description": "Primary key of the order.",
-        "ordinal_position": 1,
+    described = {
+        "order_id": "Primary key of the order.",
+        "customer_id": "The customer who placed the order.",
+        "item_count": "Number of order lines.",
+        "items_amount": "Sum of the line totals in euros.",
+        "credit_card_amount": "Amount paid by credit card.",
+        "gift_card_amount": "Amount paid by gift card.",
+        "bank_transfer_amount": "Amount paid by bank transfer.",
+        "amount_paid": "Total of all successful payments, 0 when none.",
+        "payment_status": "refunded, paid or unpaid.",
     }
-    assert [f["name"] for f in fields][-1] == "payment_status"
+    types = [
+        ("order_id", "INTEGER"), ("customer_id", "INTEGER"), ("ordered_at", "TIMESTAMP"), ("order_date", "DATE"),
+        ("status", "VARCHAR"), ("item_count", "BIGINT"), ("total_quantity", "HUGEINT"), ("items_amount", "DOUBLE"),
+        ("credit_card_amount", "DOUBLE"), ("gift_card_amount", "DOUBLE"), ("bank_transfer_amount", "DOUBLE"),
+        ("amount_paid", "DOUBLE"), ("payment_status", "VARCHAR"),
+    ]  # fmt: skip
+    assert fields == [
+        {"name": name, "type": kind, **({"description": described[name]} if name in described else {}), "ordinal_position": i}
+        for i, (name, kind) in enumerate(types, start=1)
+    ]
 
 
 def test_namespaces_and_file_output(tmp_path):

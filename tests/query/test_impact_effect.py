@@ -1,7 +1,8 @@
 """Impact's effect flag: a column is safe to rename along only when no path to it computes.
 
-The propagation is plain Python over the edges a query returns; this feeds it edges directly
-(the query itself is exercised against Neo4j in tests/query)."""
+The propagation is plain Python over the subgraph ``find_impact_subgraph`` returns (the walk
+`BuildView.impact` runs); this feeds it edges directly (the query itself is exercised against
+Neo4j in tests/query)."""
 
 from __future__ import annotations
 
@@ -9,35 +10,30 @@ import random
 
 import pytest
 
-from catalog.query import SAFE_TYPES, BuildView, ColumnId, Hop, Reached, _walk_downstream
-
-
-class _Edges:
-    def __init__(self, edges):
-        self.edges = edges
-
-    def read(self, name, **params):
-        assert name == "read/find_edges_between"
-        return [{"up": u, "down": d, "type": t} for u, d, t in self.edges]
+from catalog.query import SAFE_TYPES, ColumnId, _walk_downstream
 
 
 def _col(key: str) -> ColumnId:
     return ColumnId(key=key, unique_id=key.rsplit(".", 1)[0], model=key, name=key.rsplit(".", 1)[1])
 
 
-def _reached(key: str, *types: str) -> Reached:
-    return Reached(column=_col(key), depth=len(types), hops=tuple(Hop(from_key="a", to_key="b", type=t, expr=None, resolved=True) for t in types), via="s.x")
+def _subgraph(edges: list[tuple[str, str, str]]) -> list[list]:
+    """``find_impact_subgraph``'s columns over ``edges`` (up, down, type)."""
+    keys = sorted({k for u, d, _ in edges for k in (u, d)})
+    return [[k, k.rsplit(".", 1)[0], k.split(".")[0], k.rsplit(".", 1)[1], [[d, t, None, True] for u, d, t in edges if u == k], False, None] for k in keys]
 
 
 def test_a_second_computing_path_makes_a_column_need_review():
-    catalog = BuildView.__new__(BuildView)
-    catalog.project, catalog.build_id = "p", 1
-    catalog._builds = {"p": 1}
-    # s.x -> a.x (passthrough) -> c.x (passthrough); s.x -> b.y (derived) -> c.x (passthrough); c.x -> d.x (renamed)
-    catalog.graph = _Edges([("s.x", "a.x", "passthrough"), ("a.x", "c.x", "passthrough"), ("s.x", "b.y", "derived"), ("b.y", "c.x", "passthrough"), ("c.x", "d.z", "renamed"), ("s.x", "e.x", "renamed")])
-    reached = [_reached("a.x", "passthrough"), _reached("b.y", "derived"), _reached("c.x", "passthrough", "passthrough"), _reached("d.z", "passthrough", "passthrough", "renamed"), _reached("e.x", "renamed")]
-    marked = {r.column.key: r.effect for r in catalog._mark_safe([_col("s.x")], reached)}
-    assert marked == {"a.x": "passthrough", "b.y": "needs review", "c.x": "needs review", "d.z": "needs review", "e.x": "passthrough"}
+    # s.x -> a.x (passthrough) -> c.x (passthrough); s.x -> b.y (derived) -> c.x (passthrough); c.x -> d.z (renamed)
+    edges = [("s.x", "a.x", "passthrough"), ("a.x", "c.x", "passthrough"), ("s.x", "b.y", "derived"), ("b.y", "c.x", "passthrough"), ("c.x", "d.z", "renamed"), ("s.x", "e.x", "renamed")]
+    reached = _walk_downstream([_col("s.x")], _subgraph(edges), None)
+    assert {r.column.key: (r.depth, [h.from_key for h in r.hops], r.effect) for r in reached} == {
+        "a.x": (1, ["s.x"], "passthrough"),
+        "b.y": (1, ["s.x"], "needs review"),
+        "c.x": (2, ["s.x", "a.x"], "needs review"),  # its shortest path passes through, the other computes
+        "d.z": (3, ["s.x", "a.x", "c.x"], "needs review"),
+        "e.x": (1, ["s.x"], "passthrough"),
+    }
 
 
 def _paths_from(start: str, edges: list[tuple[str, str, str]], limit: int) -> list[list[tuple[str, str, str]]]:

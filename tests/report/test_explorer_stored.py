@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import re
-from html import unescape
+from collections import Counter
+from html.parser import HTMLParser
 from urllib.parse import unquote
 
 import pytest
@@ -65,6 +66,57 @@ def test_report_writes_the_explorer_that_explore_writes(build, project_name, exa
     assert data["uses"] and data["node_uses"]
 
 
+class _Codes(HTMLParser):
+    """Every ``<code>`` of a page: its text, and the href of the ``<a class="explore">`` around it (or None)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.codes: list[tuple[str, str | None]] = []
+        self._link: str | None = None
+        self._text: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "a" and ("class", "explore") in attrs:
+            self._link = dict(attrs)["href"]
+        elif tag == "code":
+            self._text = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "code" and self._text is not None:
+            self.codes.append(("".join(self._text), self._link))
+            self._text = None
+        elif tag == "a":
+            self._link = None
+
+    def handle_data(self, data: str) -> None:
+        if self._text is not None:
+            self._text.append(data)
+
+
+def _listed_columns(r: dict) -> list[tuple[str, str]]:
+    """(key, label) of every column the report's tables, lists and picture captions show, as its
+    JSON lists them: once per row or mention (a PII column once per column it reaches)."""
+    cols = [u["column"] for u in r["coverage"]["unresolved_columns"]]
+    for p in r["pii"]["columns"]:
+        cols += [p["column"]] * max(1, len(p["reaches"])) + [x["column"] for x in p["reaches"]]
+    cols += r["pii"]["untagged"] + r["pii"]["masked"]
+    cols += [u["column"] for u in r["undocumented"]["columns"] + r["unused"] + r["depended_on"]]
+    for i in r["inheritable"]:
+        cols += [i["column"], *(c["column"] for c in i["candidates"])] if i["conflict"] else [i["column"], i["source"]]
+    cols += [p["focus"] for p in r["pictures"]] + [u["column"] for u in r["tests"]["untested"]]
+    return [(f"{c['unique_id']}.{c['name']}", c["label"]) for c in cols]
+
+
+def _all_labels(value) -> set[str]:
+    """The label of every column anywhere in a report's JSON (the pictures' nodes too)."""
+    if isinstance(value, dict):
+        own = {value["label"]} if {"unique_id", "name", "label"} <= value.keys() else set()
+        return own.union(*map(_all_labels, value.values()))
+    if isinstance(value, list):
+        return set().union(*map(_all_labels, value))
+    return set()
+
+
 def test_report_links_every_column_to_the_explorer(build, project_name, example, neo4j_env, tmp_path):
     build(example, project_name)
     report, explore = tmp_path / "r.html", tmp_path / "pages" / "explore.html"
@@ -73,27 +125,34 @@ def test_report_links_every_column_to_the_explorer(build, project_name, example,
         app, ["report", "--project", project_name, "-o", str(report), "--explorer", str(explore)], env=neo4j_env
     )
     assert done.exit_code == 0, done.output
-    html = report.read_text(encoding="utf-8")
+    done = runner.invoke(app, ["report", "--project", project_name, "-f", "json", "-o", str(tmp_path / "r.json")], env=neo4j_env)
+    assert done.exit_code == 0, done.output
+    as_json = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     data = _page_data(explore.read_text(encoding="utf-8"))
     keys = {f"{data['nodes'][n][2]}.{name}" for n, name in zip(data["cols"]["node"], data["cols"]["name"])}
 
-    links = re.findall(r'<a class="explore" href="([^"]+)"[^>]*><code>([^<]*)</code></a>', html)
-    unlinked = re.findall(r"(?<!>)<code>([^<]*)</code>(?!</a>)", html)
-    assert len(links) > 50
-    for href, label in links:
-        page, _, fragment = unescape(href).partition("#col=")
-        assert page == "pages/explore.html" and unquote(fragment) in keys, href
-        assert unquote(fragment).endswith("." + unescape(label).rsplit(".", 1)[1])
-    # columns are all linked: what stays plain code is a model name or an expression, never MODEL.COLUMN of a column
-    plain_columns = {u for u in map(unescape, unlinked) if any(k.endswith("." + u.split(".")[-1]) for k in keys) and u.count(".") == 1}
-    labels = {unescape(label) for _, label in links}
-    assert not (plain_columns & labels)
+    page = _Codes()
+    page.feed(report.read_text(encoding="utf-8"))
+    links = [(href, text) for text, href in page.codes if href is not None]
+    # every column the report shows is linked, under its label, to its column in the explorer:
+    # the same columns as many times as the report's JSON lists them
+    linked = Counter((unquote(href.partition("#col=")[2]), text) for href, text in links)
+    assert linked == Counter(_listed_columns(as_json))
+    assert {href.partition("#col=")[0] for href, _ in links} == {"pages/explore.html"}
+    assert {key for key, _ in linked} <= keys
+    assert len(links) == 247  # PII reaches, undocumented, unused, depended-on, inheritable, pictures, untested
+    # and what stays plain code is a model, a consumer or a command, never a column
+    plain = {text for text, href in page.codes if href is None}
+    assert not plain & _all_labels(as_json)
+    models = {m["name"] for m in as_json["coverage"]["models"] + as_json["tests"]["models"]}
+    consumers = {c for u in as_json["tests"]["untested"] for c in u["consumers"]}
+    assert plain == models | consumers | {"catalog report --format json"}
 
     refused = runner.invoke(app, ["report", "--project", project_name, "-f", "md", "--explorer", str(explore)], env=neo4j_env)
     assert refused.exit_code == 2 and "--explorer goes with the html report" in refused.output
 
     # following a link opens the explorer on that column
-    href = unescape(links[0][0])
+    href = links[0][0]
     with Browser(chromium_or_skip(), tmp_path / "profile") as b:
         b.open((tmp_path / href.split("#")[0]).as_uri() + "#" + href.split("#", 1)[1])
         focus = unquote(href.split("#col=", 1)[1])
