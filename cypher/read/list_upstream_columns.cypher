@@ -2,8 +2,7 @@
 // (dbt Mesh), by unique id or by the last part of their relation name (both compared lower
 // case; the caller compares the whole relation names), with their columns in that build in
 // position order.
-// Parameters: $project, $build_id (int or null: the active build), $unique_ids (list, lower case),
-//             $identifiers (list, lower case, unquoted: the relation names' last parts)
+// Parameters: $project, $build_id (int or null: the active build), $unique_ids (list, lower case), $identifiers (list, lower case, unquoted: the relation names' last parts)
 // Returns: key, unique_id, relation_name, resource_type, columns (list of {name, data_type, description})
 MATCH (p:Project {name: $project})
 OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
