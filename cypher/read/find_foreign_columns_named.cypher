@@ -2,11 +2,14 @@
 // (dbt Mesh) as the consumer's manifest names it: its name or unique id, compared lower case.
 // The consumer's build records the producer's model its node was matched to (`upstream` on
 // CONTAINS); the column is that model's in the producer build $builds names for its project.
-// Parameters: $project, $build_id (the consumer's build), $model, $column_name, $builds (map: project -> build id)
+// Parameters: $project, $build_id (int or null: the consumer's build, the active one when null), $model, $column_name, $builds (map: project -> build id)
 // Returns: key, unique_id, model, name, project
-MATCH (p:Project {name: $project})-[s:CONTAINS]->(m:Model {project: $project})
+MATCH (p:Project {name: $project})
+OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
+WITH p, coalesce($build_id, active.id) AS cb
+MATCH (p)-[s:CONTAINS]->(m:Model {project: $project})
 WHERE (toLower(m.name) = $model OR toLower(m.unique_id) = $model)
-  AND s.since <= $build_id AND (s.until IS NULL OR s.until > $build_id) AND s.upstream IS NOT NULL
+  AND s.since <= cb AND (s.until IS NULL OR s.until > cb) AND s.upstream IS NOT NULL
 MATCH (u:Model {key: s.upstream})
 WITH u, $builds[u.project] AS b
 WHERE b IS NOT NULL

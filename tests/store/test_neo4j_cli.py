@@ -19,6 +19,15 @@ pytestmark = pytest.mark.neo4j
 NO_AUTH = "  Auth     off (started with --no-auth): any user and password log in"
 
 
+def memory(later: str = "") -> list[str]:
+    """The memory lines of a server of :func:`own_local_server_env` (256 MB heap, 128 MB cache)."""
+    return [
+        f"  Heap     256 MB{later} (CATALOG_NEO4J_HEAP)",
+        "  Young    64 MB of the heap (a third of the heap, at most 1 GB)",
+        "  Cache    128 MB of page cache (CATALOG_NEO4J_PAGECACHE)",
+    ]
+
+
 @pytest.fixture
 def own_home(neo4j_jars: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The environment points ``catalog neo4j`` at a home of its own on free ports (the session's
@@ -43,6 +52,7 @@ def test_start_without_authentication_then_stop(own_home: Path):
         f"  Bolt     bolt://127.0.0.1:{bolt}",
         f"  Browser  http://127.0.0.1:{http}/browser/",
         NO_AUTH,
+        *memory(),
         f"  Home     {own_home}",
         f"  Log      {own_home / 'logs' / 'neo4j.log'}",
     ]
@@ -69,6 +79,7 @@ def test_start_without_authentication_then_stop(own_home: Path):
     stopped_lines = [
         f"Neo4j {local_neo4j.NEO4J_VERSION} (Community): stopped",
         NO_AUTH,
+        *memory(" at the next start"),
         f"  Home     {own_home}",
         f"  Log      {own_home / 'logs' / 'neo4j.log'}",
     ]

@@ -130,4 +130,5 @@ def test_a_build_diff_seeks_the_column_edges_and_columns_that_began_or_ended_in_
         assert [d for op, d in used if op.startswith("Expand") and (":FEEDS" in d or ":HAS" in d)] == [], used
         assert whole_database_scans(plan) == [], used
         seeks += sorted(d.split("]")[0].split(":")[1] for op, d in used if op.startswith("DirectedRelationshipIndex") and ":CONDITIONS" not in d)
-    assert seeks == ["FEEDS(since, model)", "FEEDS(until)", "HAS(since, position)", "HAS(until)"]
+    # each index at least once (a planner may seek one twice, on a database of other projects)
+    assert sorted(set(seeks)) == ["FEEDS(since, model)", "FEEDS(until)", "HAS(since, position)", "HAS(until)"]
