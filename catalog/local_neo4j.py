@@ -181,7 +181,7 @@ class ServerStatus(BaseModel):
     user: str | None
     """Who to log in as when ``auth`` is on (Neo4j Browser, ``--user``)."""
     password_file: Path | None
-    """Where that user's password is kept, when ``auth`` is on."""
+    """Where that user's password is kept, when ``auth`` is on and a start has generated it."""
     memory: MemoryPlan
     """Heap, young generation and page cache: the running server's, else what the next start would take."""
 
@@ -361,7 +361,7 @@ def status() -> ServerStatus:
         log_file=where.log_file,
         auth=auth,
         user=USER if auth else None,
-        password_file=where.password_file if auth else None,
+        password_file=where.password_file if auth and where.password_file.is_file() else None,  # none before the first start
         memory=(_running_memory(where) if pid else None) or memory_plan(where),
     )
 

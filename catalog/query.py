@@ -258,7 +258,7 @@ class BuildView:
             keys = [c.key for c in asked] + [r.column.key for r in reached]
             conditions = self._conditions(keys)
         consumed = {c[0] for c in columns if c[5]}
-        consumers = self._consumers(asked, reached, consumed) if consumed else []
+        consumers = self._consumers(asked, reached, consumed, max_depth) if consumed else []
         return Answer(
             project=self.project,
             build_id=self.build_id,
@@ -283,9 +283,9 @@ class BuildView:
             c[6] = self.foreign(c[6])
         return columns
 
-    def _consumers(self, asked: list[ColumnId], reached: list[Reached], consumed: set[str]) -> list[ConsumerHit]:
+    def _consumers(self, asked: list[ColumnId], reached: list[Reached], consumed: set[str], max_depth: int | None) -> list[ConsumerHit]:
         """The metrics, exposures and saved queries the asked and reached columns feed, asked
-        from the ``consumed`` ones (those some consumer reads)."""
+        from the ``consumed`` ones (those some consumer reads), at most ``max_depth`` edges away."""
         before = {c.key: (0, (), c.key) for c in asked if c.key in consumed}
         before |= {r.column.key: (r.depth, r.hops, r.via) for r in reached if r.column.key in consumed}
         rows = self.graph.read(
@@ -307,7 +307,7 @@ class BuildView:
             )
             if hit.key not in best or (hit.depth, hit.via) < (best[hit.key].depth, best[hit.key].via):
                 best[hit.key] = hit
-        return sorted(best.values(), key=lambda h: (h.kind, h.name))
+        return sorted((h for h in best.values() if max_depth is None or h.depth <= max_depth), key=lambda h: (h.kind, h.name))
 
     def resolve_consumer(self, text: str) -> ColumnId | None:
         """``metric:order_total``, ``exposure:sales``, ``saved_query:weekly``; None for a column name."""
@@ -336,8 +336,9 @@ class BuildView:
                 hops = tuple(Hop(from_key=h["from"], to_key=h["to"], type=h["type"], expr=h["expr"], resolved=True) for h in r["hops"])
                 if r["column"] not in starts or r["depth"] < starts[r["column"]][0]:
                     starts[r["column"]] = (r["depth"], hops, consumer.key)
-                    col = ColumnId(key=r["column"], unique_id=r["unique_id"], model=r["model"] or r["unique_id"], name=r["name"])
-                    found.append(Reached(column=col, depth=r["depth"], hops=hops, via=consumer.key))
+                    col = ColumnId(key=r["column"], unique_id=r["unique_id"], model=r["model"] or r["unique_id"], name=r["name"],
+                                   project=self.foreign(r["project"]))
+                    found.append(Reached(column=col, depth=r["depth"], hops=hops, via=consumer.key, resource_type=r["resource_type"]))
         rows = self.graph.read(
             "read/find_root_cause_upstream",
             project=self.project,
@@ -353,6 +354,8 @@ class BuildView:
             found.append(replace(r, depth=r.depth + depth, hops=r.hops + hops, via=via))
         best: dict[str, Reached] = {}
         for r in found:
+            if max_depth is not None and r.depth > max_depth:  # a consumer's inputs and what feeds them
+                continue
             if r.column.key not in best or (r.depth, r.via) < (best[r.column.key].depth, best[r.column.key].via):
                 best[r.column.key] = r
         columns = sorted(best.values(), key=lambda x: (x.column.model, x.column.name))

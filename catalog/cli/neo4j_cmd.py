@@ -48,8 +48,10 @@ def _report(status: ServerStatus, as_json: bool) -> None:
     if status.running:
         say(f"  Bolt     {status.bolt_uri}")
         say(f"  Browser  {status.browser_url}")
-    if status.auth:
+    if status.auth and status.password_file:
         say(f"  User     {status.user}, password in {status.password_file}")
+    elif status.auth:
+        say(f"  User     {status.user}, password generated at the first start (catalog neo4j start)")
     else:
         say("  Auth     off (started with --no-auth): any user and password log in")
     memory, later = status.memory, "" if status.pid else " at the next start"

@@ -9,7 +9,8 @@ lineage is folded into the models that read them, as dbt inlines them). Each eve
 - ``outputs``: the model's relation with facets ``schema``, ``documentation`` and
   ``columnLineage``: per output column its input columns, ``DIRECT`` with subtype
   ``IDENTITY`` (passthrough, renamed), ``AGGREGATION`` (an aggregate function in the
-  expression) or ``TRANSFORMATION`` (any other expression), the expression as description;
+  expression) or ``TRANSFORMATION`` (any other expression), the expression as description,
+  and ``masking: true`` when the column is a hash or mask of its inputs (:mod:`catalog.masking`);
   and in ``dataset`` the columns used in conditions, ``INDIRECT`` with subtype ``JOIN``,
   ``FILTER`` (where, having, qualify), ``GROUP_BY``, ``SORT`` or ``WINDOW``, the clause as
   description. A column with no upstream column (a constant, ``count(*)``) has no input
@@ -48,6 +49,7 @@ from catalog import __version__
 from catalog.analyze.records import ColumnKind, ColumnLineage, ConditionClause, ModelLineage, ModelStatus
 from catalog.extract import DbtColumn, DbtExposure, DbtNode, DbtProject, DbtTest, measure_owners
 from catalog.idents import typed
+from catalog.masking import is_masked, masking_names
 
 SPEC_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
 FACETS_URL = "https://openlineage.io/spec/facets"
@@ -89,6 +91,7 @@ class ExportInput(BaseModel):
     # with ``tests``: the project's data and unit tests, each with the columns it reads
     # (catalog.analyze.dbt_tests: a stored build's own record of them)
     tests: dict[str, DbtTest] = {}
+    masking_functions: tuple[str, ...] = ()  # the project's own (catalog.masking), besides the built-in ones
 
 
 class ConsumerNode(BaseModel):
@@ -135,6 +138,7 @@ def export_input(
         relations=project.nodes,
         lineages=lineages,
         exposures=project.exposures,
+        masking_functions=project.masking_functions,
         **extra,
     )
 
@@ -506,13 +510,16 @@ def _column_lineage(
         }
 
     fields: dict[str, Any] = {}
+    masking = masking_names(data.masking_functions)
     for column in model.columns:
         feeds = {f: sub for f, sub in lineage.feeds(column).items() if f[0] in data.relations}
         if not feeds and (not column.resolved or column.kind is ColumnKind.UNKNOWN):
             continue  # origin unknown: no edge is guessed
+        # a hash or mask of its inputs (md5(email)): the facet's `masking` flag
+        masked = {"masking": True} if column.kind is ColumnKind.DERIVED and is_masked(column.expr, data.dialect, masking) else {}
         fields[names(rel.unique_id, column.name)] = {
             "inputFields": [
-                input_field(f, [{"type": "DIRECT", "subtype": sub.name, "description": column.expr}])
+                input_field(f, [{"type": "DIRECT", "subtype": sub.name, "description": column.expr, **masked}])
                 for f, sub in sorted(feeds.items())
             ]
         }

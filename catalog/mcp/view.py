@@ -334,7 +334,7 @@ class ProjectView:
         ]  # fmt: skip
         reached = _walk_downstream(asked, subgraph, max_depth)
         conditions = self._condition_uses([a.key for a in asked] + [r.column.key for r in reached]) if with_conditions else []
-        return Answer(self.project, self.build_id or 0, tuple(asked), tuple(reached), tuple(conditions), tuple(self._consumers(asked, reached)))
+        return Answer(self.project, self.build_id or 0, tuple(asked), tuple(reached), tuple(conditions), tuple(self._consumers(asked, reached, max_depth)))
 
     def _condition_uses(self, keys: list[str]) -> list[ConditionUse]:
         out = []
@@ -343,8 +343,9 @@ class ProjectView:
                 out.append(ConditionUse(k, f"{self.project}/{uid}", uid, self.nodes[uid].name, clause))
         return sorted(out, key=lambda c: (c.model, c.clause, c.column))
 
-    def _consumers(self, asked: list[ColumnId], reached: list[Reached]) -> list[ConsumerHit]:
-        """The consumers reached from the asked and reached columns, at their shortest depth."""
+    def _consumers(self, asked: list[ColumnId], reached: list[Reached], max_depth: int | None) -> list[ConsumerHit]:
+        """The consumers reached from the asked and reached columns, at their shortest depth,
+        at most ``max_depth`` edges away."""
         starts = {a.key: (0, (), a.key) for a in asked} | {r.column.key: (r.depth, r.hops, r.via) for r in reached}
         best: dict[str, ConsumerHit] = {}
         queue = deque(sorted((k, v) for k, v in starts.items() if k in self.consumer_reads))
@@ -362,7 +363,7 @@ class ProjectView:
                 if old is None or (hit.depth, hit.via) < (old.depth, old.via):
                     best[target] = hit
                     queue.append((target, (hit.depth, hit.hops, via)))
-        return sorted(best.values(), key=lambda h: (h.kind, h.name))
+        return sorted((h for h in best.values() if max_depth is None or h.depth <= max_depth), key=lambda h: (h.kind, h.name))
 
     def resolve_consumer(self, text: str) -> ColumnId | None:
         kind, sep, name = text.strip().partition(":")

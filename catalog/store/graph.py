@@ -26,6 +26,7 @@ from catalog.store.connection import why_unreachable
 BATCH_SIZE = 2500
 WRITERS = 2  # write transactions in flight at once
 TIMED_OUT = "Neo.ClientError.Transaction.TransactionTimedOut"  # ...ClientConfiguration in Neo4j 5
+DATABASE_NOT_FOUND = "Neo.ClientError.Database.DatabaseNotFound"
 SCHEMA_VERSION = 5  # bump when cypher/schema changes
 T = TypeVar("T")
 
@@ -264,6 +265,11 @@ class Graph:
         if (error.code or "").startswith(TIMED_OUT):
             after = f"after the {timeout:g} s timeout" if timeout else "at the server's transaction timeout"
             raise StoreError(f"Neo4j ended {name} {after}; allow longer with --timeout or NEO4J_TIMEOUT") from error
+        if error.code == DATABASE_NOT_FOUND:
+            where = f" at {self.uri}" if self.uri else ""
+            raise StoreError(
+                f"Neo4j{where} has no database '{self.database}'; name one it has with --database or NEO4J_DATABASE"
+            ) from error
         raise StoreError(f"Neo4j refused {name}: {error.message or error}") from error
 
     # ------------------------------------------------------------------ schema

@@ -107,6 +107,7 @@ def load_build_project(graph: Graph, name: str, build: dict[str, Any]) -> DbtPro
         generated_at=build.get("generated_at"),
         manifest_sha256=build.get("manifest_sha256") or "",
         catalog_sha256=build.get("catalog_sha256"),
+        masking_functions=tuple(build.get("masking_functions") or ()),
         nodes=nodes,
         **consumers,
     )

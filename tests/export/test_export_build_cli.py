@@ -32,7 +32,7 @@ def test_export_of_an_older_build_gives_the_events_of_its_artifacts(coffee_shop_
 
     assert email_lineage(coffee_shop_builds.first) == [{"type": "DIRECT", "subtype": "IDENTITY", "description": "customers.email"}]
     assert email_lineage(coffee_shop_builds.second) == [
-        {"type": "DIRECT", "subtype": "TRANSFORMATION", "description": "MD5(customers.email)"}
+        {"type": "DIRECT", "subtype": "TRANSFORMATION", "description": "MD5(customers.email)", "masking": True}
     ]
 
 

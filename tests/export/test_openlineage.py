@@ -4,6 +4,7 @@ column lineage for the example, and the same events sent to an HTTP endpoint."""
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import threading
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ from referencing import Registry, Resource
 from typer.testing import CliRunner
 
 from catalog.cli.app import app
+from edits import edit_sql, hash_customer_email
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "coffee_shop"
@@ -423,3 +425,29 @@ def test_an_exposure_is_a_job_reading_its_models_with_its_precision(example_even
     }
     assert [(d["namespace"], d["name"]) for d in event["inputs"]] == [("duckdb://coffee_shop.duckdb", "coffee_shop.main.orders")]
     assert event["outputs"] == []
+
+
+def test_a_hashed_or_masked_column_says_masking(tmp_path):
+    # md5 is a masking function of its own; mask_email is the project's, named in dbt_project.yml
+    project = tmp_path / "coffee_shop"
+    shutil.copytree(EXAMPLE, project)
+    hash_customer_email(project / "target")
+    edit_sql(project / "target", "model.coffee_shop.customers",
+             "customers.first_name || ' ' || customers.last_name", "mask_email(customers.first_name || ' ' || customers.last_name)")  # fmt: skip
+    yml = project / "dbt_project.yml"
+    yml.write_text(yml.read_text() + "\nvars:\n  catalog_masking_functions: [mask_email]\n")
+    event = next(e for e in export(str(project / "target"), "--format", "openlineage") if e["job"]["name"] == "model.coffee_shop.customers")
+    assert_valid(event)
+    fields = _facet(event)["fields"]
+
+    def masked(field: str, subtype: str, expr: str, *inputs: tuple[str, str]) -> dict[str, Any]:
+        return {"inputFields": [_input(t, f, ("DIRECT", subtype, expr)) | {"transformations": [
+            {"type": "DIRECT", "subtype": subtype, "description": expr, "masking": True}]} for t, f in inputs]}  # fmt: skip
+
+    assert fields["email"] == masked("email", "TRANSFORMATION", "MD5(customers.email)", ("stg_customers", "email"))
+    assert fields["full_name"] == masked(
+        "full_name", "TRANSFORMATION", "MASK_EMAIL(customers.first_name || ' ' || customers.last_name)",
+        ("stg_customers", "first_name"), ("stg_customers", "last_name"),
+    )  # fmt: skip
+    # nothing else is marked
+    assert [f for f, v in fields.items() if any("masking" in t for i in v["inputFields"] for t in i["transformations"])] == ["email", "full_name"]

@@ -57,8 +57,9 @@ def test_impact_depth_1_stops_at_the_first_edge(ask, coffee_shop_builds):
         coffee_shop_builds.second, [ORDER_ID], ["model.coffee_shop.order_events", "model.coffee_shop.orders"]
     )  # fmt: skip
     assert rows(one) == ORDER_ID_DEPTH_1
-    # the consumers are those of the columns reached (orders.order_id), one hop further
-    assert consumers(one) == ORDER_ID_CONSUMERS
+    # the consumers of orders.order_id are one edge further: not within --depth 1, within 2
+    assert consumers(one) == []
+    assert consumers(ask("impact", ORDER_ID, "--depth", "2")) == ORDER_ID_CONSUMERS
 
     every = ask("impact", ORDER_ID)
     assert rows(every) == [
@@ -142,7 +143,7 @@ def test_trace_an_exposure_back_to_sources(ask):
     assert rows(doc) == [
         ("int_order_items_priced.line_total", 2, "model", "sales_dashboard", "int_order_items_priced.line_total -[derived]-> orders.items_amount" + to),
         ("int_order_items_priced.quantity", 2, "model", "sales_dashboard", "int_order_items_priced.quantity -[derived]-> orders.total_quantity" + to),
-        *[(f"orders.{c}", 1, None, "sales_dashboard", f"orders.{c}" + to) for c in orders],
+        *[(f"orders.{c}", 1, "model", "sales_dashboard", f"orders.{c}" + to) for c in orders],
         ("semantic_model:orders.amount_paid", 2, None, "sales_dashboard",
          "semantic_model:orders.amount_paid -[measure]-> metric:revenue -[metric]-> exposure:sales_dashboard"),
         ("shop.order_items.quantity", 4, "source", "sales_dashboard",
@@ -176,11 +177,17 @@ def test_trace_a_saved_query_back_to_sources(ask):
     assert doc["columns_asked"] == ["saved_query.daily_revenue"]
     to = " -[measure]-> metric:revenue -[metric]-> saved_query:daily_revenue"
     assert rows(doc) == [
-        # a column a consumer's inputs reach has no resource_type (as orders' columns under the exposure)
-        ("orders.amount_paid", 3, None, "daily_revenue", "orders.amount_paid -[passthrough]-> semantic_model:orders.amount_paid" + to),
+        ("orders.amount_paid", 3, "model", "daily_revenue", "orders.amount_paid -[passthrough]-> semantic_model:orders.amount_paid" + to),
         ("semantic_model:orders.amount_paid", 2, None, "daily_revenue", "semantic_model:orders.amount_paid" + to),
         ("shop.payments.amount_cents", 5, "source", "daily_revenue",
          "shop.payments.amount_cents -[derived]-> stg_payments.amount -[derived]-> orders.amount_paid -[passthrough]-> semantic_model:orders.amount_paid" + to),
         ("stg_payments.amount", 4, "model", "daily_revenue",
          "stg_payments.amount -[derived]-> orders.amount_paid -[passthrough]-> semantic_model:orders.amount_paid" + to),
     ]  # fmt: skip
+
+
+def test_trace_of_a_consumer_stops_at_the_depth_asked(ask):
+    every = rows(ask("trace", "saved_query:daily_revenue"))
+    for depth in (1, 2, 3):
+        assert rows(ask("trace", "saved_query:daily_revenue", "--depth", str(depth))) == [r for r in every if r[1] <= depth]
+    assert [r[0] for r in every if r[1] <= 2] == ["semantic_model:orders.amount_paid"]

@@ -51,10 +51,12 @@ def test_the_default_database_named_explicitly_answers_the_same(impact, neo4j_se
     assert (by_option.exit_code, by_env.exit_code) == (0, 0)
 
 
-def test_an_unknown_database_is_one_error_line(impact):
-    line = "Error: Neo4j refused read/find_active_build: Graph not found: no_such_catalog"
-    assert one_error(impact("--database", "no_such_catalog", NEO4J_DATABASE=None)) == line
-    assert one_error(impact(NEO4J_DATABASE="No_Such_Catalog")) == line  # Neo4j folds database names
+def test_an_unknown_database_is_one_error_line_naming_the_option(impact, neo4j_settings):
+    def line(name: str) -> str:
+        return f"Error: Neo4j at {neo4j_settings.uri} has no database '{name}'; name one it has with --database or NEO4J_DATABASE"
+
+    assert one_error(impact("--database", "no_such_catalog", NEO4J_DATABASE=None)) == line("no_such_catalog")
+    assert one_error(impact(NEO4J_DATABASE="No_Such_Catalog")) == line("No_Such_Catalog")  # as the user wrote it
 
 
 def test_a_neo4j_uri_reaches_the_same_server_as_bolt(impact, neo4j_settings, coffee_shop_builds):

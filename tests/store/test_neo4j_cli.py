@@ -91,3 +91,15 @@ def test_start_without_authentication_then_stop(own_home: Path):
     assert twice.exit_code == 0, twice.output
     assert twice.stderr.splitlines() == ["Not running."]
     assert json.loads(twice.stdout)["running"] is False
+
+
+def test_status_before_the_first_start_names_no_password_file(own_home: Path):
+    """Never started: authentication will be on, and no password file exists yet to point at."""
+    status = run({}, "neo4j", "status")
+    assert status.exit_code == 3, status.output
+    lines = status.stderr.splitlines()
+    assert lines[0] == f"Neo4j {local_neo4j.NEO4J_VERSION} (Community): stopped"
+    assert lines[1] == "  User     neo4j, password generated at the first start (catalog neo4j start)"
+    assert not (own_home / "password").exists()
+    doc = json.loads(run({}, "neo4j", "status", "--json").stdout)
+    assert (doc["state"], doc["auth"], doc["user"], doc["password_file"]) == ("stopped", True, "neo4j", None)
