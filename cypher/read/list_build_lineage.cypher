@@ -2,6 +2,7 @@
 // column names (not keys): the upstream columns of each column (FEEDS), the columns used in
 // each model's conditions (CONDITIONS) and each model's parents (DEPENDS_ON). Read by
 // `catalog export` and `catalog explore` to rebuild the analysis's records of a stored build.
+// One row, `rows`: every row collected in one list (one Bolt record instead of hundreds of thousands).
 // Parameters: $project, $build_id (int or null: the active build)
 // Returns: kind (feeds|conditions|depends_on), unique_id (the downstream model), column (its column, for feeds),
 //          up_unique_id, up_column (the upstream column; null for depends_on), clause (for conditions)
@@ -23,5 +24,7 @@ CALL (m, b) {
   WHERE r.since <= b AND (r.until IS NULL OR r.until > b)
   RETURN 'depends_on' AS kind, null AS column, parent.unique_id AS up_unique_id, null AS up_column, null AS clause
 }
-RETURN kind, m.unique_id AS unique_id, column, up_unique_id, up_column, clause
+WITH kind, m.unique_id AS unique_id, column, up_unique_id, up_column, clause
 ORDER BY kind, unique_id, column, up_unique_id, up_column, clause
+RETURN collect({kind: kind, unique_id: unique_id, column: column, up_unique_id: up_unique_id, up_column: up_column,
+                clause: clause}) AS rows

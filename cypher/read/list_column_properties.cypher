@@ -1,5 +1,6 @@
 // Every column of the dbt nodes of a build with its properties in that build: its identity
 // from the node, everything else from its HAS relationship of that build.
+// One row, `rows`: every row collected in one list (one Bolt record instead of hundreds of thousands).
 // Parameters: $project, $build_id (int or null: the active build)
 // Returns: key, unique_id, model, name, display_name, position, data_type, description, tags, meta, pii, declared, in_catalog,
 //          kind, expr, resolved, reason (the analysis's lineage of a model's column; null for sources and seeds)
@@ -10,9 +11,12 @@ MATCH (p)-[s:CONTAINS]->(m:Model)
 WHERE s.since <= b AND (s.until IS NULL OR s.until > b)
 MATCH (m)-[h:HAS]->(c:Column)
 WHERE h.since <= b AND (h.until IS NULL OR h.until > b)
-RETURN c.key AS key, m.unique_id AS unique_id, c.model_name AS model, c.name AS name,
-       coalesce(h.display_name, c.name) AS display_name, h.position AS position, h.data_type AS data_type,
-       h.description AS description, h.tags AS tags, h.meta AS meta, coalesce(h.pii, false) AS pii,
-       coalesce(h.declared, false) AS declared, coalesce(h.in_catalog, false) AS in_catalog,
-       h.kind AS kind, h.expr AS expr, h.resolved AS resolved, h.reason AS reason
-ORDER BY unique_id, position, key
+WITH m, h, c
+ORDER BY m.unique_id, h.position, c.key
+RETURN collect({
+  key: c.key, unique_id: m.unique_id, model: c.model_name, name: c.name,
+  display_name: coalesce(h.display_name, c.name), position: h.position, data_type: h.data_type,
+  description: h.description, tags: h.tags, meta: h.meta, pii: coalesce(h.pii, false),
+  declared: coalesce(h.declared, false), in_catalog: coalesce(h.in_catalog, false),
+  kind: h.kind, expr: h.expr, resolved: h.resolved, reason: h.reason
+}) AS rows
