@@ -26,6 +26,8 @@ from catalog.store.connection import why_unreachable
 BATCH_SIZE = 2500
 WRITERS = 2  # write transactions in flight at once
 TIMED_OUT = "Neo.ClientError.Transaction.TransactionTimedOut"  # ...ClientConfiguration in Neo4j 5
+# a transaction ended while it waited for a lock: past its timeout, by an operator, or at shutdown
+LOCK_CLIENT_STOPPED = "Neo.ClientError.Transaction.LockClientStopped"
 DATABASE_NOT_FOUND = "Neo.ClientError.Database.DatabaseNotFound"
 SCHEMA_VERSION = 5  # bump when cypher/schema changes
 T = TypeVar("T")
@@ -218,6 +220,7 @@ class Graph:
         """Statements with ``CALL { ... } IN TRANSACTIONS`` must run outside a transaction
         function. ``timeout_``: seconds for the whole statement (default or 0: no limit)."""
         timeout = timeout_ or None
+        started = time.monotonic()
         try:
             with self.driver.session(database=self.database) as session:
                 result = session.run(Query(cypher.load(name), timeout=timeout), params)
@@ -225,7 +228,7 @@ class Graph:
                 result.consume()
                 return rows
         except (Neo4jError, DriverError, OSError) as e:
-            self._failed(name, e, timeout)
+            self._failed(name, e, timeout, ran=time.monotonic() - started)
 
     def transaction(self, name: str, work: Callable[[ManagedTransaction], T]) -> T:
         """Several statements in one write transaction (``work`` may be retried)."""
@@ -244,27 +247,33 @@ class Graph:
         deadline = time.monotonic() + (self.timeout or DEFAULT_TIMEOUT)
         delay = 0.2
         while True:
+            started = time.monotonic()
             try:
                 with self.driver.session(database=self.database) as session:
                     return session.execute_write(bounded)
             except (Neo4jError, DriverError, OSError) as e:
                 if not isinstance(e, Neo4jError) or not e.is_retryable() or time.monotonic() + delay > deadline:
-                    self._failed(name, e, timeout)
+                    self._failed(name, e, timeout, ran=time.monotonic() - started)
             time.sleep(delay)
             delay = min(delay * 2, 5.0)
 
-    def _failed(self, name: str, error: Exception, timeout: float | None) -> NoReturn:
+    def _failed(self, name: str, error: Exception, timeout: float | None, ran: float | None = None) -> NoReturn:
         """One StoreError for what went wrong running ``name``: a lost connection, a transaction
-        past its timeout, or a statement Neo4j refused."""
+        past its timeout, or a statement Neo4j refused. ``ran``: seconds the transaction ran
+        (a transaction ended while it waited for a lock was ended by its timeout when it ran
+        that long; Neo4j names the lock, not the timeout)."""
         if isinstance(error, (ServiceUnavailable, SessionExpired, OSError)):
             where = f" at {self.uri}" if self.uri else ""
             reason = why_unreachable(error, self.timeout or DEFAULT_TIMEOUT)
             raise ConnectionLost(f"lost the connection to Neo4j{where} while running {name} ({reason})") from error
         if not isinstance(error, Neo4jError):
             raise StoreError(f"the Neo4j driver failed on {name}: {error}") from error
-        if (error.code or "").startswith(TIMED_OUT):
+        code = error.code or ""
+        waited_too_long = code == LOCK_CLIENT_STOPPED and bool(timeout) and ran is not None and ran >= timeout
+        if code.startswith(TIMED_OUT) or waited_too_long:
             after = f"after the {timeout:g} s timeout" if timeout else "at the server's transaction timeout"
-            raise StoreError(f"Neo4j ended {name} {after}; allow longer with --timeout or NEO4J_TIMEOUT") from error
+            waiting = " while it waited for a lock another transaction held" if waited_too_long else ""
+            raise StoreError(f"Neo4j ended {name} {after}{waiting}; allow longer with --timeout or NEO4J_TIMEOUT") from error
         if error.code == DATABASE_NOT_FOUND:
             where = f" at {self.uri}" if self.uri else ""
             raise StoreError(
