@@ -22,7 +22,7 @@ def one_by_one(view: Any, query: str, kinds: list[str] | None) -> list[tuple[str
         return []
     wanted = set(kinds or SEARCH_KINDS)
     in_order = re.compile(".*?".join(map(re.escape, q)), re.DOTALL)
-    labels, _, _ = view._search_index()
+    labels = view._search_index()
     ranked = sorted((_rank(label, q), len(label), label, kind, ident) for label, kind, ident in labels if kind in wanted and in_order.search(label))
     return [(kind, ident) for _, _, _, kind, ident in ranked]
 
@@ -37,7 +37,7 @@ def view(request, shared_dir) -> Any:
 
 
 def queries(view: Any) -> list[str]:
-    labels = [label for label, _, _ in view._search_index()[0]]
+    labels = [label for label, _, _ in view._search_index()]
     picked = labels[:: max(1, len(labels) // 40)]
     out = ["order", "id", "ord_id", "zzzqqq", "  Customers  ", "_", ".", "a.b", "x" * 300]
     for label in picked:
