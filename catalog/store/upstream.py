@@ -54,9 +54,18 @@ def foreign_projects(project: DbtProject) -> list[str]:
     return sorted({n.external_project.lower() for n in project.nodes.values() if n.external_project})
 
 
-def upstream_builds(graph: Graph, dbt_projects: Iterable[str], pins: dict[str, int]) -> dict[str, UpstreamBuild]:
+def check_pins(pins: dict[str, int], project: DbtProject) -> None:
+    """Every ``--upstream`` pin names a project whose nodes ``project``'s manifest holds."""
+    named = foreign_projects(project)
+    for name in sorted(set(pins) - set(named)):
+        reads = f"it reads {', '.join(named)}" if named else "it reads no other project"
+        raise StoreError(f"--upstream {name}={pins[name]}: the manifest has no node of the dbt project {name} ({reads})")
+
+
+def upstream_builds(graph: Graph, dbt_projects: Iterable[str], pins: dict[str, int], consumer: str | None = None) -> dict[str, UpstreamBuild]:
     """The build each producer project is read from: the pinned one, else the active build of
-    the stored project of that name; a project never built in this database is left out."""
+    the stored project of that name; a project never built in this database is left out. A pin
+    to a build of ``consumer`` (the project being built) is refused."""
     out: dict[str, UpstreamBuild] = {}
     for name in sorted(set(dbt_projects) | set(pins)):
         pinned = pins.get(name)
@@ -64,6 +73,8 @@ def upstream_builds(graph: Graph, dbt_projects: Iterable[str], pins: dict[str, i
         if pinned is not None and (not rows or rows[0]["status"] not in FINISHED):
             state = f"is {rows[0]['status']}" if rows else "does not exist"
             raise StoreError(f"--upstream {name}={pinned}: build {pinned} {state}; pin a finished build (see `catalog builds --project PROJECT`)")
+        if pinned is not None and rows[0]["project"] == consumer:
+            raise StoreError(f"--upstream {name}={pinned}: build {pinned} is a build of {consumer}, the project being built; pin a build of {name}")
         if rows:
             out[name] = UpstreamBuild(dbt_project=name, project=rows[0]["project"], build_id=rows[0]["id"])
     return out

@@ -177,6 +177,24 @@ def test_a_pin_to_a_build_that_does_not_exist_is_one_error_line(project_name, ne
     assert "Error: --upstream 'platform': write it as PROJECT=BUILD, e.g. platform=12" in done.output
 
 
+def test_a_pin_to_the_consumers_own_build_or_to_a_project_it_does_not_read_is_refused(build, graph, producer, project_name, neo4j_settings):
+    p = build(PLATFORM, producer)
+    finance = f"{project_name}_finance"
+    c = build(FINANCE, finance)
+    runner = CliRunner()
+    env = neo4j_env(neo4j_settings)
+    for pin, line in (
+        (f"platform={c.build_id}", f"Error: --upstream platform={c.build_id}: build {c.build_id} is a build of {finance}, the project being built; pin a build of platform"),
+        (f"nope={p.build_id}", f"Error: --upstream nope={p.build_id}: the manifest has no node of the dbt project nope (it reads platform)"),
+    ):
+        done = runner.invoke(app, ["build", str(FINANCE), "--project", finance, "--upstream", pin], env=env)
+        assert done.exit_code == 1
+        assert done.output.strip().splitlines()[-1] == line
+    # no build was started: finance's one build still reads platform's
+    assert [b["build"]["id"] for b in graph.read("read/list_builds", project=finance)] == [c.build_id]
+    assert graph.read("read/find_build", project=finance, build_id=c.build_id)[0]["build"]["upstream"] == [f"platform={p.build_id}"]
+
+
 def test_check_of_a_producer_change_lists_the_consumer_hits(build, producer, project_name, neo4j_settings, tmp_path):
     build(PLATFORM, producer)
     finance = f"{project_name}_finance"
