@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 from catalog.cli.app import app
 from catalog.errors import NotFound
 from catalog.history import forget_project
-from edits import drop_catalog_column, edit_manifest, edit_sql
+from edits import add_simple_metric, drop_catalog_column, edit_catalog_type, edit_manifest, edit_sql
 from test_build_views import view
 from test_prune import neo4j_env
 
@@ -61,6 +61,23 @@ def without_email(tmp_path: Path, source: Path = PLATFORM) -> Path:
     edit_sql(target, DIM, "    email,\n", "")
     edit_manifest(target, lambda m: m["nodes"][DIM]["columns"].pop("email"))
     drop_catalog_column(target, DIM, "email")
+    return target
+
+
+def retyped_amount(tmp_path: Path) -> Path:
+    """platform with fct_orders.amount cast to double (SQL, YAML and catalog.json), and
+    fct_orders' contract no longer enforced: only another project's reading makes it breaking."""
+    target = tmp_path / "platform"
+    shutil.copytree(PLATFORM, target)
+    uid = "model.platform.fct_orders"
+    edit_sql(target, uid, "    amount,\n", "    cast(amount as double) as amount,\n")
+
+    def change(m) -> None:
+        m["nodes"][uid]["columns"]["amount"]["data_type"] = "double"
+        m["nodes"][uid]["contract"]["enforced"] = m["nodes"][uid]["config"]["contract"]["enforced"] = False
+
+    edit_manifest(target, change)
+    edit_catalog_type(target, uid, "amount", "DOUBLE")
     return target
 
 
@@ -220,6 +237,33 @@ def test_check_of_a_producer_change_lists_the_consumer_hits(build, producer, pro
     # the table names the consumer's model too
     done = runner.invoke(app, ["check", str(without_email(tmp_path / "again")), "--project", producer], env=env)
     assert f"{finance}:customer_revenue" in done.stdout
+
+
+def test_check_of_a_producer_retype_is_breaking_and_hits_the_consumers_metric(build, producer, project_name, neo4j_settings, tmp_path):
+    build(PLATFORM, producer)
+    finance = f"{project_name}_finance"
+    consumer = tmp_path / "finance"
+    shutil.copytree(FINANCE, consumer)
+    add_simple_metric(consumer, "monthly_revenue", "revenue", "total_revenue", "revenue_month")  # sum(revenue) of monthly_revenue
+    build(consumer, finance)
+    done = CliRunner().invoke(app, ["check", str(retyped_amount(tmp_path)), "--project", producer, "--json"], env=neo4j_env(neo4j_settings))
+    assert done.exit_code == 1, done.output
+    doc = json.loads(done.stdout)
+    [finding] = [f for f in doc["findings"] if f["column"] == "amount"]
+    assert (finding["model"], finding["changes"], finding["severity"]) == ("fct_orders", ["expression", "lineage", "data_type"], "breaking")
+    readers = f"{finance}:customer_revenue, {finance}:monthly_revenue, {finance}:revenue_by_country"
+    assert finding["why"] == f"a retyped column that another project reads ({readers})"
+    assert finding["models_hit"] == [f"{finance}:customer_revenue", f"{finance}:monthly_revenue", f"{finance}:revenue_by_country"]
+    assert (finding["metrics_hit"], finding["exposures_hit"]) == (["total_revenue"], ["board_report", "customer_dashboard"])
+    assert [(h["name"], h["kind"], len(h["path"])) for h in finding["hits"]] == [
+        (f"{finance}:customer_revenue.revenue", "column", 1),
+        (f"{finance}:monthly_revenue.revenue", "column", 1),
+        (f"{finance}:revenue_by_country.revenue", "column", 2),
+        (f"{finance}:board_report", "exposure", 2),
+        (f"{finance}:customer_dashboard", "exposure", 2),
+        (f"{finance}:total_revenue", "metric", 3),  # amount -> monthly_revenue.revenue -> its measure -> the metric
+        (f"{finance}:monthly_revenue.revenue", "semantic", 2),  # the semantic model's measure
+    ]  # fmt: skip
 
 
 def test_export_and_explorer_show_the_cross_project_edges_and_exposures(build, ask, producer, project_name):
