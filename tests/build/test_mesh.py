@@ -483,6 +483,27 @@ def test_a_foreign_node_matched_by_its_relation_name_only(build, ask, graph, pro
 
 
 
+def test_a_foreign_node_matched_by_its_unique_id_without_case(build, ask, graph, producer, project_name, tmp_path):
+    """finance reads dim_customers as "plat"."main"."dim_customers" (another database alias than
+    platform's build stores) and names it model.Platform.DIM_Customers: its unique id alone,
+    compared without case, finds platform's node."""
+    p = build(PLATFORM, producer)
+    finance = f"{project_name}_finance"
+    uid = "model.Platform.DIM_Customers"
+    target = renamed_foreign_node(tmp_path, uid, '"plat"."main"."dim_customers"')
+    for model in ("model.finance.customer_revenue", "model.finance.revenue_by_country"):
+        edit_sql(target, model, '"platform"."main"."dim_customers"', '"plat"."main"."dim_customers"')
+    c = build(target, finance)
+    assert graph.read("read/find_build", project=finance, build_id=c.build_id)[0]["build"]["upstream"] == [f"platform={p.build_id}"]
+    states = {s["unique_id"]: s["status"] for s in graph.list_model_states(finance, c.build_id)}
+    assert states[uid] == "external"
+    assert labels(ask(producer).impact(["dim_customers.email"])) == [(f"{finance}:customer_revenue.email", 1)]
+    assert labels(ask(finance).trace(["customer_revenue.email"])) == [
+        ("platform:dim_customers.email", 1), ("platform:raw_customers.email", 3), ("platform:stg_customers.email", 2)
+    ]  # fmt: skip
+    assert [c.label for c in ask(finance).impact([f"{uid}.email"]).asked] == ["platform:dim_customers.email"]
+
+
 def test_the_project_installed_as_a_package_is_the_consumers_own(build, ask, graph, producer, project_name, neo4j_settings, tmp_path):
     """finance_pkg installs platform as a dbt package (packages.yml, local: ../platform): its
     manifest holds platform's seeds and models with their SQL, built as finance_pkg's own
