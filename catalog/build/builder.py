@@ -179,6 +179,8 @@ class Builder:
             producers = list((self.graph.find_active_build(project_name) or {}).get("foreign_projects") or [])
         inputs["foreign_projects"] = producers
         inputs["upstream"] = self._read_upstream(project_name, producers)
+        if project is not None:
+            project = with_upstream(self.graph, project, self.upstream)
         try:
             build_id, active, schema_version, done = self._start(project_name, inputs, unchanged, project)
         except _NotChecked:  # the inputs changed: read and check them all before writing anything
@@ -187,6 +189,7 @@ class Builder:
             check_pins(self.pins, project)
             inputs["foreign_projects"] = foreign_projects(project)
             inputs["upstream"] = self._read_upstream(project.name, inputs["foreign_projects"])
+            project = with_upstream(self.graph, project, self.upstream)
             build_id, active, schema_version, done = self._start(project.name, inputs, unchanged, project)
         if done is not None:  # the no-change build was created and made active in that one transaction
             self._stage("start", t)
@@ -344,7 +347,6 @@ class Builder:
         t_start: float,
     ) -> BuildSummary:
         t = time.perf_counter()
-        project = with_upstream(self.graph, project, self.upstream)
         name = project.name
         active_id = active["id"] if active else None
         # tens of thousands of rows beside the project's millions of records: the collector

@@ -194,16 +194,22 @@ def test_a_pin_to_a_build_that_does_not_exist_is_one_error_line(project_name, ne
     assert "Error: --upstream 'platform': write it as PROJECT=BUILD, e.g. platform=12" in done.output
 
 
-def test_a_pin_to_the_consumers_own_build_or_to_a_project_it_does_not_read_is_refused(build, graph, producer, project_name, neo4j_settings):
+def test_a_pin_to_the_consumers_own_build_or_to_a_project_it_does_not_read_is_refused(build, graph, producer, project_name, neo4j_settings, example):
     p = build(PLATFORM, producer)
     finance = f"{project_name}_finance"
     c = build(FINANCE, finance)
+    other = build(example, f"{project_name}_coffee")  # a build holding none of platform's nodes
     runner = CliRunner()
     env = neo4j_env(neo4j_settings)
     for pin, line in (
         (f"platform={c.build_id}", f"Error: --upstream platform={c.build_id}: build {c.build_id} is a build of {finance}, the project being built; pin a build of platform"),
         (f"nope={p.build_id}", f"Error: --upstream nope={p.build_id}: the manifest has no node of the dbt project nope (it reads platform)"),
-    ):
+        (f"platform={other.build_id}", (
+            f"Error: --upstream platform={other.build_id}: build {other.build_id} (project {project_name}_coffee) holds none of the nodes of "
+            "platform the manifest reads (model.platform.dim_customers, model.platform.fct_orders, model.platform.stg_customers and 3 more); "
+            "pin a build of platform"
+        )),
+    ):  # fmt: skip
         done = runner.invoke(app, ["build", str(FINANCE), "--project", finance, "--upstream", pin], env=env)
         assert done.exit_code == 1
         assert done.output.strip().splitlines()[-1] == line
