@@ -17,8 +17,8 @@ from catalog.lineage_graph import PruneHop
 from catalog.query import Answer, BuildView, Hop
 from catalog.store.keys import quote_column
 
-# changes that break a reader of the column in another project
-BREAKING = ("removed", "renamed", "data_type")
+# changes that break a reader of the column in another project, as a finding's `why` words them
+BREAKING = {"removed": "removed", "renamed": "renamed", "data_type": "retyped"}
 _KINDS = {"semantic_model": "semantic"}
 
 
@@ -36,7 +36,7 @@ def with_consumer_projects(report: CheckReport, catalog: BuildView) -> CheckRepo
         update: dict = {"hits": f.hits + hits}
         readers = sorted({h.owner for h in hits if h.kind == "column"})
         if set(f.changes) & set(BREAKING) and f.severity != "breaking":
-            update |= {"severity": "breaking", "why": f"a {'/'.join(c for c in f.changes if c in BREAKING)} column that another project reads ({', '.join(readers)})"}
+            update |= {"severity": "breaking", "why": f"a {'/'.join(BREAKING[c] for c in f.changes if c in BREAKING)} column that another project reads ({', '.join(readers)})"}
         findings.append(f.model_copy(update=update))
         precision |= {c.name: c.precision for c in answer.consumers if c.project and c.precision}
     return report.model_copy(update={"findings": tuple(findings), "exposure_precision": precision})

@@ -120,3 +120,41 @@ def add_saved_query(target: Path, name: str, metrics: list[str]) -> None:
         }  # fmt: skip
 
     edit_manifest(target, change)
+
+
+def add_simple_metric(target: Path, model: str, measure: str, metric: str, time_dimension: str) -> None:
+    """Add a semantic model over the project's ``model`` with one ``sum`` measure of the column
+    ``measure``, and the simple metric ``metric`` over it, to manifest.json, as their YAML would."""
+
+    def change(manifest) -> None:
+        project = manifest["metadata"]["project_name"]
+        node = manifest["nodes"][f"model.{project}.{model}"]
+        uid, metric_uid = f"semantic_model.{project}.{model}", f"metric.{project}.{metric}"
+        shared = {"package_name": project, "path": "_models.yml", "original_file_path": "models/_models.yml", "description": None, "label": None, "metadata": None}
+        manifest["semantic_models"][uid] = {
+            **shared, "name": model, "resource_type": "semantic_model", "unique_id": uid, "fqn": [project, model],
+            "model": f"ref('{model}')", "defaults": {"agg_time_dimension": time_dimension},
+            "node_relation": {"alias": node["alias"], "schema_name": node["schema"], "database": node["database"], "relation_name": node["relation_name"]},
+            "entities": [],
+            "measures": [{"name": measure, "agg": "sum", "description": None, "label": None, "create_metric": False, "expr": None, "agg_params": None,
+                          "non_additive_dimension": None, "agg_time_dimension": None, "config": {"meta": {}}}],
+            "dimensions": [{"name": time_dimension, "type": "time", "description": None, "label": None, "is_partition": False,
+                            "type_params": {"time_granularity": "month", "validity_params": None}, "expr": None, "metadata": None, "config": {"meta": {}}}],
+            "depends_on": {"macros": [], "nodes": [node["unique_id"]]}, "refs": [{"name": model, "package": None, "version": None}],
+            "created_at": 0.0, "config": {"enabled": True, "group": None, "meta": {}}, "unrendered_config": {}, "primary_entity": None, "group": None,
+        }
+        measure_input = {"name": measure, "filter": None, "alias": None, "join_to_timespine": False, "fill_nulls_with": None}
+        manifest["metrics"][metric_uid] = {
+            **shared, "name": metric, "resource_type": "metric", "unique_id": metric_uid, "fqn": [project, metric], "type": "simple",
+            "type_params": {"measure": measure_input, "input_measures": [measure_input], "numerator": None, "denominator": None, "expr": None,
+                            "window": None, "grain_to_date": None, "metrics": [], "conversion_type_params": None, "cumulative_type_params": None,
+                            "metric_aggregation_params": None},
+            "filter": None, "time_granularity": None, "meta": {}, "tags": [], "config": {"enabled": True, "group": None, "meta": {}},
+            "unrendered_config": {}, "sources": [], "depends_on": {"macros": [], "nodes": [uid]}, "refs": [], "metrics": [], "created_at": 0.0, "group": None,
+        }  # fmt: skip
+        manifest["child_map"].setdefault(node["unique_id"], []).append(uid)
+        manifest["child_map"][uid] = [metric_uid]
+        manifest["parent_map"][uid] = [node["unique_id"]]
+        manifest["parent_map"][metric_uid] = [uid]
+
+    edit_manifest(target, change)

@@ -39,7 +39,7 @@ from catalog.memory import frozen_heap, paused_gc
 from catalog.store.consumers import write_consumers
 from catalog.store.graph import SCHEMA_VERSION, BuildStart, Graph
 from catalog.store.records import node_records, open_records, same_records, write_records
-from catalog.store.upstream import UpstreamBuild, foreign_projects, upstream_builds, with_upstream
+from catalog.store.upstream import UpstreamBuild, check_pins, foreign_projects, upstream_builds, with_upstream
 
 # bump when what a build stores, or where, changes: a build over an active build of another
 # layout reuses nothing and rewrites every node and relationship it keeps
@@ -173,18 +173,23 @@ class Builder:
         # the producer builds read (dbt Mesh): of the projects the manifest's foreign nodes name,
         # or before it is parsed those the active build's named (the same ones if it is unchanged)
         if project is not None:
+            check_pins(self.pins, project)
             producers = foreign_projects(project)
         else:
             producers = list((self.graph.find_active_build(project_name) or {}).get("foreign_projects") or [])
         inputs["foreign_projects"] = producers
-        inputs["upstream"] = self._read_upstream(producers)
+        inputs["upstream"] = self._read_upstream(project_name, producers)
+        if project is not None:
+            project = with_upstream(self.graph, project, self.upstream)
         try:
             build_id, active, schema_version, done = self._start(project_name, inputs, unchanged, project)
         except _NotChecked:  # the inputs changed: read and check them all before writing anything
             project = self._load(target)
             t = self._stage("extract", t)
+            check_pins(self.pins, project)
             inputs["foreign_projects"] = foreign_projects(project)
-            inputs["upstream"] = self._read_upstream(inputs["foreign_projects"])
+            inputs["upstream"] = self._read_upstream(project.name, inputs["foreign_projects"])
+            project = with_upstream(self.graph, project, self.upstream)
             build_id, active, schema_version, done = self._start(project.name, inputs, unchanged, project)
         if done is not None:  # the no-change build was created and made active in that one transaction
             self._stage("start", t)
@@ -208,9 +213,10 @@ class Builder:
                 raise ConnectionLost(f"{e}; {self.left_behind()}") from e
             raise
 
-    def _read_upstream(self, producers: list[str]) -> list[str]:
-        """Find the producer builds this build reads; their entries, as the build records them."""
-        self.upstream = upstream_builds(self.graph, producers, self.pins)
+    def _read_upstream(self, project_name: str, producers: list[str]) -> list[str]:
+        """Find the producer builds this build of ``project_name`` reads; their entries, as the
+        build records them."""
+        self.upstream = upstream_builds(self.graph, producers, self.pins, consumer=project_name)
         return sorted(b.entry for b in self.upstream.values())
 
     def _load(self, target: Path) -> DbtProject:
@@ -341,7 +347,6 @@ class Builder:
         t_start: float,
     ) -> BuildSummary:
         t = time.perf_counter()
-        project = with_upstream(self.graph, project, self.upstream)
         name = project.name
         active_id = active["id"] if active else None
         # tens of thousands of rows beside the project's millions of records: the collector

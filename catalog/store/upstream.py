@@ -32,6 +32,7 @@ class UpstreamBuild:
     dbt_project: str  # as the consumer's manifest names it (ref('platform', ...))
     project: str  # the stored project's name
     build_id: int
+    pinned: bool = False  # by --upstream: a build that holds none of the foreign nodes is refused
 
     @property
     def entry(self) -> str:
@@ -54,9 +55,18 @@ def foreign_projects(project: DbtProject) -> list[str]:
     return sorted({n.external_project.lower() for n in project.nodes.values() if n.external_project})
 
 
-def upstream_builds(graph: Graph, dbt_projects: Iterable[str], pins: dict[str, int]) -> dict[str, UpstreamBuild]:
+def check_pins(pins: dict[str, int], project: DbtProject) -> None:
+    """Every ``--upstream`` pin names a project whose nodes ``project``'s manifest holds."""
+    named = foreign_projects(project)
+    for name in sorted(set(pins) - set(named)):
+        reads = f"it reads {', '.join(named)}" if named else "it reads no other project"
+        raise StoreError(f"--upstream {name}={pins[name]}: the manifest has no node of the dbt project {name} ({reads})")
+
+
+def upstream_builds(graph: Graph, dbt_projects: Iterable[str], pins: dict[str, int], consumer: str | None = None) -> dict[str, UpstreamBuild]:
     """The build each producer project is read from: the pinned one, else the active build of
-    the stored project of that name; a project never built in this database is left out."""
+    the stored project of that name; a project never built in this database is left out. A pin
+    to a build of ``consumer`` (the project being built) is refused."""
     out: dict[str, UpstreamBuild] = {}
     for name in sorted(set(dbt_projects) | set(pins)):
         pinned = pins.get(name)
@@ -64,14 +74,17 @@ def upstream_builds(graph: Graph, dbt_projects: Iterable[str], pins: dict[str, i
         if pinned is not None and (not rows or rows[0]["status"] not in FINISHED):
             state = f"is {rows[0]['status']}" if rows else "does not exist"
             raise StoreError(f"--upstream {name}={pinned}: build {pinned} {state}; pin a finished build (see `catalog builds --project PROJECT`)")
+        if pinned is not None and rows[0]["project"] == consumer:
+            raise StoreError(f"--upstream {name}={pinned}: build {pinned} is a build of {consumer}, the project being built; pin a build of {name}")
         if rows:
-            out[name] = UpstreamBuild(dbt_project=name, project=rows[0]["project"], build_id=rows[0]["id"])
+            out[name] = UpstreamBuild(dbt_project=name, project=rows[0]["project"], build_id=rows[0]["id"], pinned=pinned is not None)
     return out
 
 
 def with_upstream(graph: Graph, project: DbtProject, builds: dict[str, UpstreamBuild]) -> DbtProject:
     """``project`` whose foreign nodes found in their producer's build have that build's
-    columns and the producer's model key (``upstream_key``)."""
+    columns and the producer's model key (``upstream_key``). A pinned build in which none of
+    its project's foreign nodes is found is refused."""
     by_project: dict[str, list[DbtNode]] = {}
     for node in project.nodes.values():
         if node.external_project and node.external_project.lower() in builds:
@@ -88,15 +101,28 @@ def with_upstream(graph: Graph, project: DbtProject, builds: dict[str, UpstreamB
         )
         by_uid = {r["unique_id"].lower(): r for r in rows}
         by_relation = {split_relation(r["relation_name"]): r for r in rows if r["relation_name"]}
+        found = 0
         for node in nodes:
             row = by_uid.get(node.unique_id.lower()) or by_relation.get(split_relation(node.relation_name or ""))
             if row is None:
                 continue
+            found += 1
             columns = tuple(
                 DbtColumn(name=unquoted(c["name"]), data_type=c.get("data_type"), description=c.get("description") or "", in_catalog=True)
                 for c in row["columns"]
             )
             changed[node.unique_id] = node.model_copy(update={"columns": columns, "upstream_key": row["key"], "upstream_build": build.build_id})
+        if build.pinned and not found:
+            raise StoreError(_pin_holds_none(build, nodes))
     if not changed:
         return project
     return project.model_copy(update={"nodes": {**project.nodes, **changed}})
+
+
+def _pin_holds_none(build: UpstreamBuild, nodes: list[DbtNode]) -> str:
+    uids = sorted(n.unique_id for n in nodes)
+    shown = ", ".join(uids[:3]) + (f" and {len(uids) - 3} more" if len(uids) > 3 else "")
+    return (
+        f"--upstream {build.dbt_project}={build.build_id}: build {build.build_id} (project {build.project}) holds none of the "
+        f"nodes of {build.dbt_project} the manifest reads ({shown}); pin a build of {build.dbt_project}"
+    )

@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 from catalog.cli.app import app
 from catalog.errors import NotFound
 from catalog.history import forget_project
-from edits import drop_catalog_column, edit_manifest, edit_sql
+from edits import add_simple_metric, drop_catalog_column, edit_catalog_type, edit_manifest, edit_sql
 from test_build_views import view
 from test_prune import neo4j_env
 
@@ -61,6 +61,23 @@ def without_email(tmp_path: Path, source: Path = PLATFORM) -> Path:
     edit_sql(target, DIM, "    email,\n", "")
     edit_manifest(target, lambda m: m["nodes"][DIM]["columns"].pop("email"))
     drop_catalog_column(target, DIM, "email")
+    return target
+
+
+def retyped_amount(tmp_path: Path) -> Path:
+    """platform with fct_orders.amount cast to double (SQL, YAML and catalog.json), and
+    fct_orders' contract no longer enforced: only another project's reading makes it breaking."""
+    target = tmp_path / "platform"
+    shutil.copytree(PLATFORM, target)
+    uid = "model.platform.fct_orders"
+    edit_sql(target, uid, "    amount,\n", "    cast(amount as double) as amount,\n")
+
+    def change(m) -> None:
+        m["nodes"][uid]["columns"]["amount"]["data_type"] = "double"
+        m["nodes"][uid]["contract"]["enforced"] = m["nodes"][uid]["config"]["contract"]["enforced"] = False
+
+    edit_manifest(target, change)
+    edit_catalog_type(target, uid, "amount", "DOUBLE")
     return target
 
 
@@ -177,6 +194,30 @@ def test_a_pin_to_a_build_that_does_not_exist_is_one_error_line(project_name, ne
     assert "Error: --upstream 'platform': write it as PROJECT=BUILD, e.g. platform=12" in done.output
 
 
+def test_a_pin_to_the_consumers_own_build_or_to_a_project_it_does_not_read_is_refused(build, graph, producer, project_name, neo4j_settings, example):
+    p = build(PLATFORM, producer)
+    finance = f"{project_name}_finance"
+    c = build(FINANCE, finance)
+    other = build(example, f"{project_name}_coffee")  # a build holding none of platform's nodes
+    runner = CliRunner()
+    env = neo4j_env(neo4j_settings)
+    for pin, line in (
+        (f"platform={c.build_id}", f"Error: --upstream platform={c.build_id}: build {c.build_id} is a build of {finance}, the project being built; pin a build of platform"),
+        (f"nope={p.build_id}", f"Error: --upstream nope={p.build_id}: the manifest has no node of the dbt project nope (it reads platform)"),
+        (f"platform={other.build_id}", (
+            f"Error: --upstream platform={other.build_id}: build {other.build_id} (project {project_name}_coffee) holds none of the nodes of "
+            "platform the manifest reads (model.platform.dim_customers, model.platform.fct_orders, model.platform.stg_customers and 3 more); "
+            "pin a build of platform"
+        )),
+    ):  # fmt: skip
+        done = runner.invoke(app, ["build", str(FINANCE), "--project", finance, "--upstream", pin], env=env)
+        assert done.exit_code == 1
+        assert done.output.strip().splitlines()[-1] == line
+    # no build was started: finance's one build still reads platform's
+    assert [b["build"]["id"] for b in graph.read("read/list_builds", project=finance)] == [c.build_id]
+    assert graph.read("read/find_build", project=finance, build_id=c.build_id)[0]["build"]["upstream"] == [f"platform={p.build_id}"]
+
+
 def test_check_of_a_producer_change_lists_the_consumer_hits(build, producer, project_name, neo4j_settings, tmp_path):
     build(PLATFORM, producer)
     finance = f"{project_name}_finance"
@@ -202,6 +243,33 @@ def test_check_of_a_producer_change_lists_the_consumer_hits(build, producer, pro
     # the table names the consumer's model too
     done = runner.invoke(app, ["check", str(without_email(tmp_path / "again")), "--project", producer], env=env)
     assert f"{finance}:customer_revenue" in done.stdout
+
+
+def test_check_of_a_producer_retype_is_breaking_and_hits_the_consumers_metric(build, producer, project_name, neo4j_settings, tmp_path):
+    build(PLATFORM, producer)
+    finance = f"{project_name}_finance"
+    consumer = tmp_path / "finance"
+    shutil.copytree(FINANCE, consumer)
+    add_simple_metric(consumer, "monthly_revenue", "revenue", "total_revenue", "revenue_month")  # sum(revenue) of monthly_revenue
+    build(consumer, finance)
+    done = CliRunner().invoke(app, ["check", str(retyped_amount(tmp_path)), "--project", producer, "--json"], env=neo4j_env(neo4j_settings))
+    assert done.exit_code == 1, done.output
+    doc = json.loads(done.stdout)
+    [finding] = [f for f in doc["findings"] if f["column"] == "amount"]
+    assert (finding["model"], finding["changes"], finding["severity"]) == ("fct_orders", ["expression", "lineage", "data_type"], "breaking")
+    readers = f"{finance}:customer_revenue, {finance}:monthly_revenue, {finance}:revenue_by_country"
+    assert finding["why"] == f"a retyped column that another project reads ({readers})"
+    assert finding["models_hit"] == [f"{finance}:customer_revenue", f"{finance}:monthly_revenue", f"{finance}:revenue_by_country"]
+    assert (finding["metrics_hit"], finding["exposures_hit"]) == (["total_revenue"], ["board_report", "customer_dashboard"])
+    assert [(h["name"], h["kind"], len(h["path"])) for h in finding["hits"]] == [
+        (f"{finance}:customer_revenue.revenue", "column", 1),
+        (f"{finance}:monthly_revenue.revenue", "column", 1),
+        (f"{finance}:revenue_by_country.revenue", "column", 2),
+        (f"{finance}:board_report", "exposure", 2),
+        (f"{finance}:customer_dashboard", "exposure", 2),
+        (f"{finance}:total_revenue", "metric", 3),  # amount -> monthly_revenue.revenue -> its measure -> the metric
+        (f"{finance}:monthly_revenue.revenue", "semantic", 2),  # the semantic model's measure
+    ]  # fmt: skip
 
 
 def test_export_and_explorer_show_the_cross_project_edges_and_exposures(build, ask, producer, project_name):
@@ -419,6 +487,27 @@ def test_a_foreign_node_matched_by_its_relation_name_only(build, ask, graph, pro
     # the injected node's column as finance's manifest names it is platform's column
     assert [c.label for c in ask(finance).impact([f"{uid}.email"]).asked] == ["platform:dim_customers.email"]
 
+
+
+def test_a_foreign_node_matched_by_its_unique_id_without_case(build, ask, graph, producer, project_name, tmp_path):
+    """finance reads dim_customers as "plat"."main"."dim_customers" (another database alias than
+    platform's build stores) and names it model.Platform.DIM_Customers: its unique id alone,
+    compared without case, finds platform's node."""
+    p = build(PLATFORM, producer)
+    finance = f"{project_name}_finance"
+    uid = "model.Platform.DIM_Customers"
+    target = renamed_foreign_node(tmp_path, uid, '"plat"."main"."dim_customers"')
+    for model in ("model.finance.customer_revenue", "model.finance.revenue_by_country"):
+        edit_sql(target, model, '"platform"."main"."dim_customers"', '"plat"."main"."dim_customers"')
+    c = build(target, finance)
+    assert graph.read("read/find_build", project=finance, build_id=c.build_id)[0]["build"]["upstream"] == [f"platform={p.build_id}"]
+    states = {s["unique_id"]: s["status"] for s in graph.list_model_states(finance, c.build_id)}
+    assert states[uid] == "external"
+    assert labels(ask(producer).impact(["dim_customers.email"])) == [(f"{finance}:customer_revenue.email", 1)]
+    assert labels(ask(finance).trace(["customer_revenue.email"])) == [
+        ("platform:dim_customers.email", 1), ("platform:raw_customers.email", 3), ("platform:stg_customers.email", 2)
+    ]  # fmt: skip
+    assert [c.label for c in ask(finance).impact([f"{uid}.email"]).asked] == ["platform:dim_customers.email"]
 
 
 def test_the_project_installed_as_a_package_is_the_consumers_own(build, ask, graph, producer, project_name, neo4j_settings, tmp_path):
