@@ -101,9 +101,9 @@ def docs(
     if write:
         for f in plan.files:
             _replace(folder / f.path, f.after)
-    verb = "written to" if write else "would change"
     files = f"{len(plan.files)} YAML file{'s' if len(plan.files) != 1 else ''}"
-    say(f"{len(plan.changes)} columns, {files} {verb}" if plan.files else "Nothing to change.")
+    done = f"{len(plan.changes)} columns written to {files}" if write else f"{len(plan.changes)} columns, {files} would change"
+    say(done if plan.files else "Nothing to change.")
     if check and plan.files:
         raise typer.Exit(EXIT_CHANGES)
 
