@@ -69,7 +69,7 @@ def docs(
     """
     from catalog.cli.inputs import read_input
     from catalog.docs.inputs import docs_input, project_folder
-    from catalog.docs.plan import plan_docs, select_models
+    from catalog.docs.plan import plan_docs, select_models, versioned_label
     from catalog.docs.yaml_files import unified_diff
 
     if write and check:
@@ -85,15 +85,16 @@ def docs(
     selected = select_models(data.relations, select, data.versions) if select else None
     folder = project_folder(path)
     plan = plan_docs(data, folder, docs=descriptions, pii=pii, selected=selected)
+    label = lambda col: versioned_label(col, data.versions)  # noqa: E731
     for c in plan.conflicts:
-        cands = "; ".join(f"{x.column.label}: {x.description!r}" for x in c.candidates)
-        say(f"{c.column.label}: not written, its nearest documented columns disagree: {cands}")
+        cands = "; ".join(f"{label(x.column)}: {x.description!r}" for x in c.candidates)
+        say(f"{label(c.column)}: not written, its nearest documented columns disagree: {cands}")
     if as_json:
         print_json({
             "project": data.project,
             "build_id": loaded.build_id,
             "changes": [c.model_dump(mode="json") for c in plan.changes],
-            "conflicts": [c.model_dump(mode="json") for c in plan.conflicts],
+            "conflicts": [{**c.model_dump(mode="json"), "version": data.versions.get(c.column.unique_id)} for c in plan.conflicts],
             "files": [{"path": f.path, "new": f.before is None} for f in plan.files],
         })  # fmt: skip
     elif not write or diff:

@@ -198,6 +198,13 @@ def plan_docs(
     return DocsPlan(changes=tuple(placed), conflicts=tuple(conflicts), files=_edited(data, project_dir, edits))
 
 
+def versioned_label(column: Col, versions: dict[str, str]) -> str:
+    """How dbt names the column of one version of a versioned model, ``dim_customers.v2.value``;
+    any other column's label."""
+    v = versions.get(column.unique_id)
+    return column.label if v is None else f"{column.project + ':' if column.project else ''}{column.model}.v{v}.{column.name}"
+
+
 def _by_label(cols: Iterable[Col]) -> tuple[Col, ...]:
     return tuple(sorted(cols, key=lambda c: (c.label, c.unique_id)))
 

@@ -197,3 +197,25 @@ def test_an_include_list_reads_only_its_names_from_the_top_level(shop: Path) -> 
                "country": ("Country, from the country_codes lookup.", [])},
     }  # fmt: skip
     assert "      - name: country\n        description: Country, from the country_codes lookup.\n    versions:\n" in path.read_text()
+
+
+def test_a_conflict_names_the_version(shop: Path) -> None:
+    # v2's value becomes a union of customers.rank_in_country and v1's value, which is given a
+    # text of its own: the two disagree, and both the column and a candidate are versioned
+    def union_v1(m):
+        v1, v2 = m["nodes"]["model.coffee_shop.dim_customers.v1"], m["nodes"]["model.coffee_shop.dim_customers.v2"]
+        v1["columns"]["value"] = {"name": "value", "description": "Lifetime value.", "meta": {}, "tags": []}
+        v2["compiled_code"] += '\nunion all\nselect id, email, null as full_name, value, null as country\nfrom "coffee_shop"."main"."dim_customers_v1"'
+        v2["depends_on"]["nodes"].append("model.coffee_shop.dim_customers.v1")
+
+    edit_manifest(shop, union_v1)
+    r = _docs(str(shop), "--select", "dim_customers.v2", "--json")
+    assert r.exit_code == 0, r.output
+    [conflict] = json.loads(r.stdout)["conflicts"]
+    assert (conflict["column"]["unique_id"], conflict["column"]["name"], conflict["version"]) == (
+        "model.coffee_shop.dim_customers.v2", "value", "2")
+    assert r.stderr.splitlines()[0] == (
+        "dim_customers.v2.value: not written, its nearest documented columns disagree: "
+        "customers.rank_in_country: '1 for the customer with the highest lifetime value in their country.'; "
+        "dim_customers.v1.value: 'Lifetime value.'"
+    )
