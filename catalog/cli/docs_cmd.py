@@ -36,7 +36,7 @@ def docs(
     diff: Annotated[bool, typer.Option("--diff", help="Print the changes as a unified diff (the default).")] = False,
     select: Annotated[
         list[str] | None,
-        typer.Option("--select", "-s", help="Only these models: dbt names with + graph operators (+orders, stg_orders+); name.v2 for one version."),
+        typer.Option("--select", "-s", help="Only these models: dbt names with + graph operators (+orders, stg_orders+); name.v2 for one version, version:latest; a,b intersects."),
     ] = None,
     pii: Annotated[bool, typer.Option("--pii", help="Also tag pii the columns PII values reach unmasked.")] = False,
     descriptions: Annotated[
@@ -82,7 +82,7 @@ def docs(
         uri=uri, user=user, password=password, database=database, timeout=timeout, consumers=False,
     )  # fmt: skip
     data = docs_input(path, loaded)
-    selected = select_models(data.relations, select, data.versions) if select else None
+    selected = select_models(data.relations, select, data.versions, data.latest_versions) if select else None
     folder = project_folder(path)
     plan = plan_docs(data, folder, docs=descriptions, pii=pii, selected=selected)
     label = lambda col: versioned_label(col, data.versions)  # noqa: E731
