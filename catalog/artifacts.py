@@ -96,6 +96,7 @@ class ManifestNode(_Record):
     attached_node: str | None = None
     # dbt 1.5+: a versioned model's version (``v:`` in its YAML: a number or any string)
     version: str | int | float | None = None
+    latest_version: str | int | float | None = None  # of its model (the highest when the YAML names none)
 
     @model_validator(mode="after")
     def _relation_name_of_old_schemas(self) -> ManifestNode:

@@ -36,7 +36,7 @@ def docs(
     diff: Annotated[bool, typer.Option("--diff", help="Print the changes as a unified diff (the default).")] = False,
     select: Annotated[
         list[str] | None,
-        typer.Option("--select", "-s", help="Only these models: dbt names with + graph operators (+orders, stg_orders+); name.v2 for one version."),
+        typer.Option("--select", "-s", help="Only these models: dbt names with + graph operators (+orders, stg_orders+); name.v2 for one version, version:latest; a,b intersects."),
     ] = None,
     pii: Annotated[bool, typer.Option("--pii", help="Also tag pii the columns PII values reach unmasked.")] = False,
     descriptions: Annotated[
@@ -69,7 +69,7 @@ def docs(
     """
     from catalog.cli.inputs import read_input
     from catalog.docs.inputs import docs_input, project_folder
-    from catalog.docs.plan import plan_docs, select_models
+    from catalog.docs.plan import plan_docs, select_models, versioned_label
     from catalog.docs.yaml_files import unified_diff
 
     if write and check:
@@ -82,18 +82,19 @@ def docs(
         uri=uri, user=user, password=password, database=database, timeout=timeout, consumers=False,
     )  # fmt: skip
     data = docs_input(path, loaded)
-    selected = select_models(data.relations, select, data.versions) if select else None
+    selected = select_models(data.relations, select, data.versions, data.latest_versions) if select else None
     folder = project_folder(path)
     plan = plan_docs(data, folder, docs=descriptions, pii=pii, selected=selected)
+    label = lambda col: versioned_label(col, data.versions)  # noqa: E731
     for c in plan.conflicts:
-        cands = "; ".join(f"{x.column.label}: {x.description!r}" for x in c.candidates)
-        say(f"{c.column.label}: not written, its nearest documented columns disagree: {cands}")
+        cands = "; ".join(f"{label(x.column)}: {x.description!r}" for x in c.candidates)
+        say(f"{label(c.column)}: not written, its nearest documented columns disagree: {cands}")
     if as_json:
         print_json({
             "project": data.project,
             "build_id": loaded.build_id,
             "changes": [c.model_dump(mode="json") for c in plan.changes],
-            "conflicts": [c.model_dump(mode="json") for c in plan.conflicts],
+            "conflicts": [{**c.model_dump(mode="json"), "version": data.versions.get(c.column.unique_id)} for c in plan.conflicts],
             "files": [{"path": f.path, "new": f.before is None} for f in plan.files],
         })  # fmt: skip
     elif not write or diff:
@@ -101,9 +102,9 @@ def docs(
     if write:
         for f in plan.files:
             _replace(folder / f.path, f.after)
-    verb = "written to" if write else "would change"
     files = f"{len(plan.files)} YAML file{'s' if len(plan.files) != 1 else ''}"
-    say(f"{len(plan.changes)} columns, {files} {verb}" if plan.files else "Nothing to change.")
+    done = f"{len(plan.changes)} columns written to {files}" if write else f"{len(plan.changes)} columns, {files} would change"
+    say(done if plan.files else "Nothing to change.")
     if check and plan.files:
         raise typer.Exit(EXIT_CHANGES)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from catalog.artifacts import find_target_dir, load_manifest, project_name
-from catalog.docs.plan import DocsInput, model_versions, patch_paths
+from catalog.docs.plan import DocsInput, latest_versions, model_versions, patch_paths
 from catalog.export.openlineage import ExportInput
 from catalog.masking import project_masking_functions
 
@@ -32,4 +32,5 @@ def docs_input(path: Path, loaded: ExportInput) -> DocsInput:
         masking_functions=project_masking_functions(target.parent, package),
         patch_paths=patch_paths([*manifest.nodes.values()], package),
         versions=model_versions([*manifest.nodes.values()], package),
+        latest_versions=latest_versions([*manifest.nodes.values()], package),
     )

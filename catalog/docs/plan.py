@@ -49,6 +49,7 @@ class DocsInput(BaseModel, frozen=True):
     masking_functions: tuple[str, ...] = ()  # the project's own (catalog.masking)
     patch_paths: dict[str, str] = {}  # unique id -> the YAML file dbt read its properties from, relative
     versions: dict[str, str] = {}  # unique id -> the version of a versioned model (dbt 1.5+), as text
+    latest_versions: dict[str, str] = {}  # unique id of a versioned model -> its model's latest_version
 
 
 class ColumnChange(BaseModel, frozen=True):
@@ -121,11 +122,21 @@ def pii_reach(walked: BuildLineage) -> dict[str, list[str]]:
 _SELECTOR = re.compile(r"^(?:(\d*)\+)?([^+]+?)(?:\+(\d*))?$")
 
 
-def select_models(relations: dict[str, DbtNode], selectors: Iterable[str], versions: dict[str, str] | None = None) -> set[str]:
+VERSION_METHOD = "version:"
+VERSION_KINDS = ("latest", "prerelease", "old", "none")
+
+
+def select_models(
+    relations: dict[str, DbtNode], selectors: Iterable[str], versions: dict[str, str] | None = None,
+    latest: dict[str, str] | None = None,
+) -> set[str]:  # fmt: skip
     """The unique ids dbt's ``--select`` would pick among ``relations`` for node names with
     ``+`` graph operators (``+orders``, ``stg_orders+``, ``2+orders+1``), several separated
-    by spaces or given one by one. A versioned model's name picks all its versions;
-    ``name.v1`` (or ``name_v1``, as dbt also accepts) one of ``versions``."""
+    by spaces or given one by one, and their intersections (``orders+,customers+``). A
+    versioned model's name picks all its versions; ``name.v1`` (or ``name_v1``, as dbt also
+    accepts) one of ``versions``; ``version:latest`` (``prerelease``, ``old``, ``none``) the
+    nodes whose version is, is above, is below the ``latest`` version of their model, or
+    that have none."""
     children: dict[str, set[str]] = defaultdict(set)
     for node in relations.values():
         for dep in node.depends_on:
@@ -138,19 +149,43 @@ def select_models(relations: dict[str, DbtNode], selectors: Iterable[str], versi
         if uid in relations:
             by_name[f"{relations[uid].name}.v{v}"].append(uid)
             by_name[f"{relations[uid].name}_v{v}"].append(uid)
-    picked: set[str] = set()
-    for text in (t for s in selectors for t in s.split()):
+    for kind in VERSION_KINDS:
+        by_name[VERSION_METHOD + kind] = [
+            uid for uid, node in relations.items() if node.resource_type != "source" and _version_is(kind, (versions or {}).get(uid), (latest or {}).get(uid))
+        ]  # fmt: skip
+
+    def one(text: str) -> set[str]:
         m = _SELECTOR.match(text)
         if m is None or m.group(2) not in by_name:
+            if m is not None and m.group(2).startswith(VERSION_METHOD):
+                raise CatalogError(f"--select {text}: dbt's version: method takes {', '.join(VERSION_KINDS)}")
             raise CatalogError(f"--select {text}: no model, snapshot or seed is named {m.group(2) if m else text!r}")
         up, name, down = m.groups()
         starts = by_name[name]
-        picked.update(starts)
+        out = set(starts)
         if up is not None:
-            picked |= _walk(starts, lambda u: relations[u].depends_on if u in relations else (), int(up) if up else None)
+            out |= _walk(starts, lambda u: relations[u].depends_on if u in relations else (), int(up) if up else None)
         if down is not None:
-            picked |= _walk(starts, lambda u: children.get(u, ()), int(down) if down else None)
+            out |= _walk(starts, lambda u: children.get(u, ()), int(down) if down else None)
+        return out
+
+    picked: set[str] = set()
+    for text in (t for s in selectors for t in s.split()):
+        parts = [one(p) for p in text.split(",")]
+        picked |= set.intersection(*parts)
     return picked
+
+
+def _version_is(kind: str, version: str | None, latest: str | None) -> bool:
+    """Whether a node of ``version`` is of ``kind`` among its model's versions, as dbt's
+    version: method compares them (as numbers when both are, else as text)."""
+    if kind == "none" or version is None or latest is None:
+        return kind == "none" and version is None
+    try:
+        a, b = float(version), float(latest)
+    except ValueError:
+        a, b = version, latest  # type: ignore[assignment]
+    return {"latest": a == b, "prerelease": a > b, "old": a < b}[kind]
 
 
 def _walk(starts: list[str], step: Any, depth: int | None) -> set[str]:
@@ -196,6 +231,13 @@ def plan_docs(
                                 c.column.name, c.description is None))  # fmt: skip
     placed, edits = _placed(data, project_dir, ours, _merged(changes))
     return DocsPlan(changes=tuple(placed), conflicts=tuple(conflicts), files=_edited(data, project_dir, edits))
+
+
+def versioned_label(column: Col, versions: dict[str, str]) -> str:
+    """How dbt names the column of one version of a versioned model, ``dim_customers.v2.value``;
+    any other column's label."""
+    v = versions.get(column.unique_id)
+    return column.label if v is None else f"{column.project + ':' if column.project else ''}{column.model}.v{v}.{column.name}"
 
 
 def _by_label(cols: Iterable[Col]) -> tuple[Col, ...]:
@@ -321,6 +363,13 @@ def patch_paths(manifest_nodes: Iterable[Any], project: str) -> dict[str, str]:
             continue
         out[raw.unique_id] = patch.split("://", 1)[1] if "://" in patch else patch
     return out
+
+
+def latest_versions(manifest_nodes: Iterable[Any], project: str) -> dict[str, str]:
+    """Unique id -> the latest_version of its model, for the project's versioned models (dbt
+    fills it in with the highest version when the YAML names none)."""
+    nodes = [raw for raw in manifest_nodes if raw.resource_type == "model" and raw.package_name == project and getattr(raw, "version", None) is not None]
+    return {raw.unique_id: version_key(raw.latest_version) for raw in nodes if getattr(raw, "latest_version", None) is not None}
 
 
 def model_versions(manifest_nodes: Iterable[Any], project: str) -> dict[str, str]:

@@ -188,7 +188,7 @@ def test_diff_write_check_and_idempotence(shop):
     assert _docs(str(shop), "--check").exit_code == 1
     written = _docs(str(shop), "--write")
     assert written.exit_code == 0, written.stderr
-    assert written.stdout == ""
+    assert (written.stdout, written.stderr) == ("", "21 columns written to 4 YAML files\n")
     after = _texts(shop)
     assert set(after) == set(before)  # no new file: every model has one
     for rel, text in before.items():
@@ -367,6 +367,24 @@ models:
       - name: unit_price
         description: Unit price in euros.
 """
+
+
+def test_a_project_with_one_file_per_model_gets_one_more(shop):
+    # the manifest says every model is documented in <model>.yml beside its SQL (the files
+    # themselves are not read: only int_order_items_priced is selected, and it has none)
+    def one_file_per_model(m):
+        for node in m["nodes"].values():
+            if node["resource_type"] == "model" and node.get("patch_path"):
+                node["patch_path"] = f"coffee_shop://{node['original_file_path'].rsplit('/', 1)[0]}/{node['name']}.yml"
+        m["nodes"]["model.coffee_shop.int_order_items_priced"]["patch_path"] = None
+
+    edit_manifest(shop, one_file_per_model)
+    r = _docs(str(shop), "--select", "int_order_items_priced")
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.splitlines()[:2] == ["--- /dev/null", "+++ b/models/intermediate/int_order_items_priced.yml"]
+    assert _docs(str(shop), "--select", "int_order_items_priced", "--write").exit_code == 0
+    assert (shop / "models/intermediate/int_order_items_priced.yml").read_text().startswith(
+        "version: 2\n\nmodels:\n  - name: int_order_items_priced\n    columns:\n")
 
 
 def test_errors_are_one_line(shop, tmp_path):

@@ -76,3 +76,24 @@ def test_report_markdown_lists_masked_flows_apart(build, graph, project_name, ne
     assert md.exit_code == 0, md.stderr
     assert "Reached only through a hash or mask: `customer_segments.email`, `customers.email`" in md.stdout
     assert "| `stg_customers.email` | meta contains_pii, tag pii | `customers.email` | 1 | derived | masked | no |" in md.stdout
+
+
+def test_the_projects_own_masking_function_masks_in_the_stored_build(build, graph, project_name, neo4j_env, tmp_path):
+    # customers.email becomes mask_email(email): masked only because dbt_project.yml lists it
+    shop = commented_copy(tmp_path / "coffee_shop")
+
+    def mask_customer_email(m):
+        node = m["nodes"]["model.coffee_shop.customers"]
+        node["compiled_code"] = node["compiled_code"].replace("    customers.email,\n", "    mask_email(customers.email) as email,\n")
+        node["columns"]["email"].update(tags=[], meta={}, config={"tags": [], "meta": {}})
+
+    edit_manifest(shop, mask_customer_email)
+    (shop / "dbt_project.yml").write_text((shop / "dbt_project.yml").read_text() + "vars:\n  catalog_masking_functions: [mask_email]\n")
+    build(shop, project_name)
+    pii = collect_report(BuildView(graph, project_name)).pii
+    assert [c.label for c in pii.masked] == ["customer_segments.email", "customers.email"]
+    assert [c.label for c in pii.untagged] == ["customer_segments.full_name"]
+    md = runner.invoke(app, ["report", "--project", project_name, "-f", "md"], env=neo4j_env)
+    assert "Reached only through a hash or mask: `customer_segments.email`, `customers.email`" in md.stdout
+    stored = json.loads(runner.invoke(app, ["docs", str(shop), "--pii", "--no-docs", "--json", "--project", project_name], env=neo4j_env).stdout)
+    assert [c["column"]["label"] for c in stored["changes"]] == ["customer_segments.full_name"]

@@ -197,3 +197,55 @@ def test_an_include_list_reads_only_its_names_from_the_top_level(shop: Path) -> 
                "country": ("Country, from the country_codes lookup.", [])},
     }  # fmt: skip
     assert "      - name: country\n        description: Country, from the country_codes lookup.\n    versions:\n" in path.read_text()
+
+
+def test_a_conflict_names_the_version(shop: Path) -> None:
+    # v2's value becomes a union of customers.rank_in_country and v1's value, which is given a
+    # text of its own: the two disagree, and both the column and a candidate are versioned
+    def union_v1(m):
+        v1, v2 = m["nodes"]["model.coffee_shop.dim_customers.v1"], m["nodes"]["model.coffee_shop.dim_customers.v2"]
+        v1["columns"]["value"] = {"name": "value", "description": "Lifetime value.", "meta": {}, "tags": []}
+        v2["compiled_code"] += '\nunion all\nselect id, email, null as full_name, value, null as country\nfrom "coffee_shop"."main"."dim_customers_v1"'
+        v2["depends_on"]["nodes"].append("model.coffee_shop.dim_customers.v1")
+
+    edit_manifest(shop, union_v1)
+    r = _docs(str(shop), "--select", "dim_customers.v2", "--json")
+    assert r.exit_code == 0, r.output
+    [conflict] = json.loads(r.stdout)["conflicts"]
+    assert (conflict["column"]["unique_id"], conflict["column"]["name"], conflict["version"]) == (
+        "model.coffee_shop.dim_customers.v2", "value", "2")
+    assert r.stderr.splitlines()[0] == (
+        "dim_customers.v2.value: not written, its nearest documented columns disagree: "
+        "customers.rank_in_country: '1 for the customer with the highest lifetime value in their country.'; "
+        "dim_customers.v1.value: 'Lifetime value.'"
+    )
+
+
+@pytest.mark.parametrize(
+    ("selector", "picked"),
+    [("version:latest", ["model.coffee_shop.dim_customers.v2"]), ("version:old", ["model.coffee_shop.dim_customers.v1"]),
+     ("version:prerelease", []), ("dim_customers,version:latest", ["model.coffee_shop.dim_customers.v2"]),
+     ("+dim_customers.v1,version:none", ["model.coffee_shop.customers", "model.coffee_shop.int_order_items_priced",
+                                         "model.coffee_shop.orders", "model.coffee_shop.stg_customers", "model.coffee_shop.stg_order_items",
+                                         "model.coffee_shop.stg_orders", "model.coffee_shop.stg_payments",
+                                         "model.coffee_shop.stg_products", "seed.coffee_shop.country_codes"])],
+)
+def test_the_version_method_and_intersections(shop: Path, selector: str, picked: list[str]) -> None:
+    from catalog.artifacts import load_manifest
+    from catalog.docs.plan import latest_versions, model_versions, select_models
+    from catalog.extract import load_project
+
+    raw = [*load_manifest(shop / "target" / "manifest.json")[0].nodes.values()]
+    versions, latest = model_versions(raw, "coffee_shop"), latest_versions(raw, "coffee_shop")
+    assert latest == {"model.coffee_shop.dim_customers.v1": "2", "model.coffee_shop.dim_customers.v2": "2"}
+    assert sorted(select_models(load_project(shop / "target").nodes, [selector], versions, latest)) == picked
+
+
+def test_version_latest_writes_the_latest_version_only(shop: Path) -> None:
+    latest = _docs(str(shop), "--pii", "--select", "version:latest", "--json")
+    v2 = _docs(str(shop), "--pii", "--select", "dim_customers.v2", "--json")
+    assert latest.exit_code == 0, latest.output
+    assert latest.stdout == v2.stdout
+    assert {c["version"] for c in json.loads(latest.stdout)["changes"]} == {"2"}
+    wrong = _docs(str(shop), "--select", "version:newest")
+    assert (wrong.exit_code, wrong.stderr) == (2, "Error: --select version:newest: dbt's version: method takes latest, prerelease, old, none\n")
