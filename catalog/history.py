@@ -260,11 +260,14 @@ def forget_project(graph: Graph, project: str, progress: Callable[[str], None] |
             f"{project} is read by builds of other projects ({named}): forgetting it would change what they show; "
             f"forget {'that project' if len(projects) == 1 else 'those projects'} first ({first}), then {project}"
         )
-    say(f"Deleting the columns of {project}…")
-    columns = graph.run_autocommit("write/delete_project_columns", project=project)
-    say(f"Deleting the models and builds of {project}…")
-    nodes = graph.run_autocommit("write/delete_project_nodes", project=project)
-    builds = graph.write("write/delete_project_builds", project=project)
+    try:
+        say(f"Deleting the columns of {project}…")
+        columns = graph.run_autocommit("write/delete_project_columns", project=project)
+        say(f"Deleting the models and builds of {project}…")
+        nodes = graph.run_autocommit("write/delete_project_nodes", project=project)
+        builds = graph.write("write/delete_project_builds", project=project)
+    except StoreError as e:  # the batches done so far stay deleted: the same command finishes the rest
+        raise type(e)(f"{e}; {project} is partly forgotten: run `catalog forget {project} --yes` again to finish") from e
     return ForgetResult(
         project=project,
         nodes_deleted=sum(int(rows[0]["deleted"]) for rows in (columns, nodes) if rows),

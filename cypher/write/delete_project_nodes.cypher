@@ -3,8 +3,22 @@
 // transactions. Other projects in the database are not touched.
 // Parameters: $project
 // Returns: deleted
-MATCH (n)
-WHERE (n:Model OR n:Column OR n:SemanticModel OR n:Metric OR n:Exposure OR n:SavedQuery OR n:Test) AND n.project = $project
+CALL () {
+  // each label by its own project index (or label scan: consumers are few), not every node
+  MATCH (n:Model {project: $project}) RETURN n
+  UNION ALL
+  MATCH (n:Column {project: $project}) RETURN n
+  UNION ALL
+  MATCH (n:SemanticModel {project: $project}) RETURN n
+  UNION ALL
+  MATCH (n:Test {project: $project}) RETURN n
+  UNION ALL
+  MATCH (n:Metric {project: $project}) RETURN n
+  UNION ALL
+  MATCH (n:Exposure {project: $project}) RETURN n
+  UNION ALL
+  MATCH (n:SavedQuery {project: $project}) RETURN n
+}
 CALL (n) {
   DETACH DELETE n
 } IN TRANSACTIONS OF 1000 ROWS

@@ -111,3 +111,29 @@ def test_a_build_waiting_for_a_lock_past_its_timeout_stops_with_one_line_and_cha
     ]
     assert list_builds(graph, project_name) == builds  # no build was started
     assert view(graph, project_name, first.build_id) == before
+
+
+def test_a_forget_stopped_by_a_lock_says_it_is_partial_and_the_same_command_finishes_it(neo4j_env, graph, build, project_name, example):
+    build(example, project_name)
+    cmd = [sys.executable, "-m", "catalog.cli.app", "forget", project_name, "--yes", "--timeout", "2"]
+    with graph.driver.session(database=graph.database) as session:
+        held = session.begin_transaction()
+        BuildStart(held).lock_project(project_name, "held by the test")  # as a build's start holds it
+        proc = subprocess.Popen(cmd, env={**os.environ, **neo4j_env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            _until_waiting(graph, project_name, proc)
+            stdout, stderr = proc.communicate(timeout=300)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            held.rollback()
+    assert proc.returncode == 1
+    assert stderr.splitlines()[-1] == (
+        "Error: Neo4j ended write/delete_project_builds after the 2 s timeout while it waited for a lock another transaction held; "
+        f"allow longer with --timeout or NEO4J_TIMEOUT; {project_name} is partly forgotten: run `catalog forget {project_name} --yes` again to finish"
+    )  # fmt: skip
+    again = subprocess.run(cmd, env={**os.environ, **neo4j_env}, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    with graph.driver.session(database=graph.database) as session:
+        left = session.run("MATCH (n) WHERE n.project = $p OR n.name = $p RETURN count(n) AS n", p=project_name).single()["n"]
+    assert left == 0
