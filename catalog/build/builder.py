@@ -42,7 +42,8 @@ from catalog.store.records import node_records, open_records, same_records, writ
 from catalog.store.upstream import UpstreamBuild, check_pins, foreign_projects, upstream_builds, with_upstream
 
 # bump when what a build stores, or where, changes: a build over an active build of another
-# layout reuses nothing and rewrites every node and relationship it keeps
+# layout reuses no analysis, sets every node's identity again, and writes every relationship
+# whose stored properties differ from the new layout's (one already equal is kept)
 STORE_VERSION = 4
 STALE_HEARTBEAT_SECONDS = 600  # a running build on another host not heard of for this long is dead
 HEARTBEAT_SECONDS = 30
