@@ -47,15 +47,15 @@ def active_ids(graph, project: str) -> list[int]:
 
 def test_no_change_rebuild_reuses_everything_and_writes_nothing(build, project_name, example_copy):
     first = build(example_copy, project_name)
-    assert first.models.recomputed == first.models.total == 14
+    assert first.models.recomputed == first.models.total == 15
     again = build(example_copy, project_name)
-    assert (again.models.reused, again.models.recomputed, again.edges.written, again.edges.closed) == (14, 0, 0, 0)
+    assert (again.models.reused, again.models.recomputed, again.edges.written, again.edges.closed) == (15, 0, 0, 0)
     # same lineage, new manifest bytes (dbt rewrites generated_at on every run): still nothing written
     manifest = json.loads((example_copy / "manifest.json").read_text())
     manifest["metadata"]["generated_at"] = "2030-01-01T00:00:00Z"
     (example_copy / "manifest.json").write_text(json.dumps(manifest))
     third = build(example_copy, project_name)
-    assert (third.models.reused, third.models.recomputed) == (14, 0)
+    assert (third.models.reused, third.models.recomputed) == (15, 0)
     assert third.relationships_written == third.relationships_closed == 0
     assert third.edges.total == first.edges.total
 
