@@ -4,8 +4,12 @@
 // checks again in its own transaction.
 // Parameters: $project
 // Returns: deleted
-MATCH (n)
-WHERE (n:Model OR n:Column) AND n.project = $project AND NOT EXISTS { (n)--() }
+CALL () {
+  // each label in its project index, not every node of the database
+  MATCH (n:Model {project: $project}) WHERE NOT EXISTS { (n)--() } RETURN n
+  UNION ALL
+  MATCH (n:Column {project: $project}) WHERE NOT EXISTS { (n)--() } RETURN n
+}
 CALL (n) {
   WITH n
   WHERE NOT EXISTS { (n)--() } AND NOT EXISTS { MATCH (b:Build {project: $project, status: 'running'}) }
