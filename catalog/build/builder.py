@@ -171,26 +171,13 @@ class Builder:
             "generated_at": text(metadata.get("generated_at")),
             "masking_functions": masking,
         }
-        # the producer builds read (dbt Mesh): of the projects the manifest's foreign nodes name,
-        # or before it is parsed those the active build's named (the same ones if it is unchanged)
-        if project is not None:
-            check_pins(self.pins, project)
-            producers = foreign_projects(project)
-        else:
-            producers = list((self.graph.find_active_build(project_name) or {}).get("foreign_projects") or [])
-        inputs["foreign_projects"] = producers
-        inputs["upstream"] = self._read_upstream(project_name, producers)
-        if project is not None:
-            project = with_upstream(self.graph, project, self.upstream)
+        project = self._read_producers(project_name, project, inputs)
         try:
             build_id, active, schema_version, done = self._start(project_name, inputs, unchanged, project)
         except _NotChecked:  # the inputs changed: read and check them all before writing anything
             project = self._load(target)
             t = self._stage("extract", t)
-            check_pins(self.pins, project)
-            inputs["foreign_projects"] = foreign_projects(project)
-            inputs["upstream"] = self._read_upstream(project.name, inputs["foreign_projects"])
-            project = with_upstream(self.graph, project, self.upstream)
+            project = self._read_producers(project.name, project, inputs)
             build_id, active, schema_version, done = self._start(project.name, inputs, unchanged, project)
         if done is not None:  # the no-change build was created and made active in that one transaction
             self._stage("start", t)
@@ -214,11 +201,20 @@ class Builder:
                 raise ConnectionLost(f"{e}; {self.left_behind()}") from e
             raise
 
-    def _read_upstream(self, project_name: str, producers: list[str]) -> list[str]:
-        """Find the producer builds this build of ``project_name`` reads; their entries, as the
-        build records them."""
+    def _read_producers(self, project_name: str, project: DbtProject | None, inputs: dict[str, Any]) -> DbtProject | None:
+        """Find the producer builds this build of ``project_name`` reads (dbt Mesh) and record
+        them in ``inputs``: of the projects the manifest's foreign nodes name, or before it is
+        parsed (``project`` None) those the active build named (the same ones if it is
+        unchanged). Returns ``project`` with their columns."""
+        if project is not None:
+            check_pins(self.pins, project)
+            producers = foreign_projects(project)
+        else:
+            producers = list((self.graph.find_active_build(project_name) or {}).get("foreign_projects") or [])
         self.upstream = upstream_builds(self.graph, producers, self.pins, consumer=project_name)
-        return sorted(b.entry for b in self.upstream.values())
+        inputs["foreign_projects"] = producers
+        inputs["upstream"] = sorted(b.entry for b in self.upstream.values())
+        return with_upstream(self.graph, project, self.upstream) if project is not None else None
 
     def _load(self, target: Path) -> DbtProject:
         manifest_bytes, catalog_bytes = self._inputs

@@ -133,7 +133,9 @@ class SearchIndex:
         to the column's name (matching the letters as early as they come loses no match); a
         name holds ``q[k:]`` when it holds at least the last ``len(q) - k`` letters."""
         if len(q) > _NESTED_MAX:  # too deep for one pattern: each model's columns one by one
-            return [i for m, cols in enumerate(self._model_columns) for i in _longer(self._models.names[m], cols, q)]
+            in_order = re.compile(".*?".join(map(re.escape, q)), re.DOTALL)
+            return [i for m, cols in enumerate(self._model_columns) for n, ids in cols.items()
+                    if in_order.search(self._models.names[m] + n) for i in ids]  # fmt: skip
         in_models = self._models.depths(q)
         in_names = self._reversed_names.depths(q[::-1])  # how many of the last letters each name holds
         by_depth: dict[int, list[str]] = defaultdict(list)
@@ -201,12 +203,6 @@ class _Names:
             e = re.escape(c)
             inner = f"(?:[^\x00{e}]*{e}(){inner})?"
         return [hit.lastindex or 0 for hit in re.finditer("\x00" + inner, self.text)]
-
-
-def _longer(model: str, cols: dict[str, list[int]], q: str) -> list[int]:
-    """The label indexes of ``cols`` (a model's columns) whose ``model`` + name hold ``q`` in order."""
-    in_order = re.compile(".*?".join(map(re.escape, q)), re.DOTALL)
-    return [i for n, ids in cols.items() if in_order.search(model + n) for i in ids]
 
 
 class ProjectView:
