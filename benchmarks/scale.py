@@ -15,7 +15,9 @@ prints, measured in the same run:
   with --no-bulk-import); a no-change rebuild; the one-model-change rebuild; ``catalog impact``
   of a hub column from process start to output and in process (p95); ``catalog report -f json``;
   and once, the hub-heavy case: impact of a column reaching 12,500 columns (benchmarks/hub_project.py),
-  in process p95, beside the per-path reads impact made before.
+  in process p95, beside the per-path reads impact made before; the store's size on disk after the
+  full build and the local server's peak resident memory (what a build needs from the server); and
+  ``catalog forget`` of the project (process start to exit).
 
 and once: ``catalog --help`` against ``python -c pass`` (process start to exit, best of runs).
 CPU times (user + system, children included) are printed beside wall times: the machine is shared.
@@ -132,6 +134,34 @@ def lineage_row(project_dir: Path) -> None:
     print(f"  catalog lineage --json     {wall:7.2f} s (cpu {cpu:6.2f})  peak {mb} MB (largest process)")
 
 
+def server_disk() -> int | None:
+    """Bytes of the local server's databases and transaction logs; None for another server."""
+    from catalog import local_neo4j
+
+    if os.environ.get("NEO4J_URI") or not local_neo4j.status().running:
+        return None
+    data = local_neo4j.status().home / "data"
+    return sum(f.stat().st_size for f in data.rglob("*") if f.is_file())
+
+
+def server_footprint(disk0: int | None, models: int) -> None:
+    """What the full build took from the local server: disk and peak resident memory, also per
+    10,000 models."""
+    from catalog import local_neo4j
+
+    disk1, pid = server_disk(), local_neo4j.status().pid
+    if disk0 is None or disk1 is None or pid is None:
+        return
+    status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+    peak_mb = int(status["VmHWM"].split()[0]) // 1024
+    grown_mb = (disk1 - disk0) / 2**20
+    memory = local_neo4j.status().memory
+    print(
+        f"  server: store +{grown_mb:,.0f} MB on disk ({grown_mb * 10_000 / models:,.0f} MB per 10,000 models); "
+        f"peak resident {peak_mb:,} MB since its start (heap {memory.heap_mb} MB, page cache {memory.pagecache_mb} MB)"
+    )
+
+
 def store_rows(project_dir: Path, label: str, runs: int, bulk: bool) -> None:
     import shutil
     import tempfile
@@ -151,6 +181,7 @@ def store_rows(project_dir: Path, label: str, runs: int, bulk: bool) -> None:
     name = f"bench_scale_{label}"
     work = Path(tempfile.mkdtemp(prefix="scale_")) / "target"
     shutil.copytree(project_dir / "target", work)
+    disk0 = server_disk()
     with open_driver(settings) as driver:
         graph = Graph(driver, settings.database)
         with contextlib.suppress(NotFound):  # left by an earlier run
@@ -159,6 +190,7 @@ def store_rows(project_dir: Path, label: str, runs: int, bulk: bool) -> None:
         full = Builder(graph, work, project_name=name, full=True).run()
         server = server_cpu()
         print(f"  build --full (in process)  {full.timings['total']:7.2f} s  [{stages(full.timings)}]")
+        server_footprint(disk0, full.models.total)
         print("    ", end="")
         store_line(full.relationships_written, full.timings, None if server is None or server0 is None else server - server0,
                    reference(graph, name) if bulk else None)  # fmt: skip
@@ -182,6 +214,8 @@ def store_rows(project_dir: Path, label: str, runs: int, bulk: bool) -> None:
     print(f"  catalog impact (process)   {wall:7.2f} s (cpu {cpu:6.2f})")
     wall, cpu, mb = run_measured([str(CATALOG), "report", "--project", name, "-f", "json", "-o", os.devnull])
     print(f"  catalog report -f json     {wall:7.2f} s (cpu {cpu:6.2f})  peak {mb} MB")
+    wall, cpu, mb = run_measured([str(CATALOG), "forget", name, "--yes", "--json"])
+    print(f"  catalog forget             {wall:7.2f} s (cpu {cpu:6.2f})  peak {mb} MB")
     shutil.rmtree(work.parent, ignore_errors=True)
 
 
