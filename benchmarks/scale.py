@@ -17,7 +17,8 @@ prints, measured in the same run:
   and once, the hub-heavy case: impact of a column reaching 12,500 columns (benchmarks/hub_project.py),
   in process p95, beside the per-path reads impact made before; the store's size on disk after the
   full build and the local server's peak resident memory (what a build needs from the server); and
-  ``catalog forget`` of the project (process start to exit).
+  ``catalog forget`` of the project (process start to exit); the one-model-change rebuild beside
+  reading and parsing the project's manifest.json and catalog.json with orjson.
 
 and once: ``catalog --help`` against ``python -c pass`` (process start to exit, best of runs).
 CPU times (user + system, children included) are printed beside wall times: the machine is shared.
@@ -134,19 +135,23 @@ def lineage_row(project_dir: Path) -> None:
     print(f"  catalog lineage --json     {wall:7.2f} s (cpu {cpu:6.2f})  peak {mb} MB (largest process)")
 
 
-def server_disk() -> int | None:
-    """Bytes of the local server's databases and transaction logs; None for another server."""
+def server_disk() -> tuple[int, int] | None:
+    """Bytes of the local server's store files and of its transaction logs; None for another server."""
     from catalog import local_neo4j
 
     if os.environ.get("NEO4J_URI") or not local_neo4j.status().running:
         return None
     data = local_neo4j.status().home / "data"
-    return sum(f.stat().st_size for f in data.rglob("*") if f.is_file())
+
+    def size(folder: Path) -> int:
+        return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+
+    return size(data / "databases"), size(data / "transactions")
 
 
-def server_footprint(disk0: int | None, models: int) -> None:
-    """What the full build took from the local server: disk and peak resident memory, also per
-    10,000 models."""
+def server_footprint(disk0: tuple[int, int] | None, models: int) -> None:
+    """What the full build took from the local server: store files and transaction logs on disk
+    (also per 10,000 models) and peak resident memory."""
     from catalog import local_neo4j
 
     disk1, pid = server_disk(), local_neo4j.status().pid
@@ -154,12 +159,24 @@ def server_footprint(disk0: int | None, models: int) -> None:
         return
     status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
     peak_mb = int(status["VmHWM"].split()[0]) // 1024
-    grown_mb = (disk1 - disk0) / 2**20
+    store_mb, logs_mb = ((after - before) / 2**20 for before, after in zip(disk0, disk1))
     memory = local_neo4j.status().memory
     print(
-        f"  server: store +{grown_mb:,.0f} MB on disk ({grown_mb * 10_000 / models:,.0f} MB per 10,000 models); "
-        f"peak resident {peak_mb:,} MB since its start (heap {memory.heap_mb} MB, page cache {memory.pagecache_mb} MB)"
+        f"  server: store files +{store_mb:,.0f} MB ({store_mb * 10_000 / models:,.0f} MB per 10,000 models), "
+        f"transaction logs +{logs_mb:,.0f} MB; peak resident {peak_mb:,} MB since its start "
+        f"(heap {memory.heap_mb} MB, page cache {memory.pagecache_mb} MB)"
     )
+
+
+def parse_seconds(target: Path) -> float:
+    """Wall seconds to read and parse the project's manifest.json and catalog.json with orjson."""
+    import orjson
+
+    t = time.perf_counter()
+    for name in ("manifest.json", "catalog.json"):
+        if (target / name).is_file():
+            orjson.loads((target / name).read_bytes())
+    return time.perf_counter() - t
 
 
 def store_rows(project_dir: Path, label: str, runs: int, bulk: bool) -> None:
@@ -198,7 +215,9 @@ def store_rows(project_dir: Path, label: str, runs: int, bulk: bool) -> None:
         print(f"  no-change rebuild          {again.timings['total']:7.2f} s  [{stages(again.timings)}]")
         change_one_model(work)
         one = Builder(graph, work, project_name=name).run()
-        print(f"  one-model-change rebuild   {one.timings['total']:7.2f} s  [{stages(one.timings)}]")
+        parse = parse_seconds(work)
+        print(f"  one-model-change rebuild   {one.timings['total']:7.2f} s  [{stages(one.timings)}]  {one.timings['total'] / parse:5.2f} x the parse")
+        print(f"    reference: manifest.json + catalog.json read and parsed with orjson {parse:.2f} s")
 
         catalog = BuildView(graph, name)
         candidates = graph.read("read/find_top_fanout_columns", project=name, build_id=None, limit=5)
