@@ -14,18 +14,27 @@
   var ROW = 18, HEAD = 34, CHAR = 7.3, PAD = 10, MARGIN = 20, DEPTHS = ['1', '2', '3', '5', '10'];
 
   // ------------------------------------------------------------------ indexes, built once when needed
+  // Lists by column or node (a column's sources and consumers, a node's columns) are packed in two
+  // Int32Arrays, the items and where each key's run starts: at 20,000 models, over a million
+  // columns, an array per column took seconds to build and to collect. ``packed`` returns the
+  // function that gives one key's list, as a plain array, in the order of the input.
+  function packed(count, total, key, value) {
+    var start = new Int32Array(count + 1), i;
+    for (i = 0; i < total; i++) start[key(i) + 1]++;
+    for (i = 0; i < count; i++) start[i + 1] += start[i];
+    var items = new Int32Array(total), fill = start.slice(0, count);
+    for (i = 0; i < total; i++) items[fill[key(i)]++] = value(i);
+    return function (k) { return Array.from(items.subarray(start[k], start[k + 1])); };
+  }
   var idx = null;
   function index() {
     if (idx) return idx;
-    var up = [], down = [], nodeCols = [], condsOf = [], condsOn = [], depUp = [], depDown = [], i;
-    for (i = 0; i < COUNT; i++) { up.push(null); down.push(null); condsOf.push(null); }
-    for (i = 0; i < N.length; i++) { nodeCols.push([]); condsOn.push(null); depUp.push([]); depDown.push([]); }
-    for (i = 0; i < COUNT; i++) nodeCols[CN[i]].push(i);
+    var condsOf = [], condsOn = [], depUp = [], depDown = [], i;
+    for (i = 0; i < N.length; i++) { depUp.push([]); depDown.push([]); }
     var f = D.feeds;
-    for (i = 0; i < f.length; i += 2) {
-      (down[f[i]] || (down[f[i]] = [])).push(f[i + 1]);
-      (up[f[i + 1]] || (up[f[i + 1]] = [])).push(f[i]);
-    }
+    var down = packed(COUNT, f.length / 2, function (k) { return f[2 * k]; }, function (k) { return f[2 * k + 1]; });
+    var up = packed(COUNT, f.length / 2, function (k) { return f[2 * k + 1]; }, function (k) { return f[2 * k]; });
+    var nodeCols = packed(N.length, COUNT, function (k) { return CN[k]; }, function (k) { return k; });
     var c = D.conds;
     for (i = 0; i < c.length; i += 3) {
       (condsOf[c[i]] || (condsOf[c[i]] = [])).push([c[i + 1], c[i + 2]]);
@@ -46,11 +55,21 @@
       (reads[nu[i + 1]] || (reads[nu[i + 1]] = [])).push(COUNT + nu[i]);
       useType.set((COUNT + nu[i]) + ' ' + (COUNT + nu[i + 1]), D.use_types[nu[i + 2]]);
     }
-    var byKey = Object.create(null), byNode = Object.create(null);
-    for (i = 0; i < COUNT; i++) byKey[colKey(i)] = i;
+    var byNode = Object.create(null);
     for (i = 0; i < N.length; i++) byNode[N[i][2]] = i;
+    // the column of a key (unique_id.column), or undefined; unique ids hold dots too, so the
+    // key is cut at each dot in turn
+    function colByKey(key) {
+      for (var at = key.indexOf('.'); at >= 0; at = key.indexOf('.', at + 1)) {
+        var n = byNode[key.slice(0, at)];
+        if (n === undefined) continue;
+        var name = key.slice(at + 1), cols = nodeCols(n);
+        for (var k = 0; k < cols.length; k++) if (CM[cols[k]] === name) return cols[k];
+      }
+      return undefined;
+    }
     idx = { up: up, down: down, nodeCols: nodeCols, condsOf: condsOf, condsOn: condsOn, depUp: depUp,
-            depDown: depDown, byKey: byKey, byNode: byNode, usesOf: usesOf, nodeUsesDown: nodeUsesDown, reads: reads, useType: useType };
+            depDown: depDown, colByKey: colByKey, byNode: byNode, usesOf: usesOf, nodeUsesDown: nodeUsesDown, reads: reads, useType: useType };
     return idx;
   }
   function colKey(i) { return N[CN[i]][2] + '.' + CM[i]; }
@@ -198,8 +217,8 @@
   // ------------------------------------------------------------------ what to draw
   function bfs(start, next, depth) {
     var seen = new Map([[start, 0]]), queue = [start], edges = [];
-    while (queue.length) {
-      var c = queue.shift(), d = seen.get(c);
+    for (var head = 0; head < queue.length; head++) {  // not shift(): a hub's queue holds thousands
+      var c = queue[head], d = seen.get(c);
       if (depth && d >= depth) continue;
       (next(c) || []).forEach(function (n) {
         edges.push([c, n]);
@@ -212,12 +231,12 @@
   function columnLineage(focus, depth, withConditions) {
     var ix = index();
     // upstream walks the columns a column reads, and the measures and metrics a metric reads
-    var ups = bfs(focus, function (c) { return c < COUNT ? ix.up[c] : ix.reads[c - COUNT]; }, depth);
+    var ups = bfs(focus, function (c) { return c < COUNT ? ix.up(c) : ix.reads[c - COUNT]; }, depth);
     // downstream walks columns, then the consumers they feed
     var downs = bfs(focus, function (c) {
       if (c >= COUNT) return ix.nodeUsesDown[c - COUNT];
       var into = ix.usesOf[c];
-      return into ? (ix.down[c] || []).concat(into) : ix.down[c];
+      return into ? ix.down(c).concat(into) : ix.down(c);
     }, depth);
     var cols = new Set([...ups.seen.keys(), ...downs.seen.keys()].filter(function (c) { return c < COUNT; }));
     var all = ups.edges.map(function (e) { return [e[1], e[0]]; }).concat(downs.edges);
@@ -264,8 +283,8 @@
     var depth = parseInt(depthBox.value, 10) || 0;
     var ix = index();
     graphEl.textContent = '';
-    if (sel.col !== undefined && ix.byKey[sel.col] !== undefined) {
-      var focus = ix.byKey[sel.col];
+    var focus = sel.col !== undefined ? ix.colByKey(sel.col) : undefined;
+    if (focus !== undefined) {
       var lin = columnLineage(focus, depth, condBox.checked);
       draw(lin, focus, null);
       showColumn(focus, lin);
@@ -288,7 +307,7 @@
     var downs = bfs(n, function (x) { return ix.depDown[x]; }, depth || 1);
     var nodes = new Set([...ups.seen.keys(), ...downs.seen.keys()]);
     var deps = ups.edges.map(function (e) { return [e[1], e[0]]; }).concat(downs.edges);
-    return { cols: new Set(ix.nodeCols[n]), edges: [], conds: [], extraNodes: nodes, deps: deps };
+    return { cols: new Set(ix.nodeCols(n)), edges: [], conds: [], extraNodes: nodes, deps: deps };
   }
 
   function draw(lin, focusCol, focusNode) {
@@ -307,7 +326,7 @@
       cols.sort(function (a, b) { return a - b; });
       var width = Math.max(N[n][1].length + 6, Math.ceil((N[n][0].length + N[n][5].length + 3) * 0.9));
       cols.forEach(function (c) { width = Math.max(width, CM[c].length + (colType(c) ? colType(c).length + 3 : 0) + 3); });
-      var more = ix.nodeCols[n].length - cols.length;
+      var more = ix.nodeCols(n).length - cols.length;
       g.setNode(String(n), { width: Math.min(520, width * CHAR + 2 * PAD), height: HEAD + cols.length * ROW + (more > 0 ? ROW : 0) + 6,
                              cols: cols, more: more });
     });
@@ -458,8 +477,8 @@
     field(dl, 'expression', expr(c), true);
     if (!resolved(c)) field(dl, 'not resolved', reason(c) || 'origin not proved');
     if (N[n][3] && N[n][3] !== 'resolved') field(dl, 'model ' + N[n][3], N[n][4]);
-    links(dl, 'upstream', (ix.up[c] || []).map(function (u) { return [colLabel(u), { col: colKey(u) }]; }));
-    links(dl, 'downstream', (ix.down[c] || []).map(function (d) { return [colLabel(d), { col: colKey(d) }, colType(d)]; }));
+    links(dl, 'upstream', ix.up(c).map(function (u) { return [colLabel(u), { col: colKey(u) }]; }));
+    links(dl, 'downstream', ix.down(c).map(function (d) { return [colLabel(d), { col: colKey(d) }, colType(d)]; }));
     links(dl, 'used by', (ix.usesOf[c] || []).map(function (d) { return [N[d - COUNT][1], { model: N[d - COUNT][2] }, N[d - COUNT][0]]; }));
     links(dl, 'used in conditions of', (ix.condsOf[c] || []).map(function (p) { return [N[p[0]][1], { model: N[p[0]][2] }, CLAUSES[p[1]]]; }));
     field(dl, 'drawn', lin.cols.size + ' columns, ' + lin.edges.length + ' edges' + (lin.conds.length ? ', ' + lin.conds.length + ' conditions' : '') +
@@ -473,7 +492,7 @@
     field(dl, 'lineage', N[n][3]);
     field(dl, 'reason', N[n][4]);
     field(dl, 'description', N[n][6]);
-    links(dl, 'columns', ix.nodeCols[n].map(function (c) {
+    links(dl, 'columns', ix.nodeCols(n).map(function (c) {
       return [CM[c], { col: colKey(c) }, (colType(c) || '') + (resolved(c) ? '' : ' \u26a0 ' + (reason(c) || 'not resolved'))];
     }));
     links(dl, 'reads', ix.depUp[n].map(function (p) { return [N[p][1], { model: N[p][2] }]; }));

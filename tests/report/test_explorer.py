@@ -420,3 +420,46 @@ def test_a_metric_draws_its_measure_and_everything_upstream(browser, example_inp
     _wait_drawn(browser, derived)
     assert _drawn(browser) == expected_lineage(example_input, MEASURE)
     assert _drawn_uses(browser) == {(MEASURE, METRIC, "measure"), (METRIC, derived, "metric")}
+
+
+def _panel_list(b: Browser, name: str) -> list[str]:
+    """The link texts of one list of the details panel (upstream, downstream, columns, ...)."""
+    return b.eval(
+        f"[...(([...document.querySelectorAll('#details dt')].find(t => t.textContent === {json.dumps(name)}) || {{}})"
+        ".nextSibling || {querySelectorAll: () => []}).querySelectorAll('a')].map(a => a.textContent)"
+    )
+
+
+def test_a_column_s_panel_lists_its_sources_and_consumers_in_order(browser, example_input, tmp_path):
+    page = tmp_path / "explore.html"
+    page.write_text(explorer_html(example_input), encoding="utf-8")
+    focus = "model.coffee_shop.int_order_items_priced.line_total"
+    browser.open(f"{page.as_uri()}#col={focus}")
+    _wait_drawn(browser, focus)
+    d = explorer_data(example_input)
+    keys = [f"{d['nodes'][n][2]}.{name}" for n, name in zip(d["cols"]["node"], d["cols"]["name"])]
+    label = {f"{d['nodes'][n][2]}.{name}": f"{d['nodes'][n][1]}.{name}" for n, name in zip(d["cols"]["node"], d["cols"]["name"])}
+    ups = _sources(example_input)
+    downs = [key for key, sources in sorted(ups.items()) for s in sources if s == focus]
+    # in the order the page's data lists the edges: into the focus, out of it
+    feeds = [(keys[d["feeds"][i]], keys[d["feeds"][i + 1]]) for i in range(0, len(d["feeds"]), 2)]
+    assert _panel_list(browser, "upstream") == [label[a] for a, b in feeds if b == focus]
+    assert _panel_list(browser, "downstream") == [label[b] for a, b in feeds if a == focus]
+    assert sorted(_panel_list(browser, "downstream")) == sorted(label[k] for k in downs) and downs
+    assert sorted(_panel_list(browser, "upstream")) == sorted(label[k] for k in ups[focus]) and ups[focus]
+
+    # a model's columns, each once, in the page's order
+    model = "model.coffee_shop.int_order_items_priced"
+    browser.open(f"{page.as_uri()}#model={model}")
+    _wait_drawn(browser, model)
+    want = [name for n, name in zip(d["cols"]["node"], d["cols"]["name"]) if d["nodes"][n][2] == model]
+    assert _panel_list(browser, "columns") == want and want
+
+
+def test_a_link_to_a_column_the_build_lacks_says_so(browser, example_input, tmp_path):
+    page = tmp_path / "explore.html"
+    page.write_text(explorer_html(example_input), encoding="utf-8")
+    for key in ("model.coffee_shop.orders.no_such_column", "model.coffee_shop.orders", "model.coffee_shop.orders.items_amount.x"):
+        browser.open(f"{page.as_uri()}#col={key}")
+        browser.wait_for("document.querySelector('#graph p.hint') !== null")
+        assert browser.eval("document.querySelector('#graph p.hint').textContent") == f"Not in this build: {key}"
