@@ -29,7 +29,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, computed_field, model_serializer
 
@@ -38,7 +38,7 @@ from catalog.memory import paused_gc
 from catalog.query import BuildView
 from catalog.report.ahead import ReadAhead
 from catalog.report.limits import DEFAULT_TOP
-from catalog.report.reach import BuildLineage
+from catalog.report.reach import BuildLineage, Nearest
 
 STATUSES = ("resolved", "partial", "unresolved", "opaque", "failed")
 SEVERITY = ("failed", "unresolved", "opaque", "partial", "resolved")  # order of the per-model table: problems first
@@ -444,14 +444,14 @@ def report_parts(
 
     build_rows = graph.read("read/find_build", project=project, build_id=build_id)
     build = _build_info(build_id, build_rows[0]["build"] if build_rows else {})
-    with contextlib.ExitStack() as stack, ThreadPoolExecutor(max_workers=3) as pool:
+    with contextlib.ExitStack() as stack, ThreadPoolExecutor(max_workers=4) as pool:
         # The reads are independent and run side by side (the driver is thread-safe), those of
         # every model or column streamed: the build's columns and edges, the longest read, in
         # two halves, one per Neo4j worker.
         half = int(build_rows[0]["build"].get("models_total") or 0) // 2 if build_rows else 0
         lineage = [stream("report_build_columns", "models", skip=0, limit=half),
                    stream("report_build_columns", "models", skip=half, limit=ALL_ROWS)]  # fmt: skip
-        tested = stream("report_test_coverage")
+        tested = pool.submit(_tested, stream("report_test_coverage"))  # folded as it is read
         unresolved = stream("report_unresolved_columns")
         unused = stream("report_unused_columns")
         futures = {name: pool.submit(read, name) for name in ("report_model_coverage", "report_consumer_inputs", "list_build_tests")}
@@ -464,8 +464,9 @@ def report_parts(
         say(f"report_build_columns: {len(walked.keys)} columns in {time.perf_counter() - t0:.2f}s")
         t0 = time.perf_counter()
         walked_rows = _walked_rows(walked, max(top, PICTURE_CANDIDATES), lambda keys: _details(graph, params, keys))
-        tests = _test_coverage(tested, futures["list_build_tests"].result(), futures["report_consumer_inputs"].result(), walked)
-        say(f"reach, PII flow and untested columns in memory in {time.perf_counter() - t0:.2f}s")
+        tests = _test_coverage(tested.result(), futures["list_build_tests"].result(), futures["report_consumer_inputs"].result(), walked)
+        inheritable = walked.inheritable()  # while Neo4j still reads the sections written before it
+        say(f"reach, PII flow, untested columns and inheritable descriptions in memory in {time.perf_counter() - t0:.2f}s")
         depended_all = [_depended_on(r) for r in walked_rows["depended_on"]]
         t0 = time.perf_counter()
         pictures = _pictures(lambda keys: graph.read("read/report_feeds_of_columns", **params, column_keys=keys), depended_all)
@@ -479,7 +480,7 @@ def report_parts(
             "undocumented": _undocumented(undocumented, coverage["models"], public),
             "unused": _unused(unused),
             "depended_on": tuple(depended_all[:top]),
-            "inheritable": inheritable_stream(walked),
+            "inheritable": inheritable_stream(walked, inheritable),
             "pictures": pictures,
             "tests": tests,
             "history": trends,
@@ -737,11 +738,12 @@ def inheritable_descriptions(walked: BuildLineage) -> tuple[Inheritable, ...]:
     return tuple(inheritable_stream(walked))
 
 
-def inheritable_stream(walked: BuildLineage) -> Iterator[Inheritable]:
+def inheritable_stream(walked: BuildLineage, found: dict[str, list[Nearest]] | None = None) -> Iterator[Inheritable]:
     """:func:`inheritable_descriptions` in the report's order (by model, column and unique id),
     each record made as it is read: per column, its nearest candidates and the description
-    they agree on (None when they disagree)."""
-    found = walked.inheritable()
+    they agree on (None when they disagree). ``found``: ``walked.inheritable()``, when made
+    already (it is emptied as the records are made)."""
+    found = walked.inheritable() if found is None else found
 
     def named(key: str) -> tuple[str, str, str]:
         i = walked.index[key]
@@ -792,27 +794,44 @@ def inheritable_rows(walked: BuildLineage) -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------------- tests
-def _test_coverage(
-    node_rows: Iterable[Sequence[Any]], test_rows: list[dict[str, Any]], input_rows: list[dict[str, Any]], walked: BuildLineage
-) -> DbtTestCoverage:
-    """From ``report_test_coverage``'s (unique_id, name, resource_type, access, contract,
-    columns), folded as they are read, ``list_build_tests`` and ``report_consumer_inputs``,
-    with the build's FEEDS walked in memory for what each untested column reaches."""
-    models: list[ModelTests] = []
-    untested: list[int] = []  # the columns' numbers in walked (which has every column of the build's nodes)
-    protected: dict[str, str] = {}  # column key -> its public or contracted model
+class Tested(NamedTuple):
+    """``report_test_coverage`` folded: per node its counts, and the columns that matter later."""
+
+    models: list[ModelTests]
+    untested: list[str]  # keys of the columns no test reads
+    protected: dict[str, str]  # column key -> its public or contracted model
+
+
+def _tested(node_rows: Iterable[Sequence[Any]]) -> Tested:
+    """``report_test_coverage``'s (unique_id, name, resource_type, access, contract, columns)
+    folded as they are read, their columns let go."""
+    folded = Tested([], [], {})
     for unique_id, name, resource_type, access, contract, columns in node_rows:
         if not columns:
             continue
         tested = sum(1 for c in columns if c[4])
-        models.append(ModelTests(unique_id=unique_id, name=name, resource_type=resource_type, columns=len(columns), tested=tested))
+        folded.models.append(ModelTests(unique_id=unique_id, name=name, resource_type=resource_type, columns=len(columns),
+                                        tested=tested))  # fmt: skip
         guarded = resource_type == "model" and (access == "public" or contract)
         for key, _, _, _, tests in columns:
             if guarded:
-                protected[key] = name
-            if not tests and key in walked.index:
-                untested.append(walked.index[key])
+                folded.protected[key] = name
+            if not tests:
+                folded.untested.append(key)
+    return folded
+
+
+def _test_coverage(
+    folded: Tested, test_rows: list[dict[str, Any]], input_rows: list[dict[str, Any]], walked: BuildLineage
+) -> DbtTestCoverage:
+    """From ``report_test_coverage`` (:func:`_tested`), ``list_build_tests`` and
+    ``report_consumer_inputs``, with the build's FEEDS walked in memory for what each untested
+    column reaches."""
+    models, protected = folded.models, folded.protected
     models.sort(key=lambda m: (m.tested_pct, m.name, m.unique_id))
+    # walked has every column of the build's nodes
+    untested = [walked.index[k] for k in folded.untested if k in walked.index]
+    folded.untested.clear()
     inputs: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for r in input_rows:
         inputs[r["up"]].append((r["down"], f"{r['kind']}:{r['name']}"))
