@@ -29,7 +29,7 @@ OLD_QUERIES = ("report_most_depended_on", "report_pii_propagation", "report_inhe
 def compare(graph, project: str) -> None:
     from catalog.memory import paused_gc
     from catalog.query import BuildView
-    from catalog.report.governance import ALL_ROWS, PICTURE_CANDIDATES, _details, _walked_rows
+    from catalog.report.governance import ALL_ROWS, PICTURE_CANDIDATES, _details, _walked_rows, inheritable_rows
     from catalog.report.reach import BuildLineage
 
     catalog = BuildView(graph, project)
@@ -45,6 +45,7 @@ def compare(graph, project: str) -> None:
         walked = BuildLineage(rows)
         read_wall = time.perf_counter() - t0
         _walked_rows(walked, PICTURE_CANDIDATES, lambda keys: _details(graph, params, keys))
+        inheritable_rows(walked)
     new_wall, new_cpu = time.perf_counter() - t0, cpu_seconds() - c0
     print(f"  any-depth sections, Cypher (before)     {old_wall:7.2f} s (cpu {old_cpu:6.2f})  {', '.join(OLD_QUERIES)}")
     print(f"  any-depth sections, in memory (now)     {new_wall:7.2f} s (cpu {new_cpu:6.2f})  "

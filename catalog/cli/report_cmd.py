@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
+from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TextIO
 from urllib.parse import quote
 
 import typer
@@ -71,9 +73,9 @@ def report(
     --history N, how those figures moved over the last N builds."""
     from catalog.memory import paused_gc
     from catalog.query import BuildView
-    from catalog.report.governance import collect_report
+    from catalog.report.governance import collect_report, report_parts
     from catalog.report.governance_html import report_html
-    from catalog.report.governance_render import report_json, report_markdown
+    from catalog.report.governance_render import report_markdown, write_report_json
 
     t0 = time.perf_counter()
     if explorer is not None and fmt != Format.html:
@@ -85,7 +87,13 @@ def report(
         with graph_from(uri, user, password, database, timeout, whole_build=True) as graph:
             catalog = BuildView(graph, project, build)
             say(f"Reading build {catalog.build_id} of {catalog.project}…")
-            data = collect_report(catalog, top=top, progress=lambda msg: say(f"  {msg}"), history=history)
+            progress = lambda msg: say(f"  {msg}")  # noqa: E731
+            if fmt == Format.json:  # written as it is read: a large build's report is never whole in memory
+                with report_parts(catalog, top=top, progress=progress, history=history) as parts, _written(target) as out:
+                    write_report_json(out, parts)
+                _done(target, t0)
+                return
+            data = collect_report(catalog, top=top, progress=progress, history=history)
             explored = None
             if explorer is not None:  # the explorer's modules (and sqlglot) only when asked for
                 from catalog.export.stored import stored_export_input
@@ -98,18 +106,38 @@ def report(
             size = write_explorer(explorer, explored)
             say(f"Explorer written ({size / 1e6:.1f} MB): {explorer.resolve()}")
             href = quote(Path(os.path.relpath(explorer.resolve(), target.resolve().parent)).as_posix(), safe="/")
-        if fmt == Format.json:
-            text = report_json(data)
-        elif fmt == Format.md:
+        if fmt == Format.md:
             text = report_markdown(data, max_rows=max_rows)
         else:
             text = report_html(data, max_rows=max_rows, explorer=href)
+    with _written(target) as out:
+        out.write(text)
+    _done(target, t0)
+
+
+@contextlib.contextmanager
+def _written(target: Path | None) -> Iterator[TextIO]:
+    """Where the report goes: stdout, or ``target``; a file is written next to it first and
+    becomes ``target`` once the report is whole (an error on the way leaves no half report),
+    anything else (/dev/null, a pipe) is written as it is."""
     if target is None:
-        sys.stdout.write(text)
-    else:
-        try:
-            target.write_text(text, encoding="utf-8")
-        except OSError as e:
-            raise CatalogError(f"{target}: cannot write the report ({e.strerror})") from e
+        yield sys.stdout
+        return
+    direct = target.exists() and not target.is_file()
+    part = target if direct else target.with_name(f".{target.name}.part")
+    try:
+        with part.open("w", encoding="utf-8") as out:
+            yield out
+        if not direct:
+            part.replace(target)
+    except OSError as e:
+        raise CatalogError(f"{target}: cannot write the report ({e.strerror})") from e
+    finally:
+        if not direct:
+            part.unlink(missing_ok=True)
+
+
+def _done(target: Path | None, t0: float) -> None:
+    if target is not None:
         say(f"Report written in {time.perf_counter() - t0:.1f}s:")
         print_text(str(target.resolve()))

@@ -21,21 +21,24 @@ self-contained HTML file with inline SVG.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import re
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, computed_field, model_serializer
 
 from catalog.extract import PII_META_KEYS, PII_TAGS  # the rule that sets Column.pii
 from catalog.memory import paused_gc
 from catalog.query import BuildView
+from catalog.report.ahead import ReadAhead
 from catalog.report.limits import DEFAULT_TOP
-from catalog.report.reach import BuildLineage
+from catalog.report.reach import BuildLineage, Nearest
 
 STATUSES = ("resolved", "partial", "unresolved", "opaque", "failed")
 SEVERITY = ("failed", "unresolved", "opaque", "partial", "resolved")  # order of the per-model table: problems first
@@ -385,6 +388,7 @@ class GovernanceReport(BaseModel, frozen=True):
 
 # ---------------------------------------------------------------------------- collection
 ALL_ROWS = 2**62  # LIMIT of a read that takes every row from its SKIP on
+AHEAD = 32  # rows a streamed read keeps waiting for its reader (a row: one model, or one model's columns)
 
 
 def collect_report(
@@ -392,6 +396,29 @@ def collect_report(
 ) -> GovernanceReport:
     """Read every section of the report for ``catalog``'s project and build; with ``history``,
     the trends of the last ``history`` completed builds up to that one."""
+    with report_parts(catalog, top, progress, history) as parts:
+        return GovernanceReport(**{name: _held(value) for name, value in parts.items()})
+
+
+def _held(value: Any) -> Any:
+    """A part of :func:`report_parts` with each of its iterators read into a tuple."""
+    if isinstance(value, Iterator):
+        return tuple(value)
+    if isinstance(value, dict):
+        return {k: _held(v) for k, v in value.items()}
+    return value
+
+
+@contextlib.contextmanager
+def report_parts(
+    catalog: BuildView, top: int = DEFAULT_TOP, progress: Callable[[str], None] | None = None, history: int = 0
+) -> Iterator[dict[str, Any]]:
+    """The fields of the :class:`GovernanceReport` of ``catalog``'s build, in its order, each a
+    record, or a dict of the fields of a section's record, in which the lists that grow with
+    the build (the columns of the PII, undocumented, unused, unresolved and inheritable
+    sections) are iterators, each record made as it is read (from Neo4j, row by row, or from the
+    lineage walked in memory): :func:`collect_report` holds them, the JSON report writes each
+    and lets it go. The iterators read from Neo4j until the block ends, in the order given."""
     say = progress or (lambda _msg: None)
     graph, project, build_id = catalog.graph, catalog.project, catalog.build_id
     params = {"project": project, "build_id": build_id}
@@ -402,65 +429,62 @@ def collect_report(
         say(f"{name}: {len(rows)} rows in {time.perf_counter() - t0:.2f}s")
         return rows
 
-    def read_values(name: str, **extra: Any) -> list[tuple[Any, ...]]:
+    def stream(name: str, what: str = "rows", **extra: Any) -> ReadAhead[tuple[Any, ...]]:
+        """The rows of ``name``, read from now on in a thread of their own, a few ahead."""
         t0 = time.perf_counter()
-        rows = graph.read_values(f"read/{name}", **params, **extra)
-        say(f"{name}: {len(rows)} rows in {time.perf_counter() - t0:.2f}s")
-        return rows
+
+        def counted() -> Iterator[tuple[Any, ...]]:
+            n = 0
+            for n, row in enumerate(graph.stream_values(f"read/{name}", **params, **extra), 1):  # noqa: B007
+                yield row
+            skip = f" from model {extra['skip']}" if "skip" in extra else ""
+            say(f"{name}{skip}: {n} {what} in {time.perf_counter() - t0:.2f}s")
+
+        return stack.enter_context(ReadAhead(counted(), AHEAD))
 
     build_rows = graph.read("read/find_build", project=project, build_id=build_id)
     build = _build_info(build_id, build_rows[0]["build"] if build_rows else {})
-
-    def lineage_part(skip: int, limit: int) -> list[tuple[Any, ...]]:
+    with contextlib.ExitStack() as stack, ThreadPoolExecutor(max_workers=4) as pool:
+        # The reads are independent and run side by side (the driver is thread-safe), those of
+        # every model or column streamed: the build's columns and edges, the longest read, in
+        # two halves, one per Neo4j worker.
+        half = int(build_rows[0]["build"].get("models_total") or 0) // 2 if build_rows else 0
+        lineage = [stream("report_build_columns", "models", skip=0, limit=half),
+                   stream("report_build_columns", "models", skip=half, limit=ALL_ROWS)]  # fmt: skip
+        tested = pool.submit(_tested, stream("report_test_coverage"))  # folded as it is read
+        unresolved = stream("report_unresolved_columns")
+        unused = stream("report_unused_columns")
+        futures = {name: pool.submit(read, name) for name in ("report_model_coverage", "report_consumer_inputs", "list_build_tests")}
+        coverage = _coverage(futures["report_model_coverage"].result(), unresolved)
+        public = sum(1 for m in coverage["models"] if m.resource_type == "model" and m.access == "public")
+        # undocumented columns of public models when there are any
+        undocumented = stream("report_undocumented_columns", public_only=public > 0)
         t0 = time.perf_counter()
-        rows = graph.read_values("read/report_build_columns", **params, skip=skip, limit=limit)
-        say(f"report_build_columns from model {skip}: {len(rows)} models in {time.perf_counter() - t0:.2f}s")
-        return rows
-
-    # The queries are independent: run them side by side (the driver is thread-safe). The
-    # build's columns and edges, the longest read, come in two halves, one per Neo4j worker.
-    half = int(build_rows[0]["build"].get("models_total") or 0) // 2 if build_rows else 0
-    with ThreadPoolExecutor(max_workers=5) as pool:
-        futures = {
-            "lineage_first": pool.submit(lineage_part, 0, half),
-            "lineage_rest": pool.submit(lineage_part, half, ALL_ROWS),
-            "coverage": pool.submit(read, "report_model_coverage"),
-            "unresolved": pool.submit(read, "report_unresolved_columns"),
-            "unused": pool.submit(read_values, "report_unused_columns"),
-            "test_coverage": pool.submit(read, "report_test_coverage"),
-            "consumer_inputs": pool.submit(read, "report_consumer_inputs"),
-            "build_tests": pool.submit(read, "list_build_tests"),
+        walked = BuildLineage(itertools.chain(*lineage))
+        say(f"report_build_columns: {len(walked.keys)} columns in {time.perf_counter() - t0:.2f}s")
+        t0 = time.perf_counter()
+        walked_rows = _walked_rows(walked, max(top, PICTURE_CANDIDATES), lambda keys: _details(graph, params, keys))
+        tests = _test_coverage(tested.result(), futures["list_build_tests"].result(), futures["report_consumer_inputs"].result(), walked)
+        inheritable = walked.inheritable()  # while Neo4j still reads the sections written before it
+        say(f"reach, PII flow, untested columns and inheritable descriptions in memory in {time.perf_counter() - t0:.2f}s")
+        depended_all = [_depended_on(r) for r in walked_rows["depended_on"]]
+        t0 = time.perf_counter()
+        pictures = _pictures(lambda keys: graph.read("read/report_feeds_of_columns", **params, column_keys=keys), depended_all)
+        say(f"report_feeds_of_columns: {len(pictures)} pictures in {time.perf_counter() - t0:.2f}s")
+        trends = collect_trends(catalog, history, say) if history else ()
+        yield {
+            "project": project,
+            "build": build,
+            "coverage": coverage,
+            "pii": _pii(walked_rows["pii"]),
+            "undocumented": _undocumented(undocumented, coverage["models"], public),
+            "unused": _unused(unused),
+            "depended_on": tuple(depended_all[:top]),
+            "inheritable": inheritable_stream(walked, inheritable),
+            "pictures": pictures,
+            "tests": tests,
+            "history": trends,
         }
-        rows = {name: f.result() for name, f in futures.items() if not name.startswith("lineage")}
-        coverage = _coverage(rows["coverage"], rows["unresolved"])
-        public = sum(1 for m in coverage.models if m.resource_type == "model" and m.access == "public")
-        # undocumented columns of public models when there are any: read while the lineage is walked
-        undocumented_rows = pool.submit(read_values, "report_undocumented_columns", public_only=public > 0)
-        parts = futures["lineage_first"].result() + futures["lineage_rest"].result()
-        t0 = time.perf_counter()
-        with paused_gc():
-            walked = BuildLineage(parts)
-            rows.update(_walked_rows(walked, max(top, PICTURE_CANDIDATES), lambda keys: _details(graph, params, keys)))
-            tests = _test_coverage(rows["test_coverage"], rows["build_tests"], rows["consumer_inputs"], walked)
-        say(f"reach, PII flow, inheritable descriptions and untested columns in memory in {time.perf_counter() - t0:.2f}s")
-        undocumented = _undocumented(undocumented_rows.result(), coverage, public)
-    depended_all = [_depended_on(r) for r in rows["depended_on"]]
-    t0 = time.perf_counter()
-    pictures = _pictures(lambda keys: graph.read("read/report_feeds_of_columns", **params, column_keys=keys), depended_all)
-    say(f"report_feeds_of_columns: {len(pictures)} pictures in {time.perf_counter() - t0:.2f}s")
-    return GovernanceReport(
-        project=project,
-        build=build,
-        coverage=coverage,
-        pii=_pii(rows["pii"]),
-        undocumented=undocumented,
-        unused=_unused(rows["unused"]),
-        depended_on=tuple(depended_all[:top]),
-        inheritable=inheritable_records(rows["inheritable"]),
-        pictures=pictures,
-        tests=tests,
-        history=collect_trends(catalog, history, say) if history else (),
-    )
 
 
 # ---------------------------------------------------------------------------- trends
@@ -478,12 +502,13 @@ def collect_trends(catalog: BuildView, count: int, say: Callable[[str], None] = 
     for b in reversed(chosen):
         t0 = time.perf_counter()
         params = {"project": project, "build_id": b["id"]}
-        totals = _coverage(graph.read("read/report_model_coverage", **params), []).totals
-        walked = BuildLineage(graph.read_values("read/report_build_columns", **params, skip=0, limit=ALL_ROWS))
+        totals: CoverageTotals = _coverage(graph.read("read/report_model_coverage", **params), ())["totals"]
+        walked = BuildLineage(graph.stream_values("read/report_build_columns", **params, skip=0, limit=ALL_ROWS))
         analyzed = [i for i in range(len(walked.keys)) if walked.in_build[i] and walked.resource_type[i] in ANALYZED]
         reached = set().union(*(walked.unmasked_reach(k) for k in walked.pii_columns()))
-        tested = sum(1 for r in graph.read("read/report_test_coverage", **params) if r["resource_type"] in ANALYZED
-                     for c in r["columns"] if c[4])
+        # report_test_coverage: unique_id, name, resource_type, access, contract, columns
+        tested = sum(1 for r in graph.stream_values("read/report_test_coverage", **params) if r[2] in ANALYZED
+                     for c in r[5] if c[4])
         points.append(TrendPoint(
             build=b["id"], finished_at=None if b.get("finished_at") is None else str(b["finished_at"]),
             models=totals.models, columns=totals.columns, resolved=totals.resolved + totals.no_upstream,
@@ -531,8 +556,9 @@ def _details(graph: Any, params: dict[str, Any], keys: list[str]) -> dict[str, l
 def _walked_rows(
     walked: BuildLineage, limit: int, details: Callable[[list[str]], dict[str, list[Any]]]
 ) -> dict[str, list[dict[str, Any]]]:
-    """The rows ``report_most_depended_on``, ``report_pii_propagation`` and
-    ``report_inheritable_descriptions`` return, computed over the build's edges in memory."""
+    """The rows ``report_most_depended_on`` and ``report_pii_propagation`` return, computed
+    over the build's edges in memory (those of ``report_inheritable_descriptions``:
+    :func:`inheritable_rows`)."""
     ranked = walked.most_reaching(limit)
     pii_keys = walked.pii_columns()
     pii_reach = {k: walked.downstream(k) for k in pii_keys}
@@ -561,7 +587,7 @@ def _walked_rows(
          "reaches": [reached(d.key) | {"depth": d.depth, "types": list(d.types), "masked": d.key not in unmasked[k]} for d in reaches]}
         for k, reaches in pii_reach.items()
     ]
-    return {"depended_on": depended_on, "pii": pii, "inheritable": inheritable_rows(walked)}
+    return {"depended_on": depended_on, "pii": pii}
 
 
 # ---------------------------------------------------------------------------- coverage
@@ -572,7 +598,10 @@ def _severity(status: str) -> int:
 _PARTIAL_PREFIX = re.compile(r"^\d+ of \d+ columns unresolved: ")
 
 
-def _coverage(model_rows: list[dict[str, Any]], column_rows: list[dict[str, Any]]) -> Coverage:
+def _coverage(model_rows: list[dict[str, Any]], column_rows: Iterable[Sequence[Any]]) -> dict[str, Any]:
+    """The fields of :class:`Coverage` from ``report_model_coverage``'s rows and
+    ``report_unresolved_columns``'s (unique_id, model, column, model_status, reason, kind,
+    expr), these made into records as they are read."""
     models: list[ModelCoverage] = []
     sources = seeds = 0
     for r in model_rows:
@@ -614,12 +643,12 @@ def _coverage(model_rows: list[dict[str, Any]], column_rows: list[dict[str, Any]
         ReasonGroup(status=s, reason=reason, models=tuple(sorted(names)))
         for (s, reason), names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), _severity(kv[0][0]), kv[0][1]))
     )
-    unresolved = tuple(
-        UnresolvedColumn(column=_col(r["model"], r["unique_id"], r["column"]), model_status=r["model_status"],
-                         kind=r["kind"], reason=r["reason"], expr=r["expr"] or None)
-        for r in column_rows
-    )
-    return Coverage(totals=totals, models=tuple(models), reasons=reasons, unresolved_columns=unresolved)
+    unresolved = (
+        UnresolvedColumn(column=_col(model, unique_id, column), model_status=model_status, kind=kind, reason=reason,
+                         expr=expr or None)
+        for unique_id, model, column, model_status, reason, kind, expr in column_rows
+    )  # fmt: skip
+    return {"totals": totals, "models": tuple(models), "reasons": reasons, "unresolved_columns": unresolved}
 
 
 # ---------------------------------------------------------------------------- PII
@@ -634,55 +663,58 @@ def _tagged_by(tags: list[str] | None, meta: str | None) -> tuple[str, ...]:
     return tuple(sorted(found)) or ("pii",)
 
 
-def _pii(rows: list[dict[str, Any]]) -> Pii:
-    columns: list[PiiColumn] = []
+def _pii(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The fields of :class:`Pii` from the rows of ``report_pii_propagation``, the PII columns
+    made into records as they are read."""
     reached: dict[str, tuple[Col, bool]] = {}
     unmasked: set[str] = set()
     for r in rows:
-        reaches = []
         for d in r["reaches"]:
-            col = _col(d["model"], d["unique_id"], d["column"], _other_project(d["key"], r["key"]))
-            masked = bool(d.get("masked"))
-            reaches.append(PiiReach(column=col, depth=d["depth"], types=tuple(d["types"]), tagged=bool(d["pii"]), masked=masked))
-            reached[d["key"]] = (col, bool(d["pii"]))
-            if not masked:
+            if d["key"] not in reached:
+                reached[d["key"]] = (_col(d["model"], d["unique_id"], d["column"], _other_project(d["key"], r["key"])), bool(d["pii"]))
+            if not d.get("masked"):
                 unmasked.add(d["key"])
-        reaches.sort(key=lambda x: (x.depth, x.column.model, x.column.name, x.column.unique_id))
-        columns.append(
-            PiiColumn(column=_col(r["model"], r["unique_id"], r["column"]), tagged_by=_tagged_by(r["tags"], r["meta"]),
-                      reaches=tuple(reaches))
-        )
-    columns.sort(key=lambda p: (p.column.model, p.column.name, p.column.unique_id))
     order = sorted(reached.items(), key=lambda kv: (kv[1][0].model, kv[1][0].name, kv[1][0].unique_id))
-    return Pii(
-        columns=tuple(columns),
-        reached=tuple(c for _, (c, _) in order),
-        untagged=tuple(c for k, (c, tagged) in order if not tagged and k in unmasked),
-        masked=tuple(c for k, (c, _) in order if k not in unmasked),
-    )
+    return {
+        "columns": (_pii_column(r, reached) for r in sorted(rows, key=lambda r: (r["model"] or r["unique_id"], r["column"], r["unique_id"]))),
+        "reached": tuple(c for _, (c, _) in order),
+        "untagged": tuple(c for k, (c, tagged) in order if not tagged and k in unmasked),
+        "masked": tuple(c for k, (c, _) in order if k not in unmasked),
+    }
+
+
+def _pii_column(r: dict[str, Any], reached: dict[str, tuple[Col, bool]]) -> PiiColumn:
+    reaches = sorted(
+        (PiiReach(column=reached[d["key"]][0], depth=d["depth"], types=tuple(d["types"]), tagged=bool(d["pii"]),
+                  masked=bool(d.get("masked"))) for d in r["reaches"]),
+        key=lambda x: (x.depth, x.column.model, x.column.name, x.column.unique_id),
+    )  # fmt: skip
+    return PiiColumn(column=_col(r["model"], r["unique_id"], r["column"]), tagged_by=_tagged_by(r["tags"], r["meta"]),
+                     reaches=tuple(reaches))  # fmt: skip
 
 
 # ---------------------------------------------------------------------------- documentation, use
-def _undocumented(rows: list[tuple[Any, ...]], coverage: Coverage, public: int) -> Undocumented:
-    """From ``report_undocumented_columns``: (unique_id, model, access, [[column, data_type, declared]])."""
-    in_scope = [m for m in coverage.models if m.resource_type == "model" and (not public or m.access == "public")]
-    return Undocumented(
-        scope="public_models" if public else "all_models",
-        public_models=public,
-        models_in_scope=len(in_scope),
-        columns_in_scope=sum(m.columns for m in in_scope),
-        columns=tuple(
-            UndocumentedColumn(column=_col(model, unique_id, column), access=access, data_type=data_type,
-                                               declared=bool(declared))
+def _undocumented(rows: Iterable[Sequence[Any]], models: Sequence[ModelCoverage], public: int) -> dict[str, Any]:
+    """The fields of :class:`Undocumented` from ``report_undocumented_columns``'s (unique_id,
+    model, access, [[column, data_type, declared]]), made into records as they are read."""
+    in_scope = [m for m in models if m.resource_type == "model" and (not public or m.access == "public")]
+    return {
+        "scope": "public_models" if public else "all_models",
+        "public_models": public,
+        "models_in_scope": len(in_scope),
+        "columns_in_scope": sum(m.columns for m in in_scope),
+        "columns": (
+            UndocumentedColumn(column=_col(model, unique_id, column), access=access, data_type=data_type, declared=bool(declared))
             for unique_id, model, access, columns in rows
             for column, data_type, declared in columns
         ),
-    )
+    }
 
 
-def _unused(rows: list[tuple[Any, ...]]) -> tuple[UnusedColumn, ...]:
-    """From ``report_unused_columns``: (unique_id, model, resource_type, dependents, incomplete, [[column, data_type]])."""
-    return tuple(
+def _unused(rows: Iterable[Sequence[Any]]) -> Iterator[UnusedColumn]:
+    """From ``report_unused_columns``: (unique_id, model, resource_type, dependents, incomplete,
+    [[column, data_type]]), made into records as they are read."""
+    return (
         UnusedColumn(
             column=_col(model, unique_id, column), resource_type=resource_type, data_type=data_type,
             dependents=dependents, incomplete_dependents=tuple(sorted(incomplete or [])),
@@ -703,7 +735,45 @@ def _depended_on(r: dict[str, Any]) -> DependedOn:
 def inheritable_descriptions(walked: BuildLineage) -> tuple[Inheritable, ...]:
     """What each undocumented model and snapshot column of ``walked`` could inherit, as the
     report's records (``catalog docs`` reads them)."""
-    return inheritable_records(inheritable_rows(walked))
+    return tuple(inheritable_stream(walked))
+
+
+def inheritable_stream(walked: BuildLineage, found: dict[str, list[Nearest]] | None = None) -> Iterator[Inheritable]:
+    """:func:`inheritable_descriptions` in the report's order (by model, column and unique id),
+    each record made as it is read: per column, its nearest candidates and the description
+    they agree on (None when they disagree). ``found``: ``walked.inheritable()``, when made
+    already (it is emptied as the records are made)."""
+    found = walked.inheritable() if found is None else found
+
+    def named(key: str) -> tuple[str, str, str]:
+        i = walked.index[key]
+        _, model, column = walked.names[i]  # type: ignore[misc]
+        unique_id = walked.unique_id[i] or ""
+        return (model or unique_id, column, unique_id)
+
+    for key in sorted(found, key=named):
+        near = found.pop(key)  # let each answer go once written
+        nearest = min(n.distance for n in near)
+        best = []
+        for n in near:
+            if n.distance == nearest:
+                from_unique_id, from_model, from_column = walked.names[walked.index[n.key]]  # type: ignore[misc]
+                best.append((from_model or "", from_column, n.key, _col(from_model, from_unique_id, from_column), n))
+        best.sort(key=lambda b: b[:3])
+        candidates = tuple(
+            Candidate(column=col, description=(walked.description[walked.index[n.key]] or "").strip(), hops=n.types)
+            for *_, col, n in best
+        )
+        agreed = len({c.description for c in candidates}) == 1
+        first = candidates[0]
+        model, column, unique_id = named(key)
+        yield Inheritable(
+            column=_col(model, unique_id, column),
+            description=first.description if agreed else None,
+            source=first.column if agreed else None,
+            hops=first.hops if agreed else (),
+            candidates=candidates,
+        )
 
 
 def inheritable_rows(walked: BuildLineage) -> list[dict[str, Any]]:
@@ -723,74 +793,60 @@ def inheritable_rows(walked: BuildLineage) -> list[dict[str, Any]]:
     return rows
 
 
-def inheritable_records(rows: list[dict[str, Any]]) -> tuple[Inheritable, ...]:
-    """``report_inheritable_descriptions``'s rows as records: per column, its nearest
-    candidates and the description they agree on (None when they disagree)."""
-    by_column: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in rows:
-        by_column[r["key"]].append(r)
-    out: list[Inheritable] = []
-    for cands in by_column.values():
-        nearest = min(c["distance"] for c in cands)
-        best = sorted(
-            (c for c in cands if c["distance"] == nearest), key=lambda c: (c["from_model"] or "", c["from_column"], c["from_key"])
-        )
-        candidates = tuple(
-            Candidate(column=_col(c["from_model"], c["from_unique_id"], c["from_column"]),
-                                      description=c["description"].strip(), hops=tuple(c["types"]))
-            for c in best
-        )
-        agreed = len({c.description for c in candidates}) == 1
-        first = candidates[0]
-        out.append(
-            Inheritable(
-                column=_col(cands[0]["model"], cands[0]["unique_id"], cands[0]["column"]),
-                description=first.description if agreed else None,
-                source=first.column if agreed else None,
-                hops=first.hops if agreed else (),
-                candidates=candidates,
-            )
-        )
-    out.sort(key=lambda i: (i.column.model, i.column.name, i.column.unique_id))
-    return tuple(out)
-
-
 # ---------------------------------------------------------------------------- tests
-def _test_coverage(
-    node_rows: list[dict[str, Any]], test_rows: list[dict[str, Any]], input_rows: list[dict[str, Any]], walked: BuildLineage
-) -> DbtTestCoverage:
-    """From ``report_test_coverage``, ``list_build_tests`` and ``report_consumer_inputs``, with
-    the build's FEEDS walked in memory for what each untested column reaches."""
-    models: list[ModelTests] = []
-    untested: list[tuple[str, Col]] = []
-    protected: dict[str, str] = {}  # column key -> its public or contracted model
-    for r in node_rows:
-        if not r["columns"]:
+class Tested(NamedTuple):
+    """``report_test_coverage`` folded: per node its counts, and the columns that matter later."""
+
+    models: list[ModelTests]
+    untested: list[str]  # keys of the columns no test reads
+    protected: dict[str, str]  # column key -> its public or contracted model
+
+
+def _tested(node_rows: Iterable[Sequence[Any]]) -> Tested:
+    """``report_test_coverage``'s (unique_id, name, resource_type, access, contract, columns)
+    folded as they are read, their columns let go."""
+    folded = Tested([], [], {})
+    for unique_id, name, resource_type, access, contract, columns in node_rows:
+        if not columns:
             continue
-        tested = sum(1 for c in r["columns"] if c[4])
-        models.append(ModelTests(unique_id=r["unique_id"], name=r["name"], resource_type=r["resource_type"],
-                                 columns=len(r["columns"]), tested=tested))  # fmt: skip
-        guarded = r["resource_type"] == "model" and (r["access"] == "public" or r["contract"])
-        for key, unique_id, model, column, tests in r["columns"]:
+        tested = sum(1 for c in columns if c[4])
+        folded.models.append(ModelTests(unique_id=unique_id, name=name, resource_type=resource_type, columns=len(columns),
+                                        tested=tested))  # fmt: skip
+        guarded = resource_type == "model" and (access == "public" or contract)
+        for key, _, _, _, tests in columns:
             if guarded:
-                protected[key] = r["name"]
+                folded.protected[key] = name
             if not tests:
-                untested.append((key, _col(model, unique_id, column)))
+                folded.untested.append(key)
+    return folded
+
+
+def _test_coverage(
+    folded: Tested, test_rows: list[dict[str, Any]], input_rows: list[dict[str, Any]], walked: BuildLineage
+) -> DbtTestCoverage:
+    """From ``report_test_coverage`` (:func:`_tested`), ``list_build_tests`` and
+    ``report_consumer_inputs``, with the build's FEEDS walked in memory for what each untested
+    column reaches."""
+    models, protected = folded.models, folded.protected
     models.sort(key=lambda m: (m.tested_pct, m.name, m.unique_id))
+    # walked has every column of the build's nodes
+    untested = [walked.index[k] for k in folded.untested if k in walked.index]
+    folded.untested.clear()
     inputs: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for r in input_rows:
         inputs[r["up"]].append((r["down"], f"{r['kind']}:{r['name']}"))
     rows: list[UntestedColumn] = []
     feeding = _feeding(walked, set(protected) | set(inputs))
-    for key, col in untested:
-        i = walked.index.get(key)
+    for i in untested:
+        key = walked.keys[i]
         if key not in protected and key not in inputs and i not in feeding:
             continue  # feeds nothing that matters: its reach is not walked
-        reach = {walked.keys[d] for d in walked.reach_set(i)} if i is not None else set()
+        reach = {walked.keys[d] for d in walked.reach_set(i)}
         guarded_models = sorted({protected[k] for k in reach | {key} if k in protected})
         consumers = sorted(_consumers_fed(reach | {key}, inputs))
         if guarded_models or consumers:
-            rows.append(UntestedColumn(column=col, downstream_columns=len(reach), protected_models=tuple(guarded_models),
+            unique_id, model, column = walked.names[i]  # type: ignore[misc]
+            rows.append(UntestedColumn(column=_col(model, unique_id, column), downstream_columns=len(reach), protected_models=tuple(guarded_models),
                                        consumers=tuple(consumers)))  # fmt: skip
     rows.sort(key=lambda u: (-u.downstream_columns, -len(u.consumers), u.column.model, u.column.name, u.column.unique_id))
     by_kind = {k: 0 for k in ("generic", "singular", "unit")}

@@ -8,29 +8,55 @@ edges, Markdown names their focus columns.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, TextIO
+
+from pydantic import BaseModel
 
 from catalog.report import markdown
 from catalog.report.governance import NOTES, GovernanceReport
-from catalog.report.json_text import json_text
+from catalog.report.json_text import json_text, write_json
 from catalog.report.limits import DEFAULT_MAX_ROWS, capped, cut
 
 
 def report_dict(r: GovernanceReport) -> dict[str, Any]:
     """Plain JSON-ready data: every section, every row, plus what each section means."""
-    data = r.model_dump(mode="json")
-    notes = dict(NOTES)
-    if not r.history:  # a section only when asked for (--history)
-        del data["history"], notes["history"]
-    data["notes"] = notes
-    return data
+    return _with_notes(r.model_dump(mode="json"))
 
 
 def report_json(r: GovernanceReport) -> str:
     """:func:`report_dict` as indented JSON text, ending with a newline (with orjson when
     installed: a large report's tens of MB take a tenth of the time)."""
     return json_text(report_dict(r))
+
+
+def write_report_json(out: TextIO, parts: dict[str, Any]) -> None:
+    """:func:`report_json` of the report of :func:`~catalog.report.governance.report_parts`
+    written on ``out`` as its sections are made: each row of a long list is encoded, written
+    and let go, so the report of a large build is never whole in memory (nor its text)."""
+    write_json(out, _with_notes({name: _plain(value) for name, value in parts.items()}))
+
+
+def _with_notes(data: dict[str, Any]) -> dict[str, Any]:
+    notes = dict(NOTES)
+    if not data["history"]:  # a section only when asked for (--history)
+        del data["history"], notes["history"]
+    data["notes"] = notes
+    return data
+
+
+def _plain(value: Any) -> Any:
+    """A part of the report as ``model_dump(mode="json")`` makes it, an iterator of records
+    as an iterator of their dicts."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, Iterator):
+        return (_plain(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
 
 
 def summary_lines(r: GovernanceReport) -> list[tuple[str, str]]:

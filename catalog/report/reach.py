@@ -26,6 +26,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 COPY_TYPES = frozenset({"passthrough", "renamed"})
+_EMPTY: list[Any] = []  # the edges of a column with none (never changed)
+_NO_CANDIDATES: tuple[int, dict[Any, Any]] = (0, {})  # of a column no documented one is copied into (never changed)
+GROWTH = 65536  # columns the lists of BuildLineage grow by at a time
 
 
 def hop_order(kind: str | None) -> tuple[int, str]:
@@ -62,34 +65,60 @@ class BuildLineage:
         """``rows``: ``report_build_columns``'s (unique_id, resource_type, columns), each column
         [key, unique_id, model, column, documented, description, pii, feeds, masked], each feed
         [downstream key, type]; ``masked`` (optional, false when absent): the column's value
-        is a hash or mask of its inputs (:mod:`catalog.masking`)."""
-        columns = [(unique_id, resource_type, c) for unique_id, resource_type, cols in rows for c in cols]
-        self.keys: list[str] = [c[0] for _, _, c in columns]
-        self.index: dict[str, int] = {k: i for i, k in enumerate(self.keys)}
-        self.unique_id: list[str | None] = [u for u, _, _ in columns]
-        self.resource_type: list[str | None] = [t for _, t, _ in columns]
-        self.names: list[tuple[str, str | None, str] | None] = [(c[1], c[2], c[3]) for _, _, c in columns]  # the column's
-        self.description: list[str | None] = [c[5] for _, _, c in columns]
-        self.documented: list[bool] = [bool(c[4]) for _, _, c in columns]
-        self.pii: list[bool] = [bool(c[6]) for _, _, c in columns]
-        self.masked: list[bool] = [len(c) > 8 and bool(c[8]) for _, _, c in columns]
-        self.in_build: list[bool] = [True] * len(columns)
-        index = self.index
-        for _, _, c in columns:  # columns fed from the build but outside it, if any: no edge out of them is read
-            for d, _ in c[7]:
-                if d not in index:
-                    index[d] = len(self.keys)
-                    self.keys.append(d)
-                    for values, default in ((self.unique_id, None), (self.resource_type, None), (self.names, None),
-                                            (self.description, None), (self.documented, False), (self.pii, False),
-                                            (self.masked, False), (self.in_build, False)):
-                        values.append(default)
-        empty: list[Any] = []
-        self.out: list[list[int]] = [[index[d] for d, _ in c[7]] if c[7] else empty for _, _, c in columns]
-        self.out_types: list[list[str]] = [[t for _, t in c[7]] if c[7] else empty for _, _, c in columns]
-        self.out += [empty] * (len(self.keys) - len(columns))
-        self.out_types += [empty] * (len(self.keys) - len(columns))
+        is a hash or mask of its inputs (:mod:`catalog.masking`).
+
+        The rows are read one at a time and folded in (a streamed read is never held whole):
+        a column gets its number when it is first seen, as a column of the build or as the
+        downstream end of a feed (whose own row may come later, or never: a column fed from
+        the build but outside it, no edge out of which is read). The strings the rows repeat
+        (a model's names on each of its columns, the edge types) are kept once."""
+        self.keys: list[str] = []
+        self.index: dict[str, int] = {}
+        self.unique_id: list[str | None] = []
+        self.resource_type: list[str | None] = []
+        self.names: list[tuple[str, str | None, str] | None] = []  # the column's (unique_id, model, column)
+        self.description: list[str | None] = []
+        self.documented: list[bool] = []
+        self.pii: list[bool] = []
+        self.masked: list[bool] = []
+        self.in_build: list[bool] = []
+        self.out: list[list[int]] = []
+        self.out_types: list[list[str]] = []
         self._into: list[list[tuple[int, str]]] | None = None
+        kinds: dict[tuple[str, ...], list[str]] = {}
+        index, keys, number = self.index, self.keys, self._number
+        for unique_id, resource_type, cols in rows:
+            shared: dict[Any, Any] = {unique_id: unique_id}  # one string of each of the model's names
+            for c in cols:
+                i = index.get(c[0])
+                if i is None:
+                    i = number(c[0])
+                model_uid, model = shared.setdefault(c[1], c[1]), shared.setdefault(c[2], c[2])
+                self.unique_id[i], self.resource_type[i], self.names[i] = unique_id, resource_type, (model_uid, model, c[3])
+                self.documented[i], self.description[i], self.pii[i] = bool(c[4]), c[5], bool(c[6])
+                self.masked[i], self.in_build[i] = len(c) > 8 and bool(c[8]), True
+                if c[7]:
+                    self.out[i] = [index[d] if d in index else number(d) for d, _ in c[7]]
+                    types = tuple(t for _, t in c[7])
+                    self.out_types[i] = kinds.get(types) or kinds.setdefault(types, list(types))  # one list of each sequence
+        for values, _ in self._columns():
+            del values[len(keys):]  # the room made ahead and not used
+
+    def _columns(self) -> list[tuple[list[Any], Any]]:
+        """Each list of the columns' values, with the value of a column nothing is known of."""
+        return [(self.unique_id, None), (self.resource_type, None), (self.names, None), (self.description, None),
+                (self.documented, False), (self.pii, False), (self.masked, False), (self.in_build, False),
+                (self.out, _EMPTY), (self.out_types, _EMPTY)]  # fmt: skip
+
+    def _number(self, key: str) -> int:
+        """Give the new column ``key`` the next number (the lists of values grow ahead, many
+        columns at a time); return it."""
+        i = self.index[key] = len(self.keys)
+        self.keys.append(key)
+        if i == len(self.in_build):
+            for values, default in self._columns():
+                values.extend([default] * GROWTH)
+        return i
 
     # ------------------------------------------------------------------ reach
     def reach_set(self, start: int) -> set[int]:
@@ -177,10 +206,12 @@ class BuildLineage:
 
     def _copies_into(self) -> list[list[tuple[int, str]]]:
         if self._into is None:
-            into: list[list[tuple[int, str]]] = [[] for _ in self.keys]
+            into: list[list[tuple[int, str]]] = [_EMPTY] * len(self.keys)  # most columns copy nothing
             for u, (outs, types) in enumerate(zip(self.out, self.out_types)):
                 for d, t in zip(outs, types):
                     if t in COPY_TYPES:
+                        if into[d] is _EMPTY:
+                            into[d] = []
                         into[d].append((u, t))
             self._into = into
         return self._into
@@ -211,6 +242,7 @@ class BuildLineage:
         out: dict[str, list[Nearest]] = {}
         for i in wanted:
             distance, cands = nearest[i]
+            nearest[i] = _NO_CANDIDATES  # its answer is made: let the walk's go
             if cands:
                 out[self.keys[i]] = [Nearest(key=self.keys[u], distance=distance, types=types) for u, (_, types) in cands.items()]
         return out
@@ -246,8 +278,8 @@ class BuildLineage:
                     old = cands.get(u)
                     if old is None or order_ < old[0]:
                         cands[u] = (order_, types)
-            nearest[node] = (best, cands)
-        return [n if n is not None else (0, {}) for n in nearest]
+            nearest[node] = (best, cands) if cands else _NO_CANDIDATES
+        return [n if n is not None else _NO_CANDIDATES for n in nearest]
 
     def unmasked_reach(self, key: str) -> set[str]:
         """The columns ``key``'s value reaches through one edge or more without passing

@@ -24,6 +24,7 @@ from catalog.store import cypher
 from catalog.store.connection import why_unreachable
 
 BATCH_SIZE = 2500
+STREAM_FETCH = 100  # rows a streamed read asks Neo4j for at a time (a row may be a whole model)
 WRITERS = 2  # write transactions in flight at once
 TIMED_OUT = "Neo.ClientError.Transaction.TransactionTimedOut"  # ...ClientConfiguration in Neo4j 5
 # a transaction ended while it waited for a lock: past its timeout, by an operator, or at shutdown
@@ -107,6 +108,20 @@ class Graph:
         """Like :meth:`read`, rows as tuples of plain values in the query's column order, left
         as the driver decoded them: for large results of lists, strings and numbers only."""
         return [tuple(r) for r in self._read_records(name, timeout_, params)]
+
+    def stream_values(self, name: str, /, *, fetch_size: int = STREAM_FETCH, **params: Any) -> Iterator[tuple[Any, ...]]:
+        """Like :meth:`read_values`, each row yielded as the driver receives it (``fetch_size``
+        rows at a time) instead of the whole answer held at once: for a read of every model of
+        a large build, folded row by row. The transaction stays open until the last row is read
+        or the iterator is closed; unlike :meth:`read`, it is not retried once rows came."""
+        timeout = self.timeout
+        try:
+            with self.driver.session(database=self.database, default_access_mode=READ_ACCESS, fetch_size=fetch_size) as session:
+                with session.begin_transaction(timeout=timeout) as tx:
+                    for record in tx.run(cypher.load(name), params):
+                        yield tuple(record)
+        except (Neo4jError, DriverError, OSError) as e:
+            self._failed(name, e, timeout)
 
     def _read_records(self, name: str, timeout_: float | None, params: dict[str, Any]) -> list[Any]:
         timeout = timeout_ if timeout_ is not None else self.timeout

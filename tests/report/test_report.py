@@ -363,6 +363,25 @@ def test_cli_json_and_markdown(build, graph, project_name, example, neo4j_settin
     assert missing.exit_code == 1 and "has no build 999999999" in missing.stderr
 
 
+def test_cli_json_is_written_as_read_and_is_the_text_of_the_whole_report(build, graph, project_name, example, neo4j_settings,
+                                                                        tmp_path, monkeypatch):
+    """The command streams the JSON (its long lists a batch at a time): the text is that of the
+    report collected whole, byte for byte and key for key, with orjson and with the json module."""
+    build(example, project_name)
+    env = _env(neo4j_settings)
+    whole = collect_report(BuildView(graph, project_name))
+    for fast in (True, False):
+        with monkeypatch.context() as m:
+            if not fast:
+                m.setitem(sys.modules, "orjson", None)
+            out = tmp_path / f"report_{fast}.json"
+            done = runner.invoke(app, ["report", "--project", project_name, "-f", "json", "-o", str(out)], env=env)
+            assert done.exit_code == 0, done.stderr
+            assert out.read_text(encoding="utf-8") == report_json(whole)
+            assert not list(tmp_path.glob(".*.part"))  # the file appears once whole
+    assert '"unresolved_columns": []' in out.read_text()  # an empty streamed list
+
+
 # ---------------------------------------------------------------------------- HTML in a browser
 def _run_chromium(chromium: str, profile: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from catalog.query import BuildView
-from catalog.report.governance import ALL_ROWS, _details, _walked_rows
+from catalog.report.governance import ALL_ROWS, _details, _walked_rows, inheritable_rows
 from catalog.report.reach import COPY_TYPES, BuildLineage
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.corpus]
@@ -98,7 +98,7 @@ def _compare(graph, name: str) -> None:
         elif r["distance"] == near[0]["distance"]:
             near.append(r)
     ours_inh: dict[str, list[dict]] = {}
-    for r in rows["inheritable"]:
+    for r in inheritable_rows(walked):
         ours_inh.setdefault(r["key"], []).append(r)
     assert sorted(ours_inh) == sorted(nearest)
     for key, theirs_rows in nearest.items():
