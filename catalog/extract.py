@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -371,13 +372,14 @@ def _load_project(path: Path, dialect: str | None, manifest_bytes: bytes | None,
     upstream = dependency_projects(target.parent / "dependencies.yml")
     # each node's fields as plain data (its columns already records), validated in one call
     nodes: dict[str, dict[str, Any]] = {}
+    manifest_path, name_of = target / "manifest.json", namer(dialect)
     for section, entries in (("nodes", manifest.nodes), ("sources", manifest.sources)):
         for key, raw in entries.items():
             if raw.resource_type not in LINEAGE_TYPES:
                 continue
             table = catalog.sources.get(raw.unique_id) if raw.resource_type == "source" else catalog.nodes.get(raw.unique_id)
-            declared = declared_columns(raw, target / "manifest.json", f"{section}.{key}")
-            nodes[raw.unique_id] = _node(raw, declared, table, target, dialect)
+            declared = declared_columns(raw, manifest_path, f"{section}.{key}")
+            nodes[raw.unique_id] = _node(raw, declared, table, target, name_of)
             if section == "nodes" and is_external(raw, name, upstream):
                 nodes[raw.unique_id] |= _external(raw)
     metadata = manifest.metadata
@@ -645,10 +647,10 @@ def _external(raw: ManifestNode) -> dict[str, Any]:
     return {"external_project": raw.package_name, "resource_type": kind if kind in LINEAGE_TYPES else raw.resource_type}
 
 
-def _node(raw: ManifestNode, yaml_columns: list[ManifestColumn], table, target: Path, dialect: str) -> dict[str, Any]:
+def _node(raw: ManifestNode, yaml_columns: list[ManifestColumn], table, target: Path, name_of: Callable[[str, bool], str]) -> dict[str, Any]:
     """The fields of a :class:`DbtNode`. A YAML column documents the catalog.json column of
-    its name (names compared as the dialect compares them, see :mod:`catalog.idents`)."""
-    name_of = namer(dialect)
+    its name (names compared as the dialect compares them: ``name_of``, the dialect's
+    :func:`catalog.idents.namer`)."""
     declared = {name_of(col["name"], bool(col.get("quote"))): col for col in yaml_columns}
     columns: list[DbtColumn] = []
     seen: set[str] = set()
@@ -685,7 +687,7 @@ def _node(raw: ManifestNode, yaml_columns: list[ManifestColumn], table, target: 
         meta={**raw.config.meta, **raw.meta},
         access=raw.access,
         contract_enforced=bool((raw.config.contract or {}).get("enforced")),
-        contract=_contract(raw, declared, target / "manifest.json"),
+        contract=_contract(raw, declared, target / "manifest.json") if raw.config.contract is not None else None,
         path=raw.original_file_path,
     )
 
