@@ -38,7 +38,7 @@ from catalog.masking import project_masking_functions
 from catalog.memory import frozen_heap, paused_gc
 from catalog.store.consumers import write_consumers
 from catalog.store.graph import SCHEMA_VERSION, BuildStart, Graph
-from catalog.store.records import node_records, open_records, same_records, write_records
+from catalog.store.records import node_digests, open_records, same_records, write_records
 from catalog.store.upstream import UpstreamBuild, check_pins, foreign_projects, upstream_builds, with_upstream
 
 # bump when what a build stores, or where, changes: a build over an active build of another
@@ -349,12 +349,12 @@ class Builder:
         # tens of thousands of rows beside the project's millions of records: the collector
         # would walk all of those again and again while these are made
         with paused_gc():
-            # the active build's states and records are read while this build's records are made
+            # the active build's states and records are read while this build's records are digested
             with ThreadPoolExecutor(max_workers=1) as pool:
                 stored = pool.submit(self._stored_state, name, active_id)
-                records = node_records(project)
+                digests = node_digests(project)
                 states, current_records = stored.result()
-            known = self._known_fingerprints(project, active, states, records, current_records)
+            known = self._known_fingerprints(project, active, states, digests, current_records)
             fps = fingerprints(project, known)
         t = self._stage("compare", t)
 
@@ -379,7 +379,7 @@ class Builder:
         writer.beat = self._heartbeat
         with paused_gc():
             summary = writer.write()
-        self._write_consumers(project, lineages, build_id, records, current_records)
+        self._write_consumers(project, lineages, build_id, digests, current_records)
         summary.dialect = project.dialect
         summary.failures = {uid: lin.reason or "" for uid, lin in sorted(lineages.items()) if lin.status == ModelStatus.FAILED}
         summary.warnings = input_warnings(project)
@@ -400,7 +400,7 @@ class Builder:
         project: DbtProject,
         active: dict[str, Any] | None,
         states: dict[str, dict[str, Any]],
-        records: dict[str, str],
+        digests: dict[str, str],
         current_records: dict[str, dict[str, Any]],
     ) -> dict[str, Fingerprint]:
         """The active build's fingerprints of the nodes whose record did not change, when that
@@ -419,7 +419,7 @@ class Builder:
         ):
             return {}
         known: dict[str, Fingerprint] = {}
-        for uid in same_records(project, records, current_records):
+        for uid in same_records(project, digests, current_records):
             s = states.get(uid)
             if s is None or not s.get("lineage_hash") or not s.get("meta_hash"):
                 continue
@@ -431,14 +431,14 @@ class Builder:
         project: DbtProject,
         lineages: dict[str, ModelLineage],
         build_id: int,
-        records: dict[str, str],
+        digests: dict[str, str],
         current_records: dict[str, dict[str, Any]],
     ) -> None:
         """Semantic models, metrics, exposures, saved queries and tests (catalog.store.consumers),
         and the records of what the build read (catalog.store.records)."""
         semantic, edges = semantic_lineage(project, lineages)
         counts = write_consumers(self.graph, project, semantic, edges, build_id, columns_tested(project, lineages))
-        write_records(self.graph, project, build_id, records, current_records)
+        write_records(self.graph, project, build_id, digests, current_records)
         self.say(f"consumers: {counts['consumers']}, {counts['consumer_relationships_written']} relationships written")
 
     def _analysis_progress(self) -> Callable[[int, int], None]:

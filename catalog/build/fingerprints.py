@@ -49,7 +49,7 @@ def fingerprints(project: DbtProject, known: dict[str, Fingerprint] | None = Non
     """Per dbt node: what its lineage depends on, and what its documentation is.
 
     ``known``: fingerprints computed before (by the same catalog, analyzer, sqlglot and
-    dialect) of nodes whose record (:func:`catalog.store.records.node_records`) is the same
+    dialect) of nodes whose record (:func:`catalog.store.records.node_digests` tells) is the same
     now. A node keeps its known fingerprint when every node it depends on is in the project
     and keeps its own (its lineage hash names theirs); the others are computed. The result is
     the same either way; ``known`` only saves hashing what did not change.
