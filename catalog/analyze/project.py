@@ -26,9 +26,10 @@ from catalog.memory import frozen_heap
 Progress = Callable[[int, int], None]
 
 
-def topological_models(project: DbtProject) -> list[DbtNode]:
-    """Models and snapshots, every one after the models it depends on (stable order)."""
-    models = {n.unique_id: n for n in project.models()}
+def topological_models(project: DbtProject, only: set[str] | None = None) -> list[DbtNode]:
+    """Models and snapshots (of those, the ones in ``only``), every one after the models it
+    depends on (stable order)."""
+    models = {n.unique_id: n for n in project.models() if only is None or n.unique_id in only}
     sorter: graphlib.TopologicalSorter[str] = graphlib.TopologicalSorter()
     for uid in sorted(models):
         sorter.add(uid, *sorted(d for d in models[uid].depends_on if d in models and d != uid))
@@ -163,9 +164,7 @@ def analyze_project(
     columns = ProjectColumns(project)
     if known_columns:
         columns.update_analyzed(known_columns)
-    waves = _waves(project, columns)
-    if only is not None:
-        waves = [[n for n in wave if n.unique_id in only] for wave in waves]
+    waves = _waves(project, columns, only)
     total = sum(len(w) for w in waves)
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
     refs: RefCache = {}  # one ColumnRef per column, shared by all models
@@ -255,9 +254,11 @@ def _chunks(items: list[str], parts: int) -> list[list[str]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def _waves(project: DbtProject, columns: ProjectColumns) -> list[list[DbtNode]]:
-    """Group models so that each only needs columns of catalog.json or of earlier waves."""
-    order = topological_models(project)
+def _waves(project: DbtProject, columns: ProjectColumns, only: set[str] | None = None) -> list[list[DbtNode]]:
+    """Group models (those in ``only``) so that each only needs columns of catalog.json or of
+    earlier waves: a model not analyzed now has its columns already (``known_columns``), so
+    only the order among the models analyzed matters."""
+    order = topological_models(project, only)
     level: dict[str, int] = {}
     for node in order:
         needs = [
