@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import operator
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -647,6 +648,9 @@ def _external(raw: ManifestNode) -> dict[str, Any]:
     return {"external_project": raw.package_name, "resource_type": kind if kind in LINEAGE_TYPES else raw.resource_type}
 
 
+_BY_INDEX = operator.methodcaller("get", "index", 0)  # catalog.json's column order
+
+
 def _node(raw: ManifestNode, yaml_columns: list[ManifestColumn], table, target: Path, name_of: Callable[[str, bool], str]) -> dict[str, Any]:
     """The fields of a :class:`DbtNode`. A YAML column documents the catalog.json column of
     its name (names compared as the dialect compares them: ``name_of``, the dialect's
@@ -655,10 +659,14 @@ def _node(raw: ManifestNode, yaml_columns: list[ManifestColumn], table, target: 
     columns: list[DbtColumn] = []
     seen: set[str] = set()
     if table is not None:
-        for col in sorted(table.columns.values(), key=lambda c: c.get("index", 0)):
+        for col in sorted(table.columns.values(), key=_BY_INDEX):
             name = col["name"]
             key = name_of(name, True)
-            columns.append(_column(name, col.get("type"), declared.get(key), in_catalog=True))
+            doc = declared.get(key)
+            if doc is None:  # most catalog.json columns: undocumented (made here, a call less per column)
+                columns.append(DbtColumn(name, col.get("type"), "", (), {}, True, False, False))
+            else:
+                columns.append(_column(name, col.get("type"), doc, in_catalog=True))
             seen.add(key)
     for key, doc in declared.items():
         if key not in seen:
