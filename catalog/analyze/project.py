@@ -140,7 +140,6 @@ def analyze_node_packed(
     return (uid, status, reason, cols, conds, found, problem)
 
 
-@frozen_heap()  # the project outlives the analysis: no collection needs to scan it
 def analyze_project(
     project: DbtProject,
     progress: Progress | None = None,
@@ -159,7 +158,33 @@ def analyze_project(
     Models in ``fingerprints`` also get the definitions of their columns and rows, made from
     the same parse (``ModelLineage.definitions``).
     """
-    wanted = fingerprints or set()
+    refs: RefCache = {}  # one ColumnRef per column, shared by all models
+    result = {
+        packed[0]: unpack(packed, refs)
+        for packed in analyze_project_packed(project, progress, jobs, only, known_columns, fingerprints)
+    }
+    return dict(sorted(result.items()))
+
+
+def analyze_project_packed(
+    project: DbtProject,
+    progress: Progress | None = None,
+    jobs: int | None = None,
+    only: set[str] | None = None,
+    known_columns: dict[str, list[str]] | None = None,
+    fingerprints: set[str] | None = None,
+) -> Iterator[Packed]:
+    """:func:`analyze_project`'s lineages in the plain-tuple form of :mod:`catalog.analyze.packed`,
+    each as soon as its model is analyzed (upstream models first, not sorted): a caller that
+    writes each away never holds a whole project's lineage."""
+    with frozen_heap():  # the project outlives the analysis: no collection needs to scan it
+        yield from _analyzed(project, progress, jobs, only, known_columns, fingerprints or set())
+
+
+def _analyzed(
+    project: DbtProject, progress: Progress | None, jobs: int | None, only: set[str] | None,
+    known_columns: dict[str, list[str]] | None, wanted: set[str],
+) -> Iterator[Packed]:  # fmt: skip
     relations = RelationIndex.for_project(project)
     columns = ProjectColumns(project)
     if known_columns:
@@ -167,8 +192,6 @@ def analyze_project(
     waves = _waves(project, columns, only)
     total = sum(len(w) for w in waves)
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
-    refs: RefCache = {}  # one ColumnRef per column, shared by all models
-    result: dict[str, ModelLineage] = {}
     done = 0
     if jobs <= 1 or total < PARALLEL_MIN_MODELS or multiprocessing.get_start_method(allow_none=True) not in (None, "fork"):
         with young_garbage_only():
@@ -177,11 +200,11 @@ def analyze_project(
                     packed = analyze_node_packed(node, project.dialect, relations, columns, node.unique_id in wanted)
                     gc.collect(1)
                     columns.add_packed(packed)
-                    result[node.unique_id] = unpack(packed, refs)
+                    yield packed
                     done += 1
                     if progress:
                         progress(done, total)
-        return dict(sorted(result.items()))
+        return
 
     global _WORKER_STATE
     _WORKER_STATE = (project, relations, columns, wanted)  # inherited by the forked workers
@@ -196,13 +219,12 @@ def analyze_project(
                 for packed_chunk in pool.map(_analyze_chunk, chunks, known):
                     for packed in packed_chunk:
                         columns.add_packed(packed)
-                        result[packed[0]] = unpack(packed, refs)
+                        yield packed
                     done += len(packed_chunk)
                     if progress:
                         progress(done, total)
     finally:
         _WORKER_STATE = None
-    return dict(sorted(result.items()))
 
 
 PARALLEL_MIN_MODELS = 200

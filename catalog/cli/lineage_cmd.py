@@ -18,18 +18,19 @@ def lineage(path: ProjectPath, as_json: JsonOpt = False, dialect: DialectOpt = N
     document is sorted for stable diffs (see the README for its shape).
     """
     t0 = time.perf_counter()
-    from catalog.analyze.project import analyze_project
+    from catalog.analyze.project import analyze_project, analyze_project_packed
     from catalog.extract import input_warnings, load_project
-    from catalog.memory import paused_gc
     from catalog.report.lineage_json import write_lineage_json
     from catalog.report.tables import lineage_table
 
     project = load_project(path, dialect=dialect)
-    lineages = analyze_project(project, jobs=jobs)
-    warnings = warn_inputs(input_warnings(project))
     if as_json:
-        with paused_gc():
-            write_lineage_json(sys.stdout, project.name, project.dialect, lineages, warnings)
+        # each model's lineage encoded as it is analyzed: the project's is never all in memory
+        warnings = warn_inputs(input_warnings(project))
+        analyzed = write_lineage_json(sys.stdout, project.name, project.dialect, analyze_project_packed(project, jobs=jobs), warnings)
     else:
+        lineages = analyze_project(project, jobs=jobs)
+        warn_inputs(input_warnings(project))
         show(lineage_table(project, lineages))
-    say(f"{len(lineages)} models analyzed in {time.perf_counter() - t0:.2f}s")
+        analyzed = len(lineages)
+    say(f"{analyzed} models analyzed in {time.perf_counter() - t0:.2f}s")

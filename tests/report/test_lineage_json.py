@@ -1,19 +1,24 @@
-"""``catalog lineage --json``: the same bytes through orjson, model by model, as through the json module."""
+"""``catalog lineage --json``: the same bytes through orjson, model by model, as through the json
+module; the same bytes streamed from the analysis, model by model in its order, as written from
+every model's records at once."""
 
 from __future__ import annotations
 
 import io
 import json
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from catalog.analyze.project import analyze_project
+from catalog.analyze.packed import Packed, pack
+from catalog.analyze.project import analyze_project, analyze_project_packed
 from catalog.analyze.records import ColumnKind, ColumnLineage, ColumnRef, Condition, ConditionClause, ModelLineage, ModelStatus
 from catalog.cli.app import app
 from catalog.extract import load_project
+from catalog.report import lineage_json
 from catalog.report.lineage_json import lineage_document, write_lineage_json
 
 REPO = Path(__file__).resolve().parents[2]
@@ -21,7 +26,7 @@ EXAMPLE = REPO / "examples" / "coffee_shop" / "target"
 CORPUS_PROJECTS = ("jaffle_shop_duckdb", "jaffle-shop", "dbt-project-evaluator", "tuva", "flipside-thorchain", "fivetran-hubspot")
 
 
-def written(lineages: dict[str, ModelLineage], warnings: list | None = None, fast: bool | None = None) -> str:
+def written(lineages: dict[str, ModelLineage] | Iterable[Packed], warnings: list | None = None, fast: bool | None = None) -> str:
     out = io.StringIO()
     write_lineage_json(out, "shop", "duckdb", lineages, warnings, fast=fast)
     return out.getvalue()
@@ -82,6 +87,46 @@ def test_corpus_lineage_is_the_same_bytes_through_orjson(shared_dir: Path, name:
     fast = written(lineages, fast=True)
     assert fast == as_before(lineages)
     assert len(json.loads(fast)["models"]) == len(lineages) > 0
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", CORPUS_PROJECTS)
+def test_corpus_lineage_streamed_from_the_analysis_is_the_same_bytes(shared_dir: Path, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Written as the analysis yields each model (upstream models first), with orjson and
+    without, the texts kept in memory and in a file: the document of all the records at once."""
+    project = load_project(shared_dir / "corpus" / name)
+    before = as_before(analyze_project(project, jobs=1))
+    order = [p[0] for p in analyze_project_packed(project, jobs=1)]
+    assert order != sorted(order)  # the analysis order: the writer sorts
+    assert written(analyze_project_packed(project, jobs=1), fast=True) == before
+    monkeypatch.setattr(lineage_json, "SPOOL_BYTES", 1)  # past its first model, the texts go to a file
+    assert written(analyze_project_packed(project, jobs=1), fast=False) == before
+
+
+def test_the_packed_lineages_in_any_order_are_the_records_document() -> None:
+    lineages = {uid: model(uid, f"x + {i}") for i, uid in enumerate(["model.shop.b", "model.shop.c", "model.shop.a"])}
+    assert written(pack(m) for m in lineages.values()) == written(lineages) == as_before(lineages)
+
+
+def test_cli_failing_midway_writes_nothing_on_stdout_and_one_error_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from catalog.analyze import project as analysis
+
+    analyzed = analysis.analyze_node_packed
+    calls = []
+
+    def fails_at_the_third(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise MemoryError("out of memory")
+        return analyzed(*args, **kwargs)
+
+    monkeypatch.setattr(analysis, "analyze_node_packed", fails_at_the_third)
+    result = CliRunner().invoke(app, ["lineage", str(EXAMPLE), "--json", "--jobs", "1"])
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert [line for line in result.stderr.splitlines() if line.startswith("Error:")] == [
+        "Error: unexpected MemoryError: out of memory (set CATALOG_DEBUG=1 to see where)"
+    ]
 
 
 def test_cli_writes_the_same_bytes_with_and_without_orjson(monkeypatch: pytest.MonkeyPatch) -> None:
