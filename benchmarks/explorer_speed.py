@@ -35,7 +35,7 @@ from browser import Browser, chromium_path  # noqa: E402
 from catalog.analyze.project import analyze_project  # noqa: E402
 from catalog.export.openlineage import export_input  # noqa: E402
 from catalog.extract import load_project  # noqa: E402
-from catalog.report.explorer import explorer_data, write_explorer  # noqa: E402
+from catalog.report.explorer import explorer_data, read_columns, write_explorer  # noqa: E402
 
 GOAL_SECONDS = 2.0
 HUB_GOAL_SECONDS = 3.0
@@ -56,13 +56,12 @@ def measure(models: int, seed: int, repeat: int, work: Path, cache: Path | None)
     size = write_explorer(page, data)
     write_s = time.perf_counter() - t0
     d = explorer_data(data)
+    cols = read_columns(d)
     # the last model's last column: a name far down the search list, with a deep lineage
-    node, name = d["nodes"][d["cols"]["node"][-1]], d["cols"]["name"][-1]
-    query, key = f"{node[1]}.{name}", f"{node[2]}.{name}"
-    fanout = Counter(d["feeds"][0::2])
+    query, key = f"{d['nodes'][cols['node'][-1]][1]}.{cols['name'][-1]}", cols["key"][-1]
+    fanout = Counter(up for up, _ in cols["feeds"])
     hub = max(fanout, key=lambda i: (fanout[i], -i))
-    hub_node = d["nodes"][d["cols"]["node"][hub]]
-    hub_query, hub_key = f"{hub_node[1]}.{d['cols']['name'][hub]}", f"{hub_node[2]}.{d['cols']['name'][hub]}"
+    hub_query, hub_key = f"{d['nodes'][cols['node'][hub]][1]}.{cols['name'][hub]}", cols["key"][hub]
     best: dict[str, float] = {}
     with Browser(chromium_path() or "chromium", work / "profile") as b:
         for _ in range(repeat):

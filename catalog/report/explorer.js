@@ -5,36 +5,58 @@
   'use strict';
   var D = JSON.parse(document.getElementById('catalog-data').textContent);
   var N = D.nodes, TYPES = D.types, CLAUSES = D.clauses;
-  var CN = D.cols.node, CM = D.cols.name, CT = D.cols.type, COUNT = CM.length;
+  // packed lists (see explorer.py): a width digit, then each value in that many base-64 digits
+  var DIGIT = new Int8Array(128);
+  'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.split('').forEach(function (d, i) { DIGIT[d.charCodeAt(0)] = i; });
+  function unpack(text) {
+    var w = DIGIT[text.charCodeAt(0)], count = (text.length - 1) / w, out = new Int32Array(count), at = 1;
+    for (var i = 0; i < count; i++) {
+      var v = 0;
+      for (var k = 0; k < w; k++) v = v * 64 + DIGIT[text.charCodeAt(at++)];
+      out[i] = v;
+    }
+    return out;
+  }
+  // columns are numbered node by node: node n's are colStart[n] .. colStart[n + 1] - 1
+  var colStart = new Int32Array(N.length + 1), COUNT, i0;
+  for (i0 = 0; i0 < N.length; i0++) colStart[i0 + 1] = colStart[i0] + D.node_cols[i0];
+  COUNT = colStart[N.length];
+  var CN = new Int32Array(COUNT);
+  for (i0 = 0; i0 < N.length; i0++) CN.fill(i0, colStart[i0], colStart[i0 + 1]);
+  var NAMES = D.names, nameOf = unpack(D.cols.name), CT = unpack(D.cols.type), DT = unpack(D.cols.dtype);
+  var exprCols = unpack(D.exprs.cols), exprText = unpack(D.exprs.text);
+  function colName(i) { return NAMES[nameOf[i]]; }
   function resolved(i) { return D.unresolved[i] === undefined; }
   function reason(i) { return D.unresolved[i] || ''; }
-  function expr(i) { var e = D.exprs[i]; return e !== undefined ? e : CT[i] >= 0 ? CM[i] : ''; }
-  function dtype(i) { return D.dtypes[D.cols.dtype[i]]; }
+  function expr(i) {  // exprCols ascends: a binary search
+    var lo = 0, hi = exprCols.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (exprCols[mid] < i) lo = mid + 1; else hi = mid; }
+    return lo < exprCols.length && exprCols[lo] === i ? D.texts[exprText[lo]] : CT[i] > 0 ? colName(i) : '';
+  }
+  function dtype(i) { return D.dtypes[DT[i]]; }
   var SVGNS = 'http://www.w3.org/2000/svg';
   var ROW = 18, HEAD = 34, CHAR = 7.3, PAD = 10, MARGIN = 20, DEPTHS = ['1', '2', '3', '5', '10'];
 
   // ------------------------------------------------------------------ indexes, built once when needed
-  // Lists by column or node (a column's sources and consumers, a node's columns) are packed in two
-  // Int32Arrays, the items and where each key's run starts: at 20,000 models, over a million
-  // columns, an array per column took seconds to build and to collect. ``packed`` returns the
-  // function that gives one key's list, as a plain array, in the order of the input.
-  function packed(count, total, key, value) {
-    var start = new Int32Array(count + 1), i;
-    for (i = 0; i < total; i++) start[key(i) + 1]++;
-    for (i = 0; i < count; i++) start[i + 1] += start[i];
-    var items = new Int32Array(total), fill = start.slice(0, count);
-    for (i = 0; i < total; i++) items[fill[key(i)]++] = value(i);
-    return function (k) { return Array.from(items.subarray(start[k], start[k + 1])); };
-  }
+  // Lists by column (a column's sources and consumers) are packed in two Int32Arrays, the items
+  // and where each column's run starts: at 20,000 models, over a million columns, an array per
+  // column took seconds to build and to collect. A column's sources come so in the data; its
+  // consumers are counted out of them. ``runs`` gives one column's list as a plain array.
+  function runs(start, items) { return function (k) { return Array.from(items.subarray(start[k], start[k + 1])); }; }
   var idx = null;
   function index() {
     if (idx) return idx;
     var condsOf = [], condsOn = [], depUp = [], depDown = [], i;
     for (i = 0; i < N.length; i++) { depUp.push([]); depDown.push([]); }
-    var f = D.feeds;
-    var down = packed(COUNT, f.length / 2, function (k) { return f[2 * k]; }, function (k) { return f[2 * k + 1]; });
-    var up = packed(COUNT, f.length / 2, function (k) { return f[2 * k + 1]; }, function (k) { return f[2 * k]; });
-    var nodeCols = packed(N.length, COUNT, function (k) { return CN[k]; }, function (k) { return k; });
+    var sources = unpack(D.sources), counts = unpack(D.source_counts), upStart = new Int32Array(COUNT + 1);
+    var downStart = new Int32Array(COUNT + 1), consumers = new Int32Array(sources.length), c0, k0;
+    for (i = 0; i < COUNT; i++) upStart[i + 1] = upStart[i] + counts[i];
+    for (i = 0; i < sources.length; i++) downStart[sources[i] + 1]++;
+    for (i = 0; i < COUNT; i++) downStart[i + 1] += downStart[i];
+    var fill = downStart.slice(0, COUNT);
+    for (c0 = 0; c0 < COUNT; c0++) for (k0 = upStart[c0]; k0 < upStart[c0 + 1]; k0++) consumers[fill[sources[k0]]++] = c0;
+    var up = runs(upStart, sources), down = runs(downStart, consumers);
+    function nodeCols(n) { var out = []; for (var c = colStart[n]; c < colStart[n + 1]; c++) out.push(c); return out; }
     var c = D.conds;
     for (i = 0; i < c.length; i += 3) {
       (condsOf[c[i]] || (condsOf[c[i]] = [])).push([c[i + 1], c[i + 2]]);
@@ -63,8 +85,8 @@
       for (var at = key.indexOf('.'); at >= 0; at = key.indexOf('.', at + 1)) {
         var n = byNode[key.slice(0, at)];
         if (n === undefined) continue;
-        var name = key.slice(at + 1), cols = nodeCols(n);
-        for (var k = 0; k < cols.length; k++) if (CM[cols[k]] === name) return cols[k];
+        var name = key.slice(at + 1);
+        for (var k = colStart[n]; k < colStart[n + 1]; k++) if (colName(k) === name) return k;
       }
       return undefined;
     }
@@ -72,9 +94,9 @@
             depDown: depDown, colByKey: colByKey, byNode: byNode, usesOf: usesOf, nodeUsesDown: nodeUsesDown, reads: reads, useType: useType };
     return idx;
   }
-  function colKey(i) { return N[CN[i]][2] + '.' + CM[i]; }
-  function colLabel(i) { return N[CN[i]][1] + '.' + CM[i]; }
-  function colType(i) { return CT[i] < 0 ? '' : TYPES[CT[i]]; }
+  function colKey(i) { return N[CN[i]][2] + '.' + colName(i); }
+  function colLabel(i) { return N[CN[i]][1] + '.' + colName(i); }
+  function colType(i) { return CT[i] > 0 ? TYPES[CT[i] - 1] : ''; }
   // what a column is (a semantic model's entity, dimension or measure, or a plain column) and whose
   function colRole(i) { return (D.roles || {})[i] || 'column'; }
   function colOwner(i) { return N[CN[i]][0].replace(/_/g, ' ') + ' ' + N[CN[i]][1]; }
@@ -86,7 +108,7 @@
     labels = new Array(N.length + COUNT);
     var i;
     for (i = 0; i < N.length; i++) labels[i] = N[i][1].toLowerCase();
-    for (i = 0; i < COUNT; i++) labels[N.length + i] = (N[CN[i]][1] + '.' + CM[i]).toLowerCase();
+    for (i = 0; i < COUNT; i++) labels[N.length + i] = (N[CN[i]][1] + '.' + colName(i)).toLowerCase();
     return labels;
   }
   // rank: 0 exact, 1 ends with the query after a dot, 2 prefix, 3 substring, 4 in order with gaps
@@ -325,8 +347,8 @@
     byNode.forEach(function (cols, n) {
       cols.sort(function (a, b) { return a - b; });
       var width = Math.max(N[n][1].length + 6, Math.ceil((N[n][0].length + N[n][5].length + 3) * 0.9));
-      cols.forEach(function (c) { width = Math.max(width, CM[c].length + (colType(c) ? colType(c).length + 3 : 0) + 3); });
-      var more = ix.nodeCols(n).length - cols.length;
+      cols.forEach(function (c) { width = Math.max(width, colName(c).length + (colType(c) ? colType(c).length + 3 : 0) + 3); });
+      var more = colStart[n + 1] - colStart[n] - cols.length;
       g.setNode(String(n), { width: Math.min(520, width * CHAR + 2 * PAD), height: HEAD + cols.length * ROW + (more > 0 ? ROW : 0) + 6,
                              cols: cols, more: more });
     });
@@ -365,7 +387,7 @@
                             transform: 'translate(0,' + cy + ')' }, gn);
         row.dataset.key = colKey(c);
         el('rect', { width: v.width, height: ROW }, row);
-        var name = text(row, PAD, 13, (resolved(c) ? '' : '\u26a0 ') + CM[c]);
+        var name = text(row, PAD, 13, (resolved(c) ? '' : '\u26a0 ') + colName(c));
         if (c === focusCol) mark = name;
         if (colType(c)) text(row, v.width - PAD - colType(c).length * 6.4, 13, colType(c), 't');
         title(row, colLabel(c) + (colType(c) ? ' (' + colType(c) + ')' : '') + (expr(c) ? '\n' + expr(c) : '') +
@@ -493,7 +515,7 @@
     field(dl, 'reason', N[n][4]);
     field(dl, 'description', N[n][6]);
     links(dl, 'columns', ix.nodeCols(n).map(function (c) {
-      return [CM[c], { col: colKey(c) }, (colType(c) || '') + (resolved(c) ? '' : ' \u26a0 ' + (reason(c) || 'not resolved'))];
+      return [colName(c), { col: colKey(c) }, (colType(c) || '') + (resolved(c) ? '' : ' \u26a0 ' + (reason(c) || 'not resolved'))];
     }));
     links(dl, 'reads', ix.depUp[n].map(function (p) { return [N[p][1], { model: N[p][2] }]; }));
     links(dl, 'read by', ix.depDown[n].map(function (p) { return [N[p][1], { model: N[p][2] }]; }));

@@ -21,7 +21,7 @@ from catalog.analyze.project import analyze_project
 from catalog.cli.app import app
 from catalog.export.openlineage import ExportInput, export_input
 from catalog.extract import DbtMetric, load_project
-from catalog.report.explorer import explorer_data, explorer_html
+from catalog.report.explorer import explorer_data, explorer_html, packed, read_columns, unpacked
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "coffee_shop"
@@ -135,16 +135,31 @@ def test_data_holds_every_node_column_and_edge(example_input):
     d = explorer_data(example_input)
     uids = [n[2] for n in d["nodes"]]
     assert set(example_input.relations) <= set(uids)
-    keys = [f"{d['nodes'][n][2]}.{name}" for n, name in zip(d["cols"]["node"], d["cols"]["name"])]
+    cols = read_columns(d)
+    keys = cols["key"]
     assert len(keys) == len(set(keys))
+    assert cols["node"] == sorted(cols["node"])  # numbered node by node
     kinds = {f"{uid}.{c.name}": c.kind.value for uid, lin in _analyzed(example_input).items() for c in lin.columns}
-    assert {k: d["types"][t] for k, t in zip(keys, d["cols"]["type"]) if t >= 0} == kinds
-    feeds = {(keys[d["feeds"][i]], keys[d["feeds"][i + 1]]) for i in range(0, len(d["feeds"]), 2)}
-    assert feeds == {(s, down) for down, srcs in _sources(example_input).items() for s in srcs}
+    assert {k: t for k, t in zip(keys, cols["type"]) if t} == kinds
+    feeds = [(keys[a], keys[b]) for a, b in cols["feeds"]]
+    assert set(feeds) == {(s, down) for down, srcs in _sources(example_input).items() for s in srcs}
+    assert [a for a, b in feeds if b == FOCUS] == [s for s in _sources(example_input)[FOCUS]]  # a column's sources in order
+    exprs = dict(zip(unpacked(d["exprs"]["cols"]), (d["texts"][t] for t in unpacked(d["exprs"]["text"]))))
+    assert {keys[i]: e for i, e in exprs.items()} == {
+        f"{uid}.{c.name}": c.expr for uid, lin in _analyzed(example_input).items() for c in lin.columns if c.expr != c.name
+    }
     conds = {(keys[d["conds"][i]], uids[d["conds"][i + 1]], d["clauses"][d["conds"][i + 2]]) for i in range(0, len(d["conds"]), 3)}
     assert conds == {
         (c.column.key, uid, c.clause.value) for uid, lin in example_input.lineages.items() for c in lin.conditions
     }
+
+
+def test_packed_lists_read_back_at_every_width():
+    for values in ([], [0], [63], [64, 0], [4095, 4096, 7], [262_143, 262_144], list(range(0, 20_000_000, 99_991))):
+        text = packed(values)
+        assert unpacked(text) == values
+        width = max(1, -(-max(values, default=0).bit_length() // 6))
+        assert len(text) == 1 + width * len(values) and text.isascii() and not set(text) & set('"\\<>&')
 
 
 def test_search_and_open_draw_exactly_the_lineage(browser, example_input, tmp_path):
@@ -437,12 +452,13 @@ def test_a_column_s_panel_lists_its_sources_and_consumers_in_order(browser, exam
     browser.open(f"{page.as_uri()}#col={focus}")
     _wait_drawn(browser, focus)
     d = explorer_data(example_input)
-    keys = [f"{d['nodes'][n][2]}.{name}" for n, name in zip(d["cols"]["node"], d["cols"]["name"])]
-    label = {f"{d['nodes'][n][2]}.{name}": f"{d['nodes'][n][1]}.{name}" for n, name in zip(d["cols"]["node"], d["cols"]["name"])}
+    cols = read_columns(d)
+    keys = cols["key"]
+    label = {key: f"{d['nodes'][n][1]}.{name}" for key, n, name in zip(keys, cols["node"], cols["name"])}
     ups = _sources(example_input)
     downs = [key for key, sources in sorted(ups.items()) for s in sources if s == focus]
     # in the order the page's data lists the edges: into the focus, out of it
-    feeds = [(keys[d["feeds"][i]], keys[d["feeds"][i + 1]]) for i in range(0, len(d["feeds"]), 2)]
+    feeds = [(keys[a], keys[b]) for a, b in cols["feeds"]]
     assert _panel_list(browser, "upstream") == [label[a] for a, b in feeds if b == focus]
     assert _panel_list(browser, "downstream") == [label[b] for a, b in feeds if a == focus]
     assert sorted(_panel_list(browser, "downstream")) == sorted(label[k] for k in downs) and downs
@@ -452,7 +468,7 @@ def test_a_column_s_panel_lists_its_sources_and_consumers_in_order(browser, exam
     model = "model.coffee_shop.int_order_items_priced"
     browser.open(f"{page.as_uri()}#model={model}")
     _wait_drawn(browser, model)
-    want = [name for n, name in zip(d["cols"]["node"], d["cols"]["name"]) if d["nodes"][n][2] == model]
+    want = [name for n, name in zip(cols["node"], cols["name"]) if d["nodes"][n][2] == model]
     assert _panel_list(browser, "columns") == want and want
 
 
