@@ -155,11 +155,12 @@ def test_data_holds_every_node_column_and_edge(example_input):
 
 
 def test_packed_lists_read_back_at_every_width():
-    for values in ([], [0], [63], [64, 0], [4095, 4096, 7], [262_143, 262_144], list(range(0, 20_000_000, 99_991))):
+    for values in ([], [0], [255], [256, 0], [65_535, 65_536, 7], [16_777_215, 16_777_216], list(range(0, 20_000_000, 99_991))):
         text = packed(values)
         assert unpacked(text) == values
-        width = max(1, -(-max(values, default=0).bit_length() // 6))
-        assert len(text) == 1 + width * len(values) and text.isascii() and not set(text) & set('"\\<>&')
+        width = max(1, -(-max(values, default=0).bit_length() // 8))
+        assert text[0] == str(width) and len(text) == 1 + 4 * -(-width * len(values) // 3)
+        assert text.isascii() and not set(text) & set('"\\<>&')
 
 
 def test_search_and_open_draw_exactly_the_lineage(browser, example_input, tmp_path):
@@ -479,3 +480,48 @@ def test_a_link_to_a_column_the_build_lacks_says_so(browser, example_input, tmp_
         browser.open(f"{page.as_uri()}#col={key}")
         browser.wait_for("document.querySelector('#graph p.hint') !== null")
         assert browser.eval("document.querySelector('#graph p.hint').textContent") == f"Not in this build: {key}"
+
+
+BOXES = """[...document.querySelectorAll('#lineage g.node')].map(g => {
+  const t = g.getAttribute('transform').match(/translate\\(([-\\d.e]+),([-\\d.e]+)\\)/), r = g.querySelector('rect.box');
+  return [g.dataset.id, +t[1], +t[2], +r.getAttribute('width'), +r.getAttribute('height')];
+})"""
+
+
+@pytest.mark.parametrize("focus", [FOCUS, "model.coffee_shop.stg_orders.order_id", "model.coffee_shop.orders.amount_paid", METRIC])
+def test_the_layered_layout_draws_the_same_lineage_in_ranks(browser, example_input, tmp_path, focus):
+    """A drawing of LAYERED_FROM boxes or more is laid out by the page's own layered layout:
+    the same boxes, columns and edges as dagre's, each rank on one centre line, no two boxes of
+    a rank overlapping, every edge drawn from a rank to a later one, the sources first."""
+    page = tmp_path / "explore.html"
+    page.write_text(explorer_html(example_input), encoding="utf-8")
+    anchor = "model" if focus == METRIC else "col"
+    browser.open(f"{page.as_uri()}#{anchor}={focus}")
+    _wait_drawn(browser, focus)
+    assert browser.eval("document.getElementById('lineage').dataset.layout") == "dagre"
+    by_dagre = (_drawn(browser), _drawn_uses(browser), sorted(b[0] for b in browser.eval(BOXES)))
+    browser.eval("window.catalogExplorer.layeredFrom(0); document.getElementById('lineage').remove()")
+    browser.eval(f"window.catalogExplorer.go({{{anchor}: {json.dumps(focus)}}})")
+    _wait_drawn(browser, focus)
+    assert browser.eval("document.getElementById('lineage').dataset.layout") == "layered"
+    boxes = {b[0]: b[1:] for b in browser.eval(BOXES)}
+    assert (_drawn(browser), _drawn_uses(browser), sorted(boxes)) == by_dagre
+    if focus != METRIC:
+        assert _drawn(browser) == expected_lineage(example_input, focus)
+    ranks: dict[float, list[tuple[float, float]]] = {}
+    for x, y, w, h in boxes.values():
+        ranks.setdefault(round(x + w / 2, 3), []).append((y, y + h))
+        assert x >= 20 and y >= 20
+    for spans in ranks.values():
+        spans.sort()
+        assert all(b[0] - a[1] >= 24 - 1e-6 for a, b in zip(spans, spans[1:])), spans
+    centre = {uid: round(x + w / 2, 3) for uid, (x, _, w, _) in boxes.items()}
+    drawn = browser.eval("[...document.querySelectorAll('#lineage path.edge')].map(p => [p.dataset.from, p.dataset.to || p.dataset.model])")
+    for a, b in drawn:
+        owner_a = a if a in boxes else a.rsplit(".", 1)[0]
+        owner_b = b if b in boxes else b.rsplit(".", 1)[0]
+        assert owner_a == owner_b or centre[owner_a] < centre[owner_b], (a, b)
+    first = min(ranks)
+    assert all(uid.startswith("source.") for uid, c in centre.items() if c == first)
+    width = browser.eval("+document.getElementById('lineage').getAttribute('width')")
+    assert max(x + w for x, _, w, _ in boxes.values()) + 20 <= width + 1e-6
