@@ -526,24 +526,30 @@
     (lin.uses || []).forEach(function (e) { link(owner(e[0]), owner(e[1])); });
     var how = boxes.length < LAYERED_FROM ? 'dagre' : 'layered', size = how === 'dagre' ? dagreLayout(boxes, pairs) : layered(boxes, pairs);
     var width = Math.max(size.width, 200), height = Math.max(size.height, 100);
-    var svg = el('svg', { width: width, height: height, id: 'lineage' });
-    svg.dataset.focus = focusCol !== null ? colKey(focusCol) : N[focusNode][2];
-    svg.dataset.layout = how;
-    var edgeLayer = el('g', { 'class': 'edges' }, svg), nodeLayer = el('g', { 'class': 'nodes' }, svg);
+    // the drawing: the edges in one SVG under the boxes, each box an SVG of its own in a block
+    // placed over it, which the browser lays out and paints only near the view (content-visibility)
+    var drawing = document.createElement('div'), svg = el('svg', { width: width, height: height, 'class': 'edges' }, drawing);
+    drawing.id = 'lineage';
+    drawing.style.width = width + 'px';
+    drawing.style.height = height + 'px';
+    drawing.dataset.focus = focusCol !== null ? colKey(focusCol) : N[focusNode][2];
+    drawing.dataset.layout = how;
+    var edgeLayer = el('g', {}, svg), edgeOf = new Map();
     var rowY = new Map(), box = new Map(), rankStart = new Map(), mark = null;  // mark: the selection's name
     boxes.forEach(function (v) {
       var n = v.n, x = v.x - v.width / 2, y = v.y - v.height / 2;
       box.set(n, { x: x, y: y, w: v.width, h: v.height });
       rankStart.set(v.x, Math.min(x, rankStart.has(v.x) ? rankStart.get(v.x) : x));  // a rank's boxes share their centre
-      var status = N[n][3];
-      var gn = el('g', { 'class': 'node ' + N[n][0] + (status ? ' ' + status : '') + (n === focusNode ? ' focus' : ''),
-                         transform: 'translate(' + x + ',' + y + ')' }, nodeLayer);
+      var status = N[n][3], place = document.createElement('div');
+      place.className = 'place';
+      place.style.cssText = 'left:' + x + 'px;top:' + y + 'px;width:' + v.width + 'px;height:' + v.height + 'px';
+      drawing.appendChild(place);
+      var gn = el('g', { 'class': 'node ' + N[n][0] + (status ? ' ' + status : '') + (n === focusNode ? ' focus' : '') },
+                  el('svg', { width: v.width, height: v.height }, place));
       gn.dataset.id = N[n][2];
       el('rect', { 'class': 'box', width: v.width, height: v.height, rx: 5 }, gn);
-      var head = el('rect', { 'class': 'head', width: v.width, height: HEAD - 4, rx: 5 }, gn);
-      head.addEventListener('click', function () { go({ model: N[n][2] }); });
+      el('rect', { 'class': 'head', width: v.width, height: HEAD - 4, rx: 5 }, gn);
       var t = text(gn, PAD, 15, (status === 'failed' || status === 'unresolved' || status === 'partial' ? '\u26a0 ' : '') + N[n][1], 'title');
-      t.addEventListener('click', function () { go({ model: N[n][2] }); });
       if (n === focusNode) mark = t;
       var sub = N[n][0] + (N[n][5] ? ' \u00b7 ' + N[n][5] : '') + (status && status !== 'resolved' ? ' \u00b7 ' + status : '');
       text(gn, PAD, 27, sub, 'sub');
@@ -559,7 +565,6 @@
         if (colType(c)) text(row, v.width - PAD - colType(c).length * 6.4, 13, colType(c), 't');
         title(row, colLabel(c) + (colType(c) ? ' (' + colType(c) + ')' : '') + (expr(c) ? '\n' + expr(c) : '') +
               (reason(c) ? '\nnot resolved: ' + reason(c) : ''));
-        row.addEventListener('click', function () { go({ col: colKey(c) }); });
         rowY.set(c, y + cy + ROW / 2);
       });
       if (v.more > 0) text(gn, PAD, HEAD + v.cols.length * ROW + 13, '+ ' + v.more + ' more column' + (v.more > 1 ? 's' : ''), 'sub');
@@ -574,7 +579,7 @@
                            'class': 'edge t-' + type + (resolved(e[1]) ? '' : ' unresolved') }, edgeLayer);
       p.dataset.from = colKey(e[0]); p.dataset.to = colKey(e[1]); p.dataset.type = type;
       title(p, colLabel(e[0]) + ' \u2192 ' + colLabel(e[1]) + ' (' + type + ')' + (expr(e[1]) ? '\n' + expr(e[1]) : ''));
-      p.addEventListener('click', function () { showEdge(e[0], e[1], p); });
+      edgeOf.set(p, e);
     });
     lin.conds.forEach(function (x) {
       var a = box.get(CN[x[0]]), b = box.get(x[1]);
@@ -595,7 +600,14 @@
       p.dataset.from = from; p.dataset.to = N[e[1] - COUNT][2]; p.dataset.type = type;
       title(p, fromLabel + ' \u2192 ' + N[e[1] - COUNT][1] + ' (' + N[e[1] - COUNT][0] + ', ' + type + ')');
     });
-    graphEl.appendChild(svg);
+    // clicks caught on their way down (a click sent to an element alone, not bubbling, too)
+    drawing.addEventListener('click', function (ev) {
+      var t = ev.target, row = t.closest('g.col'), e = edgeOf.get(t);
+      if (row) go({ col: row.dataset.key });
+      else if (t.matches('rect.head, text.title')) go({ model: t.closest('g.node').dataset.id });
+      else if (e) showEdge(e[0], e[1], t);
+    }, true);
+    graphEl.appendChild(drawing);
     // open at the top left, on the first models, scrolled only as far as the selection's name needs
     // and then to the start of a rank, so that no model is cut at the pane's left edge
     if (!mark) return;
@@ -610,6 +622,7 @@
       // room to scroll that far: blank past the drawing's end
       width = Math.max(width, left + cw); height = Math.max(height, down + ch);
       svg.setAttribute('width', width); svg.setAttribute('height', height);
+      drawing.style.width = width + 'px'; drawing.style.height = height + 'px';
     }
     graphEl.scrollLeft = left;
     graphEl.scrollTop = down;

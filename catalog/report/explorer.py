@@ -304,6 +304,8 @@ header label { color: #cbd5e0; font-size: 12px; }
 .owner { margin-left: 10px; font-size: 11px; color: #5a6578; }
 #graph { overflow: auto; position: relative; background: #f7fafc; }
 #graph svg { display: block; }
+#lineage { position: relative; } #lineage > svg.edges { position: absolute; left: 0; top: 0; }
+#lineage > .place { position: absolute; content-visibility: auto; }
 #graph .hint { padding: 24px; color: #5a6578; max-width: 640px; }
 aside { border-left: 1px solid #e2e8f0; padding: 10px 14px; overflow-y: auto; background: #fff; }
 aside h2 { font-size: 14px; margin: 4px 0 8px; word-break: break-all; }
