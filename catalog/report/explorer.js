@@ -3,6 +3,9 @@
    expression and reason is written with textContent: nothing from the data is parsed as HTML. */
 (function () {
   'use strict';
+  // performance marks of a first view, for benchmarks/explorer_speed.py: the script starts, its
+  // data read, the indexes built, the layout done, the drawing in the page, its frame painted
+  performance.mark('explorer:start');
   var D = JSON.parse(document.getElementById('catalog-data').textContent);
   var N = D.nodes, TYPES = D.types, CLAUSES = D.clauses;
   // packed lists (see explorer.py): a digit, the width of each value in bytes, then the base64
@@ -39,6 +42,7 @@
     return lo < exprCols.length && exprCols[lo] === i ? D.texts[exprText[lo]] : CT[i] > 0 ? colName(i) : '';
   }
   function dtype(i) { return D.dtypes[DT[i]]; }
+  performance.mark('explorer:data');
   var SVGNS = 'http://www.w3.org/2000/svg';
   var ROW = 18, HEAD = 34, CHAR = 7.3, PAD = 10, MARGIN = 20, DEPTHS = ['1', '2', '3', '5', '10'];
 
@@ -310,6 +314,7 @@
     var depth = parseInt(depthBox.value, 10) || 0;
     var ix = index();
     graphEl.textContent = '';
+    performance.mark('explorer:index');
     var focus = sel.col !== undefined ? ix.colByKey(sel.col) : undefined;
     if (focus !== undefined) {
       var lin = columnLineage(focus, depth, condBox.checked);
@@ -526,6 +531,7 @@
     (lin.deps || []).forEach(function (e) { link(e[0], e[1]); });
     (lin.uses || []).forEach(function (e) { link(owner(e[0]), owner(e[1])); });
     var how = boxes.length < LAYERED_FROM ? 'dagre' : 'layered', size = how === 'dagre' ? dagreLayout(boxes, pairs) : layered(boxes, pairs);
+    performance.mark('explorer:layout');
     var width = Math.max(size.width, 200), height = Math.max(size.height, 100);
     // the drawing: the edges in one SVG under the boxes, each box an SVG of its own in a block
     // placed over it, which the browser lays out and paints only near the view (content-visibility)
@@ -609,6 +615,8 @@
       else if (e) showEdge(e[0], e[1], t);
     }, true);
     graphEl.appendChild(drawing);
+    performance.mark('explorer:drawn');
+    requestAnimationFrame(function () { setTimeout(function () { performance.mark('explorer:painted'); }, 0); });  // after the next frame
     // open at the top left, on the first models, scrolled only as far as the selection's name needs
     // and then to the start of a rank, so that no model is cut at the pane's left edge
     if (!mark) return;

@@ -525,3 +525,37 @@ def test_the_layered_layout_draws_the_same_lineage_in_ranks(browser, example_inp
     assert all(uid.startswith("source.") for uid, c in centre.items() if c == first)
     width = browser.eval("parseFloat(document.getElementById('lineage').style.width)")
     assert max(x + w for x, _, w, _ in boxes.values()) + 20 <= width + 1e-6
+
+
+def _click(b: Browser, selector: str) -> None:
+    """A real mouse click (pressed and released over the element's middle), hit-tested by the page."""
+    x, y = b.eval(f"(() => {{ const e = document.querySelector({json.dumps(selector)}); e.scrollIntoView({{block: 'center', inline: 'center'}});"
+                  " const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()")
+    for kind in ("mousePressed", "mouseReleased"):
+        b.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
+
+def test_mouse_clicks_on_a_drawing_open_a_column_a_model_and_an_edge(browser, example_input, tmp_path):
+    """Each box is an SVG of its own over the edges' SVG: a click on a column's row, on a model's
+    header and on an edge between boxes reaches what it is on, dagre's drawing or the layered."""
+    page = tmp_path / "explore.html"
+    page.write_text(explorer_html(example_input), encoding="utf-8")
+    for layered in (False, True):
+        browser.open(page.as_uri())
+        if layered:
+            browser.eval("window.catalogExplorer.layeredFrom(0)")
+        browser.eval(f"window.catalogExplorer.go({{col: {json.dumps(FOCUS)}}})")
+        _wait_drawn(browser, FOCUS)
+        assert browser.eval("document.getElementById('lineage').dataset.layout") == ("layered" if layered else "dagre")
+        up = "model.coffee_shop.int_order_items_priced.line_total"
+        _click(browser, f"#lineage g.col[data-key={json.dumps(up)}] text")
+        _wait_drawn(browser, up)
+        assert browser.eval("location.hash") == f"#col={up}"
+        _click(browser, "#lineage g.node[data-id='model.coffee_shop.stg_products'] rect.head")
+        _wait_drawn(browser, "model.coffee_shop.stg_products")
+        edge = "#lineage path.edge[data-to='model.coffee_shop.stg_products.price']"
+        browser.eval(f"location.hash = '#col=' + {json.dumps(up)}")
+        _wait_drawn(browser, up)
+        _click(browser, edge)
+        browser.wait_for(f"document.querySelector({json.dumps(edge)}).classList.contains('picked')")
+        assert "price_cents" in browser.eval("document.getElementById('details').innerText")
