@@ -1,4 +1,5 @@
-/* The lineage explorer: search, column lineage drawn left to right (dagre), selection in the URL.
+/* The lineage explorer: search, column lineage drawn left to right (dagre, or the layered layout
+   below for a large drawing), selection in the URL.
    Reads the JSON of #catalog-data (see catalog/report/explorer.py for its shape). Every name,
    expression and reason is written with textContent: nothing from the data is parsed as HTML. */
 (function () {
