@@ -21,7 +21,7 @@ from catalog.analyze.project import analyze_project
 from catalog.cli.app import app
 from catalog.export.openlineage import ExportInput, export_input
 from catalog.extract import DbtMetric, load_project
-from catalog.report.explorer import explorer_data, explorer_html
+from catalog.report.explorer import explorer_data, explorer_html, packed, read_columns, unpacked
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "coffee_shop"
@@ -135,16 +135,32 @@ def test_data_holds_every_node_column_and_edge(example_input):
     d = explorer_data(example_input)
     uids = [n[2] for n in d["nodes"]]
     assert set(example_input.relations) <= set(uids)
-    keys = [f"{d['nodes'][n][2]}.{name}" for n, name in zip(d["cols"]["node"], d["cols"]["name"])]
+    cols = read_columns(d)
+    keys = cols["key"]
     assert len(keys) == len(set(keys))
+    assert cols["node"] == sorted(cols["node"])  # numbered node by node
     kinds = {f"{uid}.{c.name}": c.kind.value for uid, lin in _analyzed(example_input).items() for c in lin.columns}
-    assert {k: d["types"][t] for k, t in zip(keys, d["cols"]["type"]) if t >= 0} == kinds
-    feeds = {(keys[d["feeds"][i]], keys[d["feeds"][i + 1]]) for i in range(0, len(d["feeds"]), 2)}
-    assert feeds == {(s, down) for down, srcs in _sources(example_input).items() for s in srcs}
+    assert {k: t for k, t in zip(keys, cols["type"]) if t} == kinds
+    feeds = [(keys[a], keys[b]) for a, b in cols["feeds"]]
+    assert set(feeds) == {(s, down) for down, srcs in _sources(example_input).items() for s in srcs}
+    assert [a for a, b in feeds if b == FOCUS] == [s for s in _sources(example_input)[FOCUS]]  # a column's sources in order
+    exprs = dict(zip(unpacked(d["exprs"]["cols"]), (d["texts"][t] for t in unpacked(d["exprs"]["text"]))))
+    assert {keys[i]: e for i, e in exprs.items()} == {
+        f"{uid}.{c.name}": c.expr for uid, lin in _analyzed(example_input).items() for c in lin.columns if c.expr != c.name
+    }
     conds = {(keys[d["conds"][i]], uids[d["conds"][i + 1]], d["clauses"][d["conds"][i + 2]]) for i in range(0, len(d["conds"]), 3)}
     assert conds == {
         (c.column.key, uid, c.clause.value) for uid, lin in example_input.lineages.items() for c in lin.conditions
     }
+
+
+def test_packed_lists_read_back_at_every_width():
+    for values in ([], [0], [255], [256, 0], [65_535, 65_536, 7], [16_777_215, 16_777_216], list(range(0, 20_000_000, 99_991))):
+        text = packed(values)
+        assert unpacked(text) == values
+        width = max(1, -(-max(values, default=0).bit_length() // 8))
+        assert text[0] == str(width) and len(text) == 1 + 4 * -(-width * len(values) // 3)
+        assert text.isascii() and not set(text) & set('"\\<>&')
 
 
 def test_search_and_open_draw_exactly_the_lineage(browser, example_input, tmp_path):
@@ -437,12 +453,13 @@ def test_a_column_s_panel_lists_its_sources_and_consumers_in_order(browser, exam
     browser.open(f"{page.as_uri()}#col={focus}")
     _wait_drawn(browser, focus)
     d = explorer_data(example_input)
-    keys = [f"{d['nodes'][n][2]}.{name}" for n, name in zip(d["cols"]["node"], d["cols"]["name"])]
-    label = {f"{d['nodes'][n][2]}.{name}": f"{d['nodes'][n][1]}.{name}" for n, name in zip(d["cols"]["node"], d["cols"]["name"])}
+    cols = read_columns(d)
+    keys = cols["key"]
+    label = {key: f"{d['nodes'][n][1]}.{name}" for key, n, name in zip(keys, cols["node"], cols["name"])}
     ups = _sources(example_input)
     downs = [key for key, sources in sorted(ups.items()) for s in sources if s == focus]
     # in the order the page's data lists the edges: into the focus, out of it
-    feeds = [(keys[d["feeds"][i]], keys[d["feeds"][i + 1]]) for i in range(0, len(d["feeds"]), 2)]
+    feeds = [(keys[a], keys[b]) for a, b in cols["feeds"]]
     assert _panel_list(browser, "upstream") == [label[a] for a, b in feeds if b == focus]
     assert _panel_list(browser, "downstream") == [label[b] for a, b in feeds if a == focus]
     assert sorted(_panel_list(browser, "downstream")) == sorted(label[k] for k in downs) and downs
@@ -452,7 +469,7 @@ def test_a_column_s_panel_lists_its_sources_and_consumers_in_order(browser, exam
     model = "model.coffee_shop.int_order_items_priced"
     browser.open(f"{page.as_uri()}#model={model}")
     _wait_drawn(browser, model)
-    want = [name for n, name in zip(d["cols"]["node"], d["cols"]["name"]) if d["nodes"][n][2] == model]
+    want = [name for n, name in zip(cols["node"], cols["name"]) if d["nodes"][n][2] == model]
     assert _panel_list(browser, "columns") == want and want
 
 
@@ -463,3 +480,82 @@ def test_a_link_to_a_column_the_build_lacks_says_so(browser, example_input, tmp_
         browser.open(f"{page.as_uri()}#col={key}")
         browser.wait_for("document.querySelector('#graph p.hint') !== null")
         assert browser.eval("document.querySelector('#graph p.hint').textContent") == f"Not in this build: {key}"
+
+
+BOXES = """[...document.querySelectorAll('#lineage g.node')].map(g => {
+  const p = g.closest('.place').style;  // each box is placed in a block of its own
+  return [g.dataset.id, parseFloat(p.left), parseFloat(p.top), parseFloat(p.width), parseFloat(p.height)];
+})"""
+
+
+@pytest.mark.parametrize("focus", [FOCUS, "model.coffee_shop.stg_orders.order_id", "model.coffee_shop.orders.amount_paid", METRIC])
+def test_the_layered_layout_draws_the_same_lineage_in_ranks(browser, example_input, tmp_path, focus):
+    """A drawing of LAYERED_FROM boxes or more is laid out by the page's own layered layout:
+    the same boxes, columns and edges as dagre's, each rank on one centre line, no two boxes of
+    a rank overlapping, every edge drawn from a rank to a later one, the sources first."""
+    page = tmp_path / "explore.html"
+    page.write_text(explorer_html(example_input), encoding="utf-8")
+    anchor = "model" if focus == METRIC else "col"
+    browser.open(f"{page.as_uri()}#{anchor}={focus}")
+    _wait_drawn(browser, focus)
+    assert browser.eval("document.getElementById('lineage').dataset.layout") == "dagre"
+    by_dagre = (_drawn(browser), _drawn_uses(browser), sorted(b[0] for b in browser.eval(BOXES)))
+    browser.eval("window.catalogExplorer.layeredFrom(0); document.getElementById('lineage').remove()")
+    browser.eval(f"window.catalogExplorer.go({{{anchor}: {json.dumps(focus)}}})")
+    _wait_drawn(browser, focus)
+    assert browser.eval("document.getElementById('lineage').dataset.layout") == "layered"
+    boxes = {b[0]: b[1:] for b in browser.eval(BOXES)}
+    assert (_drawn(browser), _drawn_uses(browser), sorted(boxes)) == by_dagre
+    if focus != METRIC:
+        assert _drawn(browser) == expected_lineage(example_input, focus)
+    ranks: dict[float, list[tuple[float, float]]] = {}
+    for x, y, w, h in boxes.values():
+        ranks.setdefault(round(x + w / 2, 3), []).append((y, y + h))
+        assert x >= 20 and y >= 20
+    for spans in ranks.values():
+        spans.sort()
+        assert all(b[0] - a[1] >= 24 - 0.01 for a, b in zip(spans, spans[1:])), spans  # style px keep 4 decimals or so
+    centre = {uid: round(x + w / 2, 3) for uid, (x, _, w, _) in boxes.items()}
+    drawn = browser.eval("[...document.querySelectorAll('#lineage path.edge')].map(p => [p.dataset.from, p.dataset.to || p.dataset.model])")
+    for a, b in drawn:
+        owner_a = a if a in boxes else a.rsplit(".", 1)[0]
+        owner_b = b if b in boxes else b.rsplit(".", 1)[0]
+        assert owner_a == owner_b or centre[owner_a] < centre[owner_b], (a, b)
+    first = min(ranks)
+    assert all(uid.startswith("source.") for uid, c in centre.items() if c == first)
+    width = browser.eval("parseFloat(document.getElementById('lineage').style.width)")
+    assert max(x + w for x, _, w, _ in boxes.values()) + 20 <= width + 1e-6
+
+
+def _click(b: Browser, selector: str) -> None:
+    """A real mouse click (pressed and released over the element's middle), hit-tested by the page."""
+    x, y = b.eval(f"(() => {{ const e = document.querySelector({json.dumps(selector)}); e.scrollIntoView({{block: 'center', inline: 'center'}});"
+                  " const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()")
+    for kind in ("mousePressed", "mouseReleased"):
+        b.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
+
+def test_mouse_clicks_on_a_drawing_open_a_column_a_model_and_an_edge(browser, example_input, tmp_path):
+    """Each box is an SVG of its own over the edges' SVG: a click on a column's row, on a model's
+    header and on an edge between boxes reaches what it is on, dagre's drawing or the layered."""
+    page = tmp_path / "explore.html"
+    page.write_text(explorer_html(example_input), encoding="utf-8")
+    for layered in (False, True):
+        browser.open(page.as_uri())
+        if layered:
+            browser.eval("window.catalogExplorer.layeredFrom(0)")
+        browser.eval(f"window.catalogExplorer.go({{col: {json.dumps(FOCUS)}}})")
+        _wait_drawn(browser, FOCUS)
+        assert browser.eval("document.getElementById('lineage').dataset.layout") == ("layered" if layered else "dagre")
+        up = "model.coffee_shop.int_order_items_priced.line_total"
+        _click(browser, f"#lineage g.col[data-key={json.dumps(up)}] text")
+        _wait_drawn(browser, up)
+        assert browser.eval("location.hash") == f"#col={up}"
+        _click(browser, "#lineage g.node[data-id='model.coffee_shop.stg_products'] rect.head")
+        _wait_drawn(browser, "model.coffee_shop.stg_products")
+        edge = "#lineage path.edge[data-to='model.coffee_shop.stg_products.price']"
+        browser.eval(f"location.hash = '#col=' + {json.dumps(up)}")
+        _wait_drawn(browser, up)
+        _click(browser, edge)
+        browser.wait_for(f"document.querySelector({json.dumps(edge)}).classList.contains('picked')")
+        assert "price_cents" in browser.eval("document.getElementById('details').innerText")

@@ -17,7 +17,7 @@ from catalog.analyze.project import analyze_project
 from catalog.cli.app import app
 from catalog.export.openlineage import export_input
 from catalog.extract import load_project
-from catalog.report.explorer import explorer_data
+from catalog.report.explorer import explorer_data, read_columns
 
 pytestmark = pytest.mark.neo4j
 runner = CliRunner()
@@ -129,7 +129,7 @@ def test_report_links_every_column_to_the_explorer(build, project_name, example,
     assert done.exit_code == 0, done.output
     as_json = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     data = _page_data(explore.read_text(encoding="utf-8"))
-    keys = {f"{data['nodes'][n][2]}.{name}" for n, name in zip(data["cols"]["node"], data["cols"]["name"])}
+    keys = set(read_columns(data)["key"])
 
     page = _Codes()
     page.feed(report.read_text(encoding="utf-8"))
