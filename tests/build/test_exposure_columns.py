@@ -118,16 +118,16 @@ def test_check_hits_a_column_level_exposure_only_through_its_columns(tmp_path):
 
 def test_the_explorer_shows_each_exposure_precision_and_only_its_columns():
     from catalog.export.openlineage import export_input
-    from catalog.report.explorer import explorer_data
+    from catalog.report.explorer import explorer_data, read_columns
 
     project = load_project(FINANCE)
     data = explorer_data(export_input(project, analyze_project(project, jobs=1), consumers=True))
     rows = {n[2]: n for n in data["nodes"]}
     assert rows[DASHBOARD][5] == "dashboard, column-level"
     assert rows[BOARD][5] == "analysis, model-level"
-    uses = data["uses"]
+    uses, cols = data["uses"], read_columns(data)
     into_dashboard = [
-        f'{data["nodes"][data["cols"]["node"][uses[i]]][1]}.{data["cols"]["name"][uses[i]]}'
+        f'{data["nodes"][cols["node"][uses[i]]][1]}.{cols["name"][uses[i]]}'
         for i in range(0, len(uses), 3)
         if uses[i + 1] == data["nodes"].index(rows[DASHBOARD])
     ]

@@ -275,7 +275,7 @@ def test_check_of_a_producer_retype_is_breaking_and_hits_the_consumers_metric(bu
 def test_export_and_explorer_show_the_cross_project_edges_and_exposures(build, ask, producer, project_name):
     from catalog.export.openlineage import default_dataset_namespace, openlineage_events
     from catalog.export.stored import stored_export_input
-    from catalog.report.explorer import explorer_data
+    from catalog.report.explorer import explorer_data, read_columns
 
     build(PLATFORM, producer)
     finance = f"{project_name}_finance"
@@ -317,10 +317,9 @@ def test_export_and_explorer_show_the_cross_project_edges_and_exposures(build, a
     page = explorer_data(data)
     rows = {n[2]: n for n in page["nodes"]}
     assert rows[DIM][3] == "external"
-    cols = page["cols"]
+    cols = read_columns(page)
     index = {(page["nodes"][cols["node"][i]][2], cols["name"][i]): i for i in range(len(cols["name"]))}
-    feeds = page["feeds"]
-    pairs = {(feeds[i], feeds[i + 1]) for i in range(0, len(feeds), 2)}
+    pairs = set(cols["feeds"])
     assert (index[(DIM, "email")], index[("model.finance.customer_revenue", "email")]) in pairs
     assert rows["exposure.finance.customer_dashboard"][5] == "dashboard, column-level"
 
@@ -516,7 +515,7 @@ def test_the_project_installed_as_a_package_is_the_consumers_own(build, ask, gra
     relations ("finance_pkg"."main"."dim_customers"). Beside platform built on its own and
     finance reading platform (dbt Mesh), each column is listed once, named with its project."""
     from catalog.export.stored import stored_export_input
-    from catalog.report.explorer import explorer_data
+    from catalog.report.explorer import explorer_data, read_columns
     from catalog.report.governance import collect_report
 
     build(PLATFORM, producer)
@@ -581,7 +580,7 @@ def test_the_project_installed_as_a_package_is_the_consumers_own(build, ask, gra
         "model.platform.stg_orders": "resolved", "seed.platform.raw_customers": "", "seed.platform.raw_orders": "",
         "exposure.finance_pkg.revenue_dashboard": "",
     })  # fmt: skip
-    cols = page["cols"]
+    cols = read_columns(page)
     names = [(page["nodes"][cols["node"][i]][2], cols["name"][i]) for i in range(len(cols["name"]))]
     assert (len(names), len(set(names))) == (35, 35)
     page = explorer_data(stored_export_input(ask(producer), consumers=True))
