@@ -662,11 +662,7 @@ def _node(raw: ManifestNode, yaml_columns: list[ManifestColumn], table, target: 
         for col in sorted(table.columns.values(), key=_BY_INDEX):
             name = col["name"]
             key = name_of(name, True)
-            doc = declared.get(key)
-            if doc is None:  # most catalog.json columns: undocumented (made here, a call less per column)
-                columns.append(DbtColumn(name, col.get("type"), "", (), {}, True, False, False))
-            else:
-                columns.append(_column(name, col.get("type"), doc, in_catalog=True))
+            columns.append(_column(name, col.get("type"), declared.get(key), in_catalog=True))
             seen.add(key)
     for key, doc in declared.items():
         if key not in seen:
@@ -695,18 +691,20 @@ def _node(raw: ManifestNode, yaml_columns: list[ManifestColumn], table, target: 
         meta={**raw.config.meta, **raw.meta},
         access=raw.access,
         contract_enforced=bool((raw.config.contract or {}).get("enforced")),
-        contract=_contract(raw, declared, target / "manifest.json") if raw.config.contract is not None else None,
+        contract=_contract(raw, declared, target),
         path=raw.original_file_path,
     )
 
 
-def _contract(raw: ManifestNode, declared: dict[str, ManifestColumn], manifest: Path) -> DbtContract | None:
+def _contract(raw: ManifestNode, declared: dict[str, ManifestColumn], target: Path) -> DbtContract | None:
     """The model's contract, its declared columns and constraints when it is enforced
-    (``declared``: the YAML columns by name as SQL reads them)."""
+    (``declared``: the YAML columns by name as SQL reads them; ``target``: the folder of the
+    manifest.json that errors name)."""
     if raw.config.contract is None:
         return None
     if not raw.config.contract.get("enforced"):
         return DbtContract(enforced=False)
+    manifest = target / "manifest.json"
     at = f"nodes.{raw.unique_id}"
     columns = tuple(
         DbtContractColumn(
