@@ -378,7 +378,8 @@ def _load_project(path: Path, dialect: str | None, manifest_bytes: bytes | None,
         for key, raw in entries.items():
             if raw.resource_type not in LINEAGE_TYPES:
                 continue
-            table = catalog.sources.get(raw.unique_id) if raw.resource_type == "source" else catalog.nodes.get(raw.unique_id)
+            # taken out of the catalog: its column dicts are let go once the node's columns are made
+            table = (catalog.sources if raw.resource_type == "source" else catalog.nodes).pop(raw.unique_id, None)
             declared = declared_columns(raw, manifest_path, f"{section}.{key}")
             nodes[raw.unique_id] = _node(raw, declared, table, target, name_of)
             if section == "nodes" and is_external(raw, name, upstream):
