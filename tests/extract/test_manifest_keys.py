@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import catalog.artifacts as artifacts
-from catalog.artifacts import load_catalog, load_manifest
+from catalog.artifacts import Manifest, ManifestColumn, load_catalog, load_manifest
 from catalog.errors import ArtifactError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -39,7 +39,23 @@ def _both_ways(load, path: Path, monkeypatch: pytest.MonkeyPatch, json_module: b
         if json_module:
             m.setattr(artifacts, "orjson", None)
         whole = attempt()
-    return keys, whole
+    return _as_read(keys), _as_read(whole)
+
+
+def _as_read(result: object) -> object:
+    """A loaded manifest as catalog reads it: its declared columns by the keys of
+    :class:`ManifestColumn` (the only ones decoded; a whole parse keeps the others too)."""
+    if not (isinstance(result, tuple) and isinstance(result[0], Manifest)):
+        return result
+    manifest, digest = result
+    dump = manifest.model_dump()
+    for section in ("nodes", "sources"):
+        for node in dump[section].values():
+            node["columns"] = {
+                k: {f: v for f, v in c.items() if f in ManifestColumn.__annotations__} if isinstance(c, dict) else c
+                for k, c in node["columns"].items()
+            }
+    return dump, digest
 
 
 def _artifacts(shared_dir: Path | None, name: str) -> list[Path]:
@@ -68,7 +84,7 @@ def test_the_corpus_reads_the_same_as_a_whole_parse(shared_dir: Path, monkeypatc
     for path in manifests:
         keys, whole = _both_ways(load_manifest, path, monkeypatch)
         assert isinstance(keys, tuple) and keys == whole, path
-        assert keys[0].nodes, path
+        assert keys[0]["nodes"], path
     for path in catalogs:
         keys, whole = _both_ways(load_catalog, path, monkeypatch)
         assert isinstance(keys, tuple) and keys == whole, path
@@ -110,8 +126,16 @@ def test_unusual_but_valid_manifests_read_the_same(tmp_path: Path, monkeypatch: 
     keys, whole = _both_ways(load_manifest, path, monkeypatch)
     assert isinstance(keys, tuple), keys
     assert keys == whole
-    node = keys[0].nodes["model.p.m"]
-    assert node.raw_code == "select 1 as id" and node.columns["id"]["extra"] == {"kept": True}
+    assert keys[0]["nodes"]["model.p.m"]["raw_code"] == "select 1 as id"
+    assert keys[0]["nodes"]["model.p.m"]["columns"]["id"] == {"name": "id", "description": "the key"}
+
+
+def test_keys_no_record_reads_are_not_decoded(tmp_path: Path) -> None:
+    path = tmp_path / "manifest.json"
+    path.write_text(json.dumps(_manifest(NODE, macros={"macro.p.x": {"name": "x"}})))
+    manifest, _ = load_manifest(path)
+    assert manifest.nodes["model.p.m"].columns["id"] == {"name": "id", "description": "the key"}  # no "extra"
+    assert manifest.nodes["model.p.m"].config.materialized == "table"
 
 
 def test_an_integer_past_64_bits_is_read_exactly_as_the_json_module_reads_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -120,7 +144,7 @@ def test_an_integer_past_64_bits_is_read_exactly_as_the_json_module_reads_it(tmp
     path.write_text(json.dumps(_manifest({**NODE, "meta": {"big": 10**30, "huge": 1e308}})))
     keys, whole = _both_ways(load_manifest, path, monkeypatch, json_module=True)
     assert isinstance(keys, tuple) and keys == whole
-    assert keys[0].nodes["model.p.m"].meta == {"big": 10**30, "huge": 1e308}
+    assert keys[0]["nodes"]["model.p.m"]["meta"] == {"big": 10**30, "huge": 1e308}
 
 
 @pytest.mark.parametrize(
@@ -170,3 +194,5 @@ def test_the_decoded_keys_are_the_records_own(monkeypatch: pytest.MonkeyPatch) -
     for name, info in artifacts.ManifestNode.model_fields.items():
         assert name in keys and (info.alias is None or info.alias in keys)
     assert "fqn" not in keys and "unrendered_config" not in keys
+    column = node.__annotations__["columns"].__args__[0].__args__[1]
+    assert set(column.__struct_fields__) == set(ManifestColumn.__annotations__)
