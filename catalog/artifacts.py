@@ -294,7 +294,7 @@ def first_error(e: ValidationError) -> str:
 
 
 def load_manifest(path: Path, data: bytes | None = None) -> tuple[Manifest, str]:
-    obj, digest = read_json(path, data, _manifest_keys())
+    obj, digest = read_json(path, data, _keys(Manifest))
     version_url = (obj.get("metadata") or {}).get("dbt_schema_version")
     if not isinstance(version_url, str):
         raise ArtifactError(f"{path}: metadata.dbt_schema_version is missing; is this a dbt manifest.json?")
@@ -327,7 +327,7 @@ def _decode_keys(data: bytes, shape: Any) -> Any:
     ``shape`` expects (not an object where one should be): then the whole file is parsed and
     read as before, with the same values and the same error lines.
     """
-    if msgspec is None or shape is None:
+    if shape is None:  # no msgspec (see _keys), or the caller asked for a whole parse
         return None
     try:
         return msgspec.json.decode(data, type=shape)
@@ -392,12 +392,9 @@ _MAPPINGS_OF: dict[tuple[type, str], type] = {(ManifestNode, "columns"): Manifes
 _KEYS: dict[type, Any] = {}
 
 
-def _manifest_keys() -> Any:
-    return None if msgspec is None else _keys_of(Manifest, _KEYS)
-
-
-def _catalog_keys() -> Any:
-    return None if msgspec is None else _keys_of(Catalog, _KEYS)
+def _keys(model: type[BaseModel]) -> Any:
+    """:func:`_keys_of` ``model``, made once; None without msgspec (the file is parsed whole)."""
+    return None if msgspec is None else _keys_of(model, _KEYS)
 
 
 def project_name(manifest: Manifest, path: Path) -> str:
@@ -483,7 +480,7 @@ def _column_problem(col: Any) -> tuple[str, str | None]:
 
 
 def load_catalog(path: Path, data: bytes | None = None) -> tuple[Catalog, str]:
-    obj, digest = read_json(path, data, _catalog_keys())
+    obj, digest = read_json(path, data, _keys(Catalog))
     version_url = (obj.get("metadata") or {}).get("dbt_schema_version", "")
     if "/catalog/" not in str(version_url):
         raise ArtifactError(f"{path}: metadata.dbt_schema_version is not a dbt catalog schema")

@@ -187,7 +187,7 @@ def test_a_bad_catalog_gets_the_same_one_error_line(tmp_path: Path, monkeypatch:
 def test_the_decoded_keys_are_the_records_own(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every name, alias and alias choice pydantic reads for a node is decoded; a field added to
     a record is decoded without another list to keep up."""
-    shape = artifacts._manifest_keys()
+    shape = artifacts._keys(Manifest)
     node = shape.__annotations__["nodes"].__args__[0].__args__[1]
     keys = set(node.__struct_fields__)
     assert {"raw_code", "raw_sql", "compiled_code", "compiled_sql", "schema", "schema_", "config", "columns"} <= keys
