@@ -455,13 +455,14 @@ def report_parts(
         unresolved = stream("report_unresolved_columns")
         unused = stream("report_unused_columns")
         futures = {name: pool.submit(read, name) for name in ("report_model_coverage", "report_consumer_inputs", "list_build_tests")}
+        # the edges first: a streamed read waits for its reader, and they are the longest read
+        t0 = time.perf_counter()
+        walked = BuildLineage(itertools.chain(*lineage))
+        say(f"report_build_columns: {len(walked.keys)} columns in {time.perf_counter() - t0:.2f}s")
         coverage = _coverage(futures["report_model_coverage"].result(), unresolved)
         public = sum(1 for m in coverage["models"] if m.resource_type == "model" and m.access == "public")
         # undocumented columns of public models when there are any
         undocumented = stream("report_undocumented_columns", public_only=public > 0)
-        t0 = time.perf_counter()
-        walked = BuildLineage(itertools.chain(*lineage))
-        say(f"report_build_columns: {len(walked.keys)} columns in {time.perf_counter() - t0:.2f}s")
         t0 = time.perf_counter()
         walked_rows = _walked_rows(walked, max(top, PICTURE_CANDIDATES), lambda keys: _details(graph, params, keys))
         tests = _test_coverage(tested.result(), futures["list_build_tests"].result(), futures["report_consumer_inputs"].result(), walked)
@@ -526,6 +527,16 @@ def _pct(part: int, whole: int) -> float:
 def _col(model: str | None, unique_id: str, name: str, project: str | None = None) -> Col:
     # thousands of rows per report: a validated record is built faster than model_construct() builds one
     return Col(model=model or unique_id, unique_id=unique_id, name=name, project=project)
+
+
+def _col_json(model: str | None, unique_id: str, name: str, project: str | None = None) -> dict[str, Any]:
+    """``_col(...).model_dump(mode="json")`` made without the record: the long lists of the report
+    (unresolved, PII, undocumented, unused, inheritable) are made as their JSON, which the JSON
+    report writes as it comes and :func:`collect_report` validates into the records."""
+    model = model or unique_id
+    if project is None:
+        return {"model": model, "unique_id": unique_id, "name": name, "label": f"{model}.{name}"}
+    return {"model": model, "unique_id": unique_id, "name": name, "project": project, "label": f"{project}:{model}.{name}"}
 
 
 def _other_project(key: str, own_key: str) -> str | None:
@@ -643,9 +654,9 @@ def _coverage(model_rows: list[dict[str, Any]], column_rows: Iterable[Sequence[A
         ReasonGroup(status=s, reason=reason, models=tuple(sorted(names)))
         for (s, reason), names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), _severity(kv[0][0]), kv[0][1]))
     )
-    unresolved = (
-        UnresolvedColumn(column=_col(model, unique_id, column), model_status=model_status, kind=kind, reason=reason,
-                         expr=expr or None)
+    unresolved = (  # UnresolvedColumn's JSON
+        {"column": _col_json(model, unique_id, column), "model_status": model_status, "kind": kind, "reason": reason,
+         "expr": expr or None}
         for unique_id, model, column, model_status, reason, kind, expr in column_rows
     )  # fmt: skip
     return {"totals": totals, "models": tuple(models), "reasons": reasons, "unresolved_columns": unresolved}
@@ -664,17 +675,17 @@ def _tagged_by(tags: list[str] | None, meta: str | None) -> tuple[str, ...]:
 
 
 def _pii(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The fields of :class:`Pii` from the rows of ``report_pii_propagation``, the PII columns
-    made into records as they are read."""
-    reached: dict[str, tuple[Col, bool]] = {}
+    """The fields of :class:`Pii` from the rows of ``report_pii_propagation``, as their JSON, the
+    PII columns made as they are read."""
+    reached: dict[str, tuple[dict[str, Any], bool]] = {}  # key -> (Col's JSON, tagged PII)
     unmasked: set[str] = set()
     for r in rows:
         for d in r["reaches"]:
             if d["key"] not in reached:
-                reached[d["key"]] = (_col(d["model"], d["unique_id"], d["column"], _other_project(d["key"], r["key"])), bool(d["pii"]))
+                reached[d["key"]] = (_col_json(d["model"], d["unique_id"], d["column"], _other_project(d["key"], r["key"])), bool(d["pii"]))
             if not d.get("masked"):
                 unmasked.add(d["key"])
-    order = sorted(reached.items(), key=lambda kv: (kv[1][0].model, kv[1][0].name, kv[1][0].unique_id))
+    order = sorted(reached.items(), key=lambda kv: (kv[1][0]["model"], kv[1][0]["name"], kv[1][0]["unique_id"]))
     return {
         "columns": (_pii_column(r, reached) for r in sorted(rows, key=lambda r: (r["model"] or r["unique_id"], r["column"], r["unique_id"]))),
         "reached": tuple(c for _, (c, _) in order),
@@ -683,14 +694,17 @@ def _pii(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _pii_column(r: dict[str, Any], reached: dict[str, tuple[Col, bool]]) -> PiiColumn:
-    reaches = sorted(
-        (PiiReach(column=reached[d["key"]][0], depth=d["depth"], types=tuple(d["types"]), tagged=bool(d["pii"]),
-                  masked=bool(d.get("masked"))) for d in r["reaches"]),
-        key=lambda x: (x.depth, x.column.model, x.column.name, x.column.unique_id),
-    )  # fmt: skip
-    return PiiColumn(column=_col(r["model"], r["unique_id"], r["column"]), tagged_by=_tagged_by(r["tags"], r["meta"]),
-                     reaches=tuple(reaches))  # fmt: skip
+def _pii_column(r: dict[str, Any], reached: dict[str, tuple[dict[str, Any], bool]]) -> dict[str, Any]:
+    """A :class:`PiiColumn`'s JSON, its reaches :class:`PiiReach`'s."""
+    reaches = []
+    for d in r["reaches"]:
+        masked, types = bool(d.get("masked")), list(d["types"])
+        effect = "masked" if masked else "copied" if all(t in COPY_TYPES for t in types) else "transformed"
+        reaches.append({"column": reached[d["key"]][0], "depth": d["depth"], "types": types, "tagged": bool(d["pii"]),
+                        "masked": masked, "effect": effect})
+    reaches.sort(key=lambda x: (x["depth"], x["column"]["model"], x["column"]["name"], x["column"]["unique_id"]))
+    return {"column": _col_json(r["model"], r["unique_id"], r["column"]), "tagged_by": list(_tagged_by(r["tags"], r["meta"])),
+            "reaches": reaches}
 
 
 # ---------------------------------------------------------------------------- documentation, use
@@ -703,25 +717,22 @@ def _undocumented(rows: Iterable[Sequence[Any]], models: Sequence[ModelCoverage]
         "public_models": public,
         "models_in_scope": len(in_scope),
         "columns_in_scope": sum(m.columns for m in in_scope),
-        "columns": (
-            UndocumentedColumn(column=_col(model, unique_id, column), access=access, data_type=data_type, declared=bool(declared))
+        "columns": (  # UndocumentedColumn's JSON
+            {"column": _col_json(model, unique_id, column), "access": access, "data_type": data_type, "declared": bool(declared)}
             for unique_id, model, access, columns in rows
             for column, data_type, declared in columns
         ),
     }
 
 
-def _unused(rows: Iterable[Sequence[Any]]) -> Iterator[UnusedColumn]:
+def _unused(rows: Iterable[Sequence[Any]]) -> Iterator[dict[str, Any]]:
     """From ``report_unused_columns``: (unique_id, model, resource_type, dependents, incomplete,
-    [[column, data_type]]), made into records as they are read."""
-    return (
-        UnusedColumn(
-            column=_col(model, unique_id, column), resource_type=resource_type, data_type=data_type,
-            dependents=dependents, incomplete_dependents=tuple(sorted(incomplete or [])),
-        )
-        for unique_id, model, resource_type, dependents, incomplete, columns in rows
-        for column, data_type in columns
-    )
+    [[column, data_type]]), each :class:`UnusedColumn`'s JSON made as it is read."""
+    for unique_id, model, resource_type, dependents, incomplete, columns in rows:
+        incomplete = sorted(incomplete or [])
+        for column, data_type in columns:
+            yield {"column": _col_json(model, unique_id, column), "resource_type": resource_type, "data_type": data_type,
+                   "dependents": dependents, "incomplete_dependents": incomplete}
 
 
 def _depended_on(r: dict[str, Any]) -> DependedOn:
@@ -735,20 +746,21 @@ def _depended_on(r: dict[str, Any]) -> DependedOn:
 def inheritable_descriptions(walked: BuildLineage) -> tuple[Inheritable, ...]:
     """What each undocumented model and snapshot column of ``walked`` could inherit, as the
     report's records (``catalog docs`` reads them)."""
-    return tuple(inheritable_stream(walked))
+    return tuple(Inheritable.model_validate(i) for i in inheritable_stream(walked))
 
 
-def inheritable_stream(walked: BuildLineage, found: dict[str, list[Nearest]] | None = None) -> Iterator[Inheritable]:
+def inheritable_stream(walked: BuildLineage, found: dict[str, list[Nearest]] | None = None) -> Iterator[dict[str, Any]]:
     """:func:`inheritable_descriptions` in the report's order (by model, column and unique id),
-    each record made as it is read: per column, its nearest candidates and the description
-    they agree on (None when they disagree). ``found``: ``walked.inheritable()``, when made
-    already (it is emptied as the records are made)."""
+    each :class:`Inheritable`'s JSON made as it is read: per column, its nearest candidates and
+    the description they agree on (None when they disagree). ``found``: ``walked.inheritable()``,
+    when made already (it is emptied as the records are made)."""
     found = walked.inheritable() if found is None else found
+    index, names, unique_ids, descriptions = walked.index, walked.names, walked.unique_id, walked.description
 
     def named(key: str) -> tuple[str, str, str]:
-        i = walked.index[key]
-        _, model, column = walked.names[i]  # type: ignore[misc]
-        unique_id = walked.unique_id[i] or ""
+        i = index[key]
+        _, model, column = names[i]  # type: ignore[misc]
+        unique_id = unique_ids[i] or ""
         return (model or unique_id, column, unique_id)
 
     for key in sorted(found, key=named):
@@ -757,23 +769,23 @@ def inheritable_stream(walked: BuildLineage, found: dict[str, list[Nearest]] | N
         best = []
         for n in near:
             if n.distance == nearest:
-                from_unique_id, from_model, from_column = walked.names[walked.index[n.key]]  # type: ignore[misc]
-                best.append((from_model or "", from_column, n.key, _col(from_model, from_unique_id, from_column), n))
+                u = index[n.key]
+                from_unique_id, from_model, from_column = names[u]  # type: ignore[misc]
+                best.append((from_model or "", from_column, n.key, _col_json(from_model, from_unique_id, from_column), n, u))
         best.sort(key=lambda b: b[:3])
-        candidates = tuple(
-            Candidate(column=col, description=(walked.description[walked.index[n.key]] or "").strip(), hops=n.types)
-            for *_, col, n in best
-        )
-        agreed = len({c.description for c in candidates}) == 1
+        candidates = [{"column": col, "description": (descriptions[u] or "").strip(), "hops": list(n.types)}
+                      for *_, col, n, u in best]  # fmt: skip
         first = candidates[0]
+        agreed = all(c["description"] == first["description"] for c in candidates)
         model, column, unique_id = named(key)
-        yield Inheritable(
-            column=_col(model, unique_id, column),
-            description=first.description if agreed else None,
-            source=first.column if agreed else None,
-            hops=first.hops if agreed else (),
-            candidates=candidates,
-        )
+        yield {
+            "column": _col_json(model, unique_id, column),
+            "description": first["description"] if agreed else None,
+            "source": first["column"] if agreed else None,
+            "hops": first["hops"] if agreed else [],
+            "candidates": candidates,
+            "conflict": not agreed,
+        }
 
 
 def inheritable_rows(walked: BuildLineage) -> list[dict[str, Any]]:

@@ -46,12 +46,12 @@ def _with_notes(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _plain(value: Any) -> Any:
-    """A part of the report as ``model_dump(mode="json")`` makes it, an iterator of records
-    as an iterator of their dicts."""
+    """A part of the report as ``model_dump(mode="json")`` makes it. An iterator's items are
+    the JSON of records already (the long lists are made so), and pass as they are."""
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     if isinstance(value, Iterator):
-        return (_plain(v) for v in value)
+        return value
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
