@@ -451,7 +451,6 @@ def report_parts(
         half = int(build_rows[0]["build"].get("models_total") or 0) // 2 if build_rows else 0
         lineage = [stream("report_build_columns", "models", skip=0, limit=half),
                    stream("report_build_columns", "models", skip=half, limit=ALL_ROWS)]  # fmt: skip
-        tested = pool.submit(_tested, stream("report_test_coverage"))  # folded as it is read
         unresolved = stream("report_unresolved_columns")
         unused = stream("report_unused_columns")
         futures = {name: pool.submit(read, name) for name in ("report_model_coverage", "report_consumer_inputs", "list_build_tests")}
@@ -465,7 +464,8 @@ def report_parts(
         undocumented = stream("report_undocumented_columns", public_only=public > 0)
         t0 = time.perf_counter()
         walked_rows = _walked_rows(walked, max(top, PICTURE_CANDIDATES), lambda keys: _details(graph, params, keys))
-        tests = _test_coverage(tested.result(), futures["list_build_tests"].result(), futures["report_consumer_inputs"].result(), walked)
+        model_rows, test_rows = futures["report_model_coverage"].result(), futures["list_build_tests"].result()
+        tests = _test_coverage(_tested(model_rows, test_rows, walked), test_rows, futures["report_consumer_inputs"].result(), walked)
         inheritable = walked.inheritable()  # while Neo4j still reads the sections written before it
         say(f"reach, PII flow, untested columns and inheritable descriptions in memory in {time.perf_counter() - t0:.2f}s")
         depended_all = [_depended_on(r) for r in walked_rows["depended_on"]]
@@ -495,7 +495,7 @@ TREND_STATUSES = ("active", "superseded")  # builds that completed
 def collect_trends(catalog: BuildView, count: int, say: Callable[[str], None] = lambda _msg: None) -> tuple[TrendPoint, ...]:
     """The figures of the last ``count`` completed builds of ``catalog``'s project up to its
     build, oldest first, each read as that build (``report_model_coverage``,
-    ``report_build_columns`` and ``report_test_coverage`` with its id)."""
+    ``report_build_columns`` and ``list_build_tests`` with its id)."""
     graph, project = catalog.graph, catalog.project
     builds = [r["build"] for r in graph.read("read/list_builds", project=project)]
     chosen = [b for b in builds if b.get("status") in TREND_STATUSES and b["id"] <= catalog.build_id][:count]
@@ -503,13 +503,13 @@ def collect_trends(catalog: BuildView, count: int, say: Callable[[str], None] = 
     for b in reversed(chosen):
         t0 = time.perf_counter()
         params = {"project": project, "build_id": b["id"]}
-        totals: CoverageTotals = _coverage(graph.read("read/report_model_coverage", **params), ())["totals"]
+        model_rows = graph.read("read/report_model_coverage", **params)
+        totals: CoverageTotals = _coverage(model_rows, ())["totals"]
         walked = BuildLineage(graph.stream_values("read/report_build_columns", **params, skip=0, limit=ALL_ROWS))
         analyzed = [i for i in range(len(walked.keys)) if walked.in_build[i] and walked.resource_type[i] in ANALYZED]
         reached = set().union(*(walked.unmasked_reach(k) for k in walked.pii_columns()))
-        # report_test_coverage: unique_id, name, resource_type, access, contract, columns
-        tested = sum(1 for r in graph.stream_values("read/report_test_coverage", **params) if r[2] in ANALYZED
-                     for c in r[5] if c[4])
+        tests = _tested(model_rows, graph.read("read/list_build_tests", **params), walked)
+        tested = sum(m.tested for m in tests.models if m.resource_type in ANALYZED)
         points.append(TrendPoint(
             build=b["id"], finished_at=None if b.get("finished_at") is None else str(b["finished_at"]),
             models=totals.models, columns=totals.columns, resolved=totals.resolved + totals.no_upstream,
@@ -807,43 +807,44 @@ def inheritable_rows(walked: BuildLineage) -> list[dict[str, Any]]:
 
 # ---------------------------------------------------------------------------- tests
 class Tested(NamedTuple):
-    """``report_test_coverage`` folded: per node its counts, and the columns that matter later."""
+    """Per node its test counts, and the columns that matter later."""
 
     models: list[ModelTests]
-    untested: list[str]  # keys of the columns no test reads
+    untested: list[int]  # the columns no test reads (numbers of BuildLineage)
     protected: dict[str, str]  # column key -> its public or contracted model
 
 
-def _tested(node_rows: Iterable[Sequence[Any]]) -> Tested:
-    """``report_test_coverage``'s (unique_id, name, resource_type, access, contract, columns)
-    folded as they are read, their columns let go."""
+def _tested(model_rows: list[dict[str, Any]], test_rows: list[dict[str, Any]], walked: BuildLineage) -> Tested:
+    """Which columns of each node a test reads: the nodes are ``report_model_coverage``'s rows,
+    their columns those of the build in ``walked``, the tests ``list_build_tests``'s, each with
+    the columns it reads."""
+    read = {key for t in test_rows for key in t["columns"]}
+    by_node: dict[str | None, list[int]] = defaultdict(list)
+    for i, (unique_id, in_build) in enumerate(zip(walked.unique_id, walked.in_build)):
+        if in_build:
+            by_node[unique_id].append(i)
     folded = Tested([], [], {})
-    for unique_id, name, resource_type, access, contract, columns in node_rows:
+    keys = walked.keys
+    for r in model_rows:
+        columns = by_node.get(r["unique_id"])
         if not columns:
             continue
-        tested = sum(1 for c in columns if c[4])
-        folded.models.append(ModelTests(unique_id=unique_id, name=name, resource_type=resource_type, columns=len(columns),
-                                        tested=tested))  # fmt: skip
-        guarded = resource_type == "model" and (access == "public" or contract)
-        for key, _, _, _, tests in columns:
-            if guarded:
-                folded.protected[key] = name
-            if not tests:
-                folded.untested.append(key)
+        untested = [i for i in columns if keys[i] not in read]
+        folded.models.append(ModelTests(unique_id=r["unique_id"], name=r["name"], resource_type=r["resource_type"],
+                                        columns=len(columns), tested=len(columns) - len(untested)))  # fmt: skip
+        folded.untested.extend(untested)
+        if r["resource_type"] == "model" and (r["access"] == "public" or r["contract"]):
+            folded.protected.update((keys[i], r["name"]) for i in columns)
     return folded
 
 
 def _test_coverage(
     folded: Tested, test_rows: list[dict[str, Any]], input_rows: list[dict[str, Any]], walked: BuildLineage
 ) -> DbtTestCoverage:
-    """From ``report_test_coverage`` (:func:`_tested`), ``list_build_tests`` and
-    ``report_consumer_inputs``, with the build's FEEDS walked in memory for what each untested
-    column reaches."""
-    models, protected = folded.models, folded.protected
+    """From :func:`_tested`, ``list_build_tests`` and ``report_consumer_inputs``, with the
+    build's FEEDS walked in memory for what each untested column reaches."""
+    models, protected, untested = folded.models, folded.protected, folded.untested
     models.sort(key=lambda m: (m.tested_pct, m.name, m.unique_id))
-    # walked has every column of the build's nodes
-    untested = [walked.index[k] for k in folded.untested if k in walked.index]
-    folded.untested.clear()
     inputs: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for r in input_rows:
         inputs[r["up"]].append((r["down"], f"{r['kind']}:{r['name']}"))

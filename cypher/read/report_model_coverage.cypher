@@ -1,8 +1,10 @@
 // Lineage coverage per dbt node of a build: the analysis status and reason of every model,
-// snapshot, seed and source, and how many of its columns have only resolved upstream edges,
-// at least one unproved edge (resolved = false), or no upstream edge at all.
+// snapshot, seed and source, its access and whether its contract is enforced, and how many of
+// its columns have only resolved upstream edges, at least one unproved edge (resolved = false),
+// or no upstream edge at all.
 // Parameters: $project, $build_id (int or null: the active build)
-// Returns: unique_id, name, resource_type, materialized, access, status, reason, carried_over, columns, fed_resolved, fed_unresolved, unfed
+// Returns: unique_id, name, resource_type, materialized, access, contract, status, reason, carried_over, columns, fed_resolved,
+//          fed_unresolved, unfed
 MATCH (p:Project {name: $project})
 OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
 WITH p, coalesce($build_id, active.id) AS b
@@ -18,6 +20,6 @@ CALL (m, b) {
          count(CASE WHEN c IS NOT NULL AND size(ins) = 0 THEN 1 END) AS unfed
 }
 RETURN m.unique_id AS unique_id, m.name AS name, m.resource_type AS resource_type, s.materialized AS materialized,
-       s.access AS access, s.status AS status, s.reason AS reason, coalesce(s.carried_over, false) AS carried_over,
-       columns, fed_resolved, fed_unresolved, unfed
+       s.access AS access, coalesce(s.contract, false) AS contract, s.status AS status, s.reason AS reason,
+       coalesce(s.carried_over, false) AS carried_over, columns, fed_resolved, fed_unresolved, unfed
 ORDER BY unique_id

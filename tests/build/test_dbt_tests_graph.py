@@ -67,7 +67,7 @@ def swap_tests(target: Path) -> None:
 def test_a_later_build_that_changes_tests_leaves_the_earlier_view(build, project_name, example_copy, graph):
     first = build(example_copy, project_name)
     before = view(graph, project_name, first.build_id)
-    assert {"read/list_build_tests", "read/report_test_coverage"} <= set(before) and before["read/list_build_tests"]
+    assert "read/list_build_tests" in before and before["read/list_build_tests"]
     report_before = report_dict(collect_report(BuildView(graph, project_name, first.build_id)))
     expected = {}
     for key, names in TESTED.items():
