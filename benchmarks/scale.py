@@ -13,7 +13,8 @@ prints, measured in the same run:
 - with Neo4j (skip with --no-store): ``catalog build --full`` in process, per stage and in
   relationships per second, beside Neo4j's bulk import of the same graph (bulk_import.py; skip
   with --no-bulk-import); a no-change rebuild; three one-model-change rebuilds; ``catalog impact``
-  of a hub column from process start to output and in process (p95); ``catalog report -f json``;
+  of a hub column from process start to output and in process (p95); ``catalog report -f json``,
+  three times, each beside ``analyze_project`` of the same project right after it, and their median ratio;
   and once, the hub-heavy case: impact of a column reaching 12,500 columns (benchmarks/hub_project.py),
   in process p95, beside the per-path reads impact made before; the store's size on disk after the
   full build and the local server's peak resident memory (what a build needs from the server); and
@@ -48,6 +49,7 @@ from query_latency import hub_latency, pct  # noqa: E402
 
 CATALOG = Path(sys.executable).parent / "catalog"
 REBUILD_ROUNDS = 3  # one-model-change rebuilds, each against the orjson parse measured after it
+REPORT_ROUNDS = 3  # reports of the stored project, each against analyze_project measured after it
 
 
 def clock(fn):
@@ -181,7 +183,24 @@ def parse_seconds(target: Path) -> float:
     return time.perf_counter() - t
 
 
-def store_rows(project_dir: Path, label: str, runs: int, bulk: bool) -> None:
+def report_row(name: str, project_dir: Path, jobs: int | None, rounds: int = REPORT_ROUNDS) -> None:
+    """``catalog report -f json`` of the stored project ``name``, each round beside its
+    reference measured right after it: ``analyze_project`` of the same project's artifacts."""
+    from catalog.analyze.project import analyze_project
+    from catalog.extract import load_project
+
+    project = load_project(project_dir)
+    ratios = []
+    for _ in range(rounds):
+        wall, cpu, mb = run_measured([str(CATALOG), "report", "--project", name, "-f", "json", "-o", os.devnull])
+        a_wall, a_cpu, _ = clock(lambda: analyze_project(project, jobs=jobs))
+        ratios.append(wall / a_wall)
+        print(f"  catalog report -f json     {wall:7.2f} s (cpu {cpu:6.2f})  peak {mb} MB; analyze_project right after it "
+              f"{a_wall:.2f} s (cpu {a_cpu:.2f}): {ratios[-1]:.2f} x")
+    print(f"  catalog report -f json: median {sorted(ratios)[len(ratios) // 2]:.2f} x the analysis over {len(ratios)} rounds")
+
+
+def store_rows(project_dir: Path, label: str, runs: int, bulk: bool, jobs: int | None = None) -> None:
     import shutil
     import tempfile
 
@@ -237,8 +256,7 @@ def store_rows(project_dir: Path, label: str, runs: int, bulk: bool) -> None:
         print(f"  impact of a hub, in process p95 {pct(times, 95) * 1000:6.0f} ms ({reach[hub]} columns reached; {hub})")
     wall, cpu, _ = run_measured([str(CATALOG), "impact", hub, "--project", name, "--json"])
     print(f"  catalog impact (process)   {wall:7.2f} s (cpu {cpu:6.2f})")
-    wall, cpu, mb = run_measured([str(CATALOG), "report", "--project", name, "-f", "json", "-o", os.devnull])
-    print(f"  catalog report -f json     {wall:7.2f} s (cpu {cpu:6.2f})  peak {mb} MB")
+    report_row(name, project_dir, jobs)
     wall, cpu, mb = run_measured([str(CATALOG), "forget", name, "--yes", "--json"])
     print(f"  catalog forget             {wall:7.2f} s (cpu {cpu:6.2f})  peak {mb} MB")
     shutil.rmtree(work.parent, ignore_errors=True)
@@ -265,7 +283,7 @@ def main() -> None:
         analysis_rows(project_dir, args.floor_sample, args.jobs)
         lineage_row(project_dir)
         if not args.no_store:
-            store_rows(project_dir, f"{models}_{seed or 1}", args.runs, not args.no_bulk_import)
+            store_rows(project_dir, f"{models}_{seed or 1}", args.runs, not args.no_bulk_import, args.jobs)
     if not args.no_store:
         from catalog.settings import Neo4jSettings
         from catalog.store.connection import open_driver

@@ -429,8 +429,9 @@ def report_parts(
         say(f"{name}: {len(rows)} rows in {time.perf_counter() - t0:.2f}s")
         return rows
 
-    def stream(name: str, what: str = "rows", **extra: Any) -> ReadAhead[tuple[Any, ...]]:
-        """The rows of ``name``, read from now on in a thread of their own, a few ahead."""
+    def stream(name: str, what: str = "rows", ahead: int = AHEAD, **extra: Any) -> ReadAhead[tuple[Any, ...]]:
+        """The rows of ``name``, read from now on in a thread of their own, at most ``ahead``
+        rows ahead of their reader (0: as many as come)."""
         t0 = time.perf_counter()
 
         def counted() -> Iterator[tuple[Any, ...]]:
@@ -440,7 +441,7 @@ def report_parts(
             skip = f" from model {extra['skip']}" if "skip" in extra else ""
             say(f"{name}{skip}: {n} {what} in {time.perf_counter() - t0:.2f}s")
 
-        return stack.enter_context(ReadAhead(counted(), AHEAD))
+        return stack.enter_context(ReadAhead(counted(), ahead))
 
     build_rows = graph.read("read/find_build", project=project, build_id=build_id)
     build = _build_info(build_id, build_rows[0]["build"] if build_rows else {})
@@ -452,7 +453,6 @@ def report_parts(
         lineage = [stream("report_build_columns", "models", skip=0, limit=half),
                    stream("report_build_columns", "models", skip=half, limit=ALL_ROWS)]  # fmt: skip
         unresolved = stream("report_unresolved_columns")
-        unused = stream("report_unused_columns")
         futures = {name: pool.submit(read, name) for name in ("report_model_coverage", "report_consumer_inputs", "list_build_tests")}
         # the edges first: a streamed read waits for its reader, and they are the longest read
         t0 = time.perf_counter()
@@ -461,7 +461,10 @@ def report_parts(
         coverage = _coverage(futures["report_model_coverage"].result(), unresolved)
         public = sum(1 for m in coverage["models"] if m.resource_type == "model" and m.access == "public")
         # undocumented columns of public models when there are any
-        undocumented = stream("report_undocumented_columns", public_only=public > 0)
+        # read whole while the lineage is walked in memory below (a few rows per model: the
+        # walk takes longer), so that the report is written without waiting for Neo4j
+        undocumented = stream("report_undocumented_columns", ahead=0, public_only=public > 0)
+        unused = stream("report_unused_columns", ahead=0)
         t0 = time.perf_counter()
         walked_rows = _walked_rows(walked, max(top, PICTURE_CANDIDATES), lambda keys: _details(graph, params, keys))
         model_rows, test_rows = futures["report_model_coverage"].result(), futures["list_build_tests"].result()
@@ -757,27 +760,32 @@ def inheritable_stream(walked: BuildLineage, found: dict[str, list[Nearest]] | N
     found = walked.inheritable() if found is None else found
     index, names, unique_ids, descriptions = walked.index, walked.names, walked.unique_id, walked.description
 
-    def named(key: str) -> tuple[str, str, str]:
+    def named(key: str) -> tuple[str, str, str, str]:
         i = index[key]
         _, model, column = names[i]  # type: ignore[misc]
         unique_id = unique_ids[i] or ""
-        return (model or unique_id, column, unique_id)
+        return (model or unique_id, column, unique_id, key)
 
-    for key in sorted(found, key=named):
+    def candidate(n: Nearest) -> dict[str, Any]:
+        u = index[n.key]
+        from_unique_id, from_model, from_column = names[u]  # type: ignore[misc]
+        return {"column": _col_json(from_model, from_unique_id, from_column), "description": (descriptions[u] or "").strip(),
+                "hops": list(n.types)}  # fmt: skip
+
+    for model, column, unique_id, key in sorted(map(named, found)):
         near = found.pop(key)  # let each answer go once written
-        nearest = min(n.distance for n in near)
-        best = []
-        for n in near:
-            if n.distance == nearest:
-                u = index[n.key]
-                from_unique_id, from_model, from_column = names[u]  # type: ignore[misc]
-                best.append((from_model or "", from_column, n.key, _col_json(from_model, from_unique_id, from_column), n, u))
-        best.sort(key=lambda b: b[:3])
-        candidates = [{"column": col, "description": (descriptions[u] or "").strip(), "hops": list(n.types)}
-                      for *_, col, n, u in best]  # fmt: skip
+        if len(near) == 1:  # most columns: one candidate
+            candidates = [candidate(near[0])]
+        else:
+            nearest = min(n.distance for n in near)
+            best = []
+            for n in near:
+                if n.distance == nearest:
+                    _, from_model, from_column = names[index[n.key]]  # type: ignore[misc]
+                    best.append((from_model or "", from_column, n.key, n))
+            candidates = [candidate(n) for *_, n in sorted(best)]
         first = candidates[0]
         agreed = all(c["description"] == first["description"] for c in candidates)
-        model, column, unique_id = named(key)
         yield {
             "column": _col_json(model, unique_id, column),
             "description": first["description"] if agreed else None,
