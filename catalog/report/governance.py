@@ -1,7 +1,8 @@
 """The governance report of one build: what a data-platform team checks before trusting the
 lineage and the documentation of a dbt project.
 
-Sections (each read with one ``cypher/read/report_*.cypher`` file, runnable in Neo4j Browser):
+Sections (read with the ``cypher/read/report_*.cypher`` files, runnable in Neo4j Browser; the
+any-depth ones and test coverage computed in memory over ``report_build_columns``):
 
 - lineage coverage: every model's status and reason, and how many columns are resolved;
 - PII: columns tagged PII in dbt and every column downstream of them, at any depth;

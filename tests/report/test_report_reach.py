@@ -6,14 +6,18 @@ each side may name a different one: both must be shortest paths of the same leng
 
 from __future__ import annotations
 
+import io
+import json
 import subprocess
 import sys
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
 from catalog.query import BuildView
-from catalog.report.governance import ALL_ROWS, _details, _walked_rows, inheritable_rows
+from catalog.report.governance import ALL_ROWS, _details, _walked_rows, collect_report, inheritable_rows, report_parts
+from catalog.report.governance_render import report_json, write_report_json
 from catalog.report.reach import COPY_TYPES, BuildLineage
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.corpus]
@@ -128,3 +132,38 @@ def test_in_memory_sections_equal_the_any_depth_cypher_on_a_synth_project(build,
 def test_example_report_equals_the_any_depth_cypher(build, graph, project_name, example):
     build(example, project_name)
     _compare(graph, project_name)
+
+
+def _compare_tests_and_json(graph, name: str) -> None:
+    """Test coverage, counted in memory over the build's columns and ``list_build_tests``,
+    against the columns ``list_column_properties`` lists; and the JSON report written as its
+    long lists are made (as plain JSON, without their records) against the collected report's
+    records dumped, byte for byte."""
+    catalog = BuildView(graph, name)
+    params = {"project": name, "build_id": catalog.build_id}
+    report = collect_report(catalog)
+    columns: dict[str, set[str]] = defaultdict(set)
+    for r in graph.read("read/list_column_properties", **params):  # the read unpacks its one row
+        columns[r["unique_id"]].add(r["key"])
+    read = {k for t in graph.read("read/list_build_tests", **params) for k in t["columns"]}
+    expected = {uid: (len(keys), len(keys & read)) for uid, keys in columns.items()}
+    assert {m.unique_id: (m.columns, m.tested) for m in report.tests.models} == expected
+    assert report.tests.tested == sum(t for _, t in expected.values()) > 0
+
+    out = io.StringIO()
+    with report_parts(catalog) as parts:
+        write_report_json(out, parts)
+    assert out.getvalue() == report_json(report)
+    doc = json.loads(out.getvalue())
+    assert doc["undocumented"]["columns"] and doc["inheritable"] and doc["unused"]
+
+
+@pytest.mark.parametrize("corpus", ["jaffle-shop", "tuva"])
+def test_test_coverage_and_streamed_json_on_a_corpus_project(build, graph, project_name, shared_dir, corpus):
+    build(shared_dir / "corpus" / corpus / "target", project_name)
+    _compare_tests_and_json(graph, project_name)
+
+
+def test_test_coverage_and_streamed_json_on_a_synth_project(build, graph, project_name, shared_dir, tmp_path):
+    build(_synth(shared_dir, tmp_path, 250, 5), project_name)
+    _compare_tests_and_json(graph, project_name)
