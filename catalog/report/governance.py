@@ -461,9 +461,9 @@ def report_parts(
         say(f"report_build_columns: {len(walked.keys)} columns in {time.perf_counter() - t0:.2f}s")
         coverage = _coverage(futures["report_model_coverage"].result(), unresolved)
         public = sum(1 for m in coverage["models"] if m.resource_type == "model" and m.access == "public")
-        # undocumented columns of public models when there are any
-        # read whole while the lineage is walked in memory below (a few rows per model: the
-        # walk takes longer), so that the report is written without waiting for Neo4j
+        # undocumented columns (of public models when there are any) and unused ones, read whole
+        # while the lineage is walked in memory below (a few rows per model; the walk takes
+        # longer), so that the report is written without waiting for Neo4j
         undocumented = stream("report_undocumented_columns", ahead=0, public_only=public > 0)
         unused = stream("report_unused_columns", ahead=0)
         t0 = time.perf_counter()
