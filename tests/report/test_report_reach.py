@@ -2,7 +2,8 @@
 any-depth Cypher they replace, on a real corpus project and a synthetic one in a real Neo4j:
 reach and models reached of every column, every PII column's reach with depths, and the
 nearest documented columns of every undocumented column. Where several shortest paths exist,
-each side may name a different one: both must be shortest paths of the same length."""
+each side may name a different one: both must be shortest paths of the same length. On the same
+builds, test coverage (also counted in memory) and the JSON report written as it is made."""
 
 from __future__ import annotations
 
@@ -122,16 +123,19 @@ def _compare(graph, name: str) -> None:
 def test_in_memory_sections_equal_the_any_depth_cypher_on_a_corpus_project(build, graph, project_name, shared_dir, corpus):
     build(shared_dir / "corpus" / corpus / "target", project_name)
     _compare(graph, project_name)
+    _compare_tests_and_json(graph, project_name)
 
 
 def test_in_memory_sections_equal_the_any_depth_cypher_on_a_synth_project(build, graph, project_name, shared_dir, tmp_path):
     build(_synth(shared_dir, tmp_path, 250, 5), project_name)
     _compare(graph, project_name)
+    _compare_tests_and_json(graph, project_name)
 
 
 def test_example_report_equals_the_any_depth_cypher(build, graph, project_name, example):
     build(example, project_name)
     _compare(graph, project_name)
+    _compare_tests_and_json(graph, project_name)
 
 
 def _compare_tests_and_json(graph, name: str) -> None:
@@ -157,13 +161,3 @@ def _compare_tests_and_json(graph, name: str) -> None:
     doc = json.loads(out.getvalue())
     assert doc["undocumented"]["columns"] and doc["inheritable"] and doc["unused"]
 
-
-@pytest.mark.parametrize("corpus", ["jaffle-shop", "tuva"])
-def test_test_coverage_and_streamed_json_on_a_corpus_project(build, graph, project_name, shared_dir, corpus):
-    build(shared_dir / "corpus" / corpus / "target", project_name)
-    _compare_tests_and_json(graph, project_name)
-
-
-def test_test_coverage_and_streamed_json_on_a_synth_project(build, graph, project_name, shared_dir, tmp_path):
-    build(_synth(shared_dir, tmp_path, 250, 5), project_name)
-    _compare_tests_and_json(graph, project_name)
