@@ -117,7 +117,8 @@ NOTES = {
 
 # ---------------------------------------------------------------------------- records
 class Col(BaseModel, frozen=True):
-    """A column as people and scripts name it."""
+    """A column as people and scripts name it. Its JSON is also made without the record, by
+    :func:`_col_json` (the report's long lists): a field changed here changes there too."""
 
     model: str  # display name: orders, or shop.orders for a source
     unique_id: str
@@ -459,7 +460,8 @@ def report_parts(
         t0 = time.perf_counter()
         walked = BuildLineage(itertools.chain(*lineage))
         say(f"report_build_columns: {len(walked.keys)} columns in {time.perf_counter() - t0:.2f}s")
-        coverage = _coverage(futures["report_model_coverage"].result(), unresolved)
+        model_rows = futures["report_model_coverage"].result()
+        coverage = _coverage(model_rows, unresolved)
         public = sum(1 for m in coverage["models"] if m.resource_type == "model" and m.access == "public")
         # undocumented columns (of public models when there are any) and unused ones, read whole
         # while the lineage is walked in memory below (a few rows per model; the walk takes
@@ -468,7 +470,7 @@ def report_parts(
         unused = stream("report_unused_columns", ahead=0)
         t0 = time.perf_counter()
         walked_rows = _walked_rows(walked, max(top, PICTURE_CANDIDATES), lambda keys: _details(graph, params, keys))
-        model_rows, test_rows = futures["report_model_coverage"].result(), futures["list_build_tests"].result()
+        test_rows = futures["list_build_tests"].result()
         tests = _test_coverage(_tested(model_rows, test_rows, walked), test_rows, futures["report_consumer_inputs"].result(), walked)
         inheritable = walked.inheritable()  # while Neo4j still reads the sections written before it
         say(f"reach, PII flow, untested columns and inheritable descriptions in memory in {time.perf_counter() - t0:.2f}s")
@@ -616,7 +618,7 @@ _PARTIAL_PREFIX = re.compile(r"^\d+ of \d+ columns unresolved: ")
 def _coverage(model_rows: list[dict[str, Any]], column_rows: Iterable[Sequence[Any]]) -> dict[str, Any]:
     """The fields of :class:`Coverage` from ``report_model_coverage``'s rows and
     ``report_unresolved_columns``'s (unique_id, model, column, model_status, reason, kind,
-    expr), these made into records as they are read."""
+    expr), these made as their JSON as they are read."""
     models: list[ModelCoverage] = []
     sources = seeds = 0
     for r in model_rows:
@@ -714,7 +716,7 @@ def _pii_column(r: dict[str, Any], reached: dict[str, tuple[dict[str, Any], bool
 # ---------------------------------------------------------------------------- documentation, use
 def _undocumented(rows: Iterable[Sequence[Any]], models: Sequence[ModelCoverage], public: int) -> dict[str, Any]:
     """The fields of :class:`Undocumented` from ``report_undocumented_columns``'s (unique_id,
-    model, access, [[column, data_type, declared]]), made into records as they are read."""
+    model, access, [[column, data_type, declared]]), each column's JSON made as it is read."""
     in_scope = [m for m in models if m.resource_type == "model" and (not public or m.access == "public")]
     return {
         "scope": "public_models" if public else "all_models",

@@ -160,4 +160,3 @@ def _compare_tests_and_json(graph, name: str) -> None:
     assert out.getvalue() == report_json(report)
     doc = json.loads(out.getvalue())
     assert doc["undocumented"]["columns"] and doc["inheritable"] and doc["unused"]
-
