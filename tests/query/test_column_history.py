@@ -19,10 +19,13 @@ from catalog.cli.app import app
 from catalog.column_history import node_history
 from catalog.errors import NotFound
 from catalog.history import collect_garbage, forget_project, list_builds
+from catalog.mcp.server import make_server
+from catalog.mcp.stored import Stored
 from catalog.query import BuildView
 from conftest import EXAMPLE
 from edits import drop_catalog_column, edit_catalog_type, edit_sql
 from test_builds import add_catalog_column
+from test_mcp import answer, failure
 from test_prune import neo4j_env
 
 pytestmark = pytest.mark.neo4j
@@ -196,6 +199,42 @@ def test_cli_history_at_and_builds(neo4j_settings, history_builds):
     assert builds.exit_code == 0 and all(c[:10] in builds.stdout for c in commits) and "main" in builds.stdout
     nothing = run(app, ["history", "stg_payments.no_such", "--project", p], env=env)
     assert nothing.exit_code == 1 and nothing.stderr.startswith("Error:") and "Traceback" not in nothing.output
+
+
+def test_every_reader_of_a_build_takes_at(neo4j_settings, history_builds, tmp_path):
+    """prune, report, explore and export read the build of a commit, as impact and trace do."""
+    b2, b6 = history_builds.ids[1], history_builds.ids[5]
+    p, commits = history_builds.project, history_builds.commits
+    env = neo4j_env(neo4j_settings)
+
+    def run(*args: str) -> str:
+        done = CliRunner().invoke(app, [*args, "--project", p, "--at", commits[1][:9]], env=env)
+        assert done.exit_code == 0, done.output
+        return done.stdout
+
+    assert json.loads(run("prune", "-c", "stg_payments.tax_paid", "--json"))["build_id"] == b2
+    assert json.loads(run("report", "-f", "json"))["build"]["id"] == b2
+    assert json.loads(run("explore", "-o", str(tmp_path / "x.html"), "--json"))["build"] == b2
+    assert "tax_paid" in run("export") and "tax_paid" not in CliRunner().invoke(app, ["export", "--project", p, "--at", commits[5]], env=env).stdout
+
+
+def test_mcp_history_is_the_same_answer_in_pages(neo4j_settings, history_builds):
+    b1, b2, b3, b4, b5, b6 = history_builds.ids
+    source = Stored(neo4j_settings, project=history_builds.project)
+    try:
+        server = make_server(source, timeout=5)
+        first = answer(server, "history", {"column": "stg_payments.amount", "limit": 2})
+        rest = answer(server, "history", {"column": "stg_payments.amount", "limit": 2, "cursor": first["next_cursor"]})
+        assert (first["total"], first["truncated"], rest["truncated"]) == (3, True, False)
+        assert [(r["build"], r["commit"]) for r in first["rows"] + rest["rows"]] == [
+            (b5, history_builds.commits[4]), (b3, history_builds.commits[2]), (b1, history_builds.commits[0])
+        ]
+        upstream = answer(server, "history", {"column": "customers.lifetime_value", "upstream": True, "since": str(b2)})
+        assert [(r["build"], r["column"]) for r in upstream["rows"]] == [(b5, "stg_payments.amount"), (b3, "stg_payments.amount")]
+        missing = failure(server, "history", {"column": "stg_payments.nothing"})
+        assert f"no column 'stg_payments.nothing' in project '{history_builds.project}'" in missing and "did you mean stg_payments.amount" in missing
+    finally:
+        source.close()
 
 
 def test_gc_history_says_from_which_build_it_knows(graph, build, project_name, example_copy):
