@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from catalog.errors import Ambiguous, NotFound
-from catalog.history import build_at, finished_builds, list_builds, visible
+from catalog.history import BuildInfo, build_at, finished_builds, list_builds, parse_time, visible
 from catalog.query import BuildView, ColumnId
 from catalog.store.graph import Graph
 from catalog.store.keys import short_label, unscoped_key
@@ -136,7 +136,8 @@ def node_history(
 ) -> NodeHistory:
     """One row per build in which something about the column (or metric, exposure, saved query)
     ``name`` changed, newest first; with ``upstream``, also every column it reads (as the build
-    that names it traces them). ``since``: a build id, commit or time (rows of that build on)."""
+    that names it traces them). ``since``: a build id or commit (rows of that build on) or a
+    time (rows of the builds that became active then or later)."""
     view, node = _find_node(graph, project, name)
     p = view.project
     labels = {node.key: _label(node)}
@@ -146,7 +147,7 @@ def node_history(
     builds = {b.id: b for b in list_builds(graph, p)}
     found = graph.read("read/find_project", project=p)
     known_from = found[0].get("history_from") if found else None
-    since_id = None if since is None else int(since) if since.strip().isdigit() else build_at(graph, p, since)
+    since_id = None if since is None else _first_since(graph, p, since, builds)
     rows: list[HistoryRow] = []
     for r in graph.read("read/list_node_history", project=p, keys=list(labels)):
         for b, changes in node_changes(r, p, known_from).items():
@@ -163,6 +164,17 @@ def node_history(
         project=p, asked=labels[node.key], key=asked, read_at=view.build_id, upstream=upstream, columns=len(labels),
         known_from=known_from, since=since_id, total=len(rows), rows=rows[:limit] if limit else rows,
     )  # fmt: skip
+
+
+def _first_since(graph: Graph, project: str, since: str, builds: dict[int, BuildInfo]) -> int:
+    """The first build ``--since`` keeps: the build of an id or commit; for a time, the first
+    to become active at or after it (none yet: one past the newest)."""
+    text = since.strip()
+    when = parse_time(text)
+    if text.isdigit() or when is None:
+        return int(text) if text.isdigit() else build_at(graph, project, text)
+    later = [b.id for b in builds.values() if b.status in ("active", "superseded") and b.finished_at and (parse_time(b.finished_at) or when) >= when]
+    return min(later) if later else max(builds, default=0) + 1
 
 
 def _label(node: ColumnId) -> str:

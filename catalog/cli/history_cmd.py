@@ -82,7 +82,10 @@ def history(
         typer.Argument(help="A column as MODEL.COLUMN (orders.amount), SOURCE.TABLE.COLUMN or UNIQUE_ID.COLUMN, or metric:NAME, exposure:NAME, saved_query:NAME.", show_default=False),
     ],
     upstream: Annotated[bool, typer.Option("--upstream", help="Also the changes of every column it reads, at any depth: what changed upstream, newest first.")] = False,
-    since: Annotated[str | None, typer.Option("--since", help="Only builds from this one on: a build id, a commit (prefix) or a time (2026-11-01).")] = None,
+    since: Annotated[
+        str | None,
+        typer.Option("--since", help="Only builds from this one on (a build id or a commit prefix), or that became active at or after a time (2026-11-01, UTC)."),
+    ] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many rows, the newest (default: all).")] = None,
     fmt: Annotated[DiffFormat, typer.Option("--format", "-f", help="table, json, or md (Markdown).")] = DiffFormat.table,
     as_json: FormatJsonOpt = False,
@@ -103,7 +106,7 @@ def history(
     from catalog.report.history import history_markdown, history_notes, history_table
 
     with graph_from(uri, user, password, database, timeout) as graph:
-        h = node_history(graph, project if project is None else _project(graph, project), name, since=since, limit=limit, upstream=upstream)
+        h = node_history(graph, _project(graph, project), name, since=since, limit=limit, upstream=upstream)
     emit(fmt, as_json, json=lambda: h.model_dump(), md=lambda: history_markdown(h), table=lambda: history_table(h))
     if fmt == DiffFormat.table and not as_json:
         for note in history_notes(h):

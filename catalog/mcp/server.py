@@ -211,7 +211,7 @@ def _stored_tools(server: MCPServer, source: Any, tool: Callable[[str], Any], ti
     def history(
         column: Annotated[str, Field(description="MODEL.COLUMN (also a removed one), or metric:NAME, exposure:NAME, saved_query:NAME.")],
         upstream: Annotated[bool, Field(description="Also the changes of every column it reads, at any depth.")] = False,
-        since: Annotated[str | None, Field(description="Only builds from this one on: a build id, a commit (prefix) or a time (2026-11-01).")] = None,
+        since: Annotated[str | None, Field(description="Only builds from this one on (a build id or commit prefix), or that became active at or after a time (2026-11-01, UTC).")] = None,
         limit: Limit = DEFAULT_LIMIT,
         cursor: Cursor = None,
         project: Project = None,

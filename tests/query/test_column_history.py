@@ -147,6 +147,9 @@ def test_upstream_lists_the_changes_upstream_of_a_mart_column(graph, history_bui
     assert {r.column for r in first} >= {"stg_payments.amount", "orders.amount_paid", "customers.lifetime_value"}
     assert all([c.what for c in r.changes] == ["appeared"] for r in first)
     assert _rows(node_history(graph, history_builds.project, "customers.lifetime_value", upstream=True, since=history_builds.commits[1])) == later
+    b2_time = next(x.finished_at for x in list_builds(graph, history_builds.project) if x.id == b2)
+    assert _rows(node_history(graph, history_builds.project, "customers.lifetime_value", upstream=True, since=b2_time)) == later
+    assert node_history(graph, history_builds.project, "customers.lifetime_value", upstream=True, since="2999-01-01").rows == []
     limited = node_history(graph, history_builds.project, "customers.lifetime_value", upstream=True, limit=1)
     assert _rows(limited) == later[:1] and limited.total == len(h.rows)
 
