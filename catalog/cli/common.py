@@ -241,6 +241,8 @@ def build_ref(build: str | None, at: str | None) -> str | None:
     from catalog.history import BuildAt
 
     return BuildAt(at)
+
+
 DialectOpt = Annotated[
     str | None,
     typer.Option("--dialect", help="SQL dialect for sqlglot; default: from the manifest's adapter type."),

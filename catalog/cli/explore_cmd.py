@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from catalog.cli.common import AtOpt, BuildOpt, build_ref, DialectOpt, JobsOpt, JsonOpt, ProjectOpt, handle_errors, print_json, print_text, say
+from catalog.cli.common import AtOpt, BuildOpt, DialectOpt, JobsOpt, JsonOpt, ProjectOpt, build_ref, handle_errors, print_json, print_text, say
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, ReadTimeoutOpt, UriOpt, UserOpt
 from catalog.cli.inputs import OptionalProjectPath, read_input
 

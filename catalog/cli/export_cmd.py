@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from catalog.cli.common import AtOpt, BuildOpt, build_ref, DialectOpt, JobsOpt, ProjectOpt, handle_errors, say
+from catalog.cli.common import AtOpt, BuildOpt, DialectOpt, JobsOpt, ProjectOpt, build_ref, handle_errors, say
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, ReadTimeoutOpt, UriOpt, UserOpt
 from catalog.cli.inputs import OptionalProjectPath, read_input
 from catalog.errors import CatalogError

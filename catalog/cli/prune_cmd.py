@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from catalog.cli.common import AtOpt, BuildOpt, build_ref, DialectOpt, JobsOpt, ProjectOpt, emit, handle_errors, say, warn_inputs
+from catalog.cli.common import AtOpt, BuildOpt, DialectOpt, JobsOpt, ProjectOpt, build_ref, emit, handle_errors, say, warn_inputs
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
 
 if TYPE_CHECKING:

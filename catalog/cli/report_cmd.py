@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import typer
 
-from catalog.cli.common import EXIT_USAGE, AtOpt, BuildOpt, build_ref, ProjectOpt, fail, handle_errors, print_text, say
+from catalog.cli.common import EXIT_USAGE, AtOpt, BuildOpt, ProjectOpt, build_ref, fail, handle_errors, print_text, say
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, ReadTimeoutOpt, UriOpt, UserOpt, graph_from
 from catalog.errors import CatalogError
 from catalog.report.limits import DEFAULT_MAX_ROWS, DEFAULT_TOP
