@@ -59,7 +59,7 @@ class NodeHistory(BaseModel):
 # know them; any other property too, after these, but not where the column sits or how it is spelled
 HISTORY_ASPECTS = {"kind": "transformation", "expr": "expression", "data_type": "data_type", "resolved": "resolved",
                    "reason": "reason", "description": "description", "tags": "tags", "pii": "pii", "meta": "meta"}  # fmt: skip
-_NOT_COMPARED = frozenset({"since", "until", "position", "display_name", "declared", "in_catalog"})
+_NOT_COMPARED = frozenset({"since", "until", "position", "display_name", "declared", "in_catalog", "record"})  # record: a digest of the whole node
 
 
 def _at(rels: list[dict[str, Any]], build: int) -> dict[str, Any] | None:

@@ -23,7 +23,7 @@ from catalog.mcp.server import make_server
 from catalog.mcp.stored import Stored
 from catalog.query import BuildView
 from conftest import EXAMPLE
-from edits import drop_catalog_column, edit_catalog_type, edit_sql
+from edits import drop_catalog_column, edit_catalog_type, edit_manifest, edit_sql
 from test_builds import add_catalog_column
 from test_mcp import answer, failure
 from test_prune import neo4j_env
@@ -255,3 +255,24 @@ def test_gc_history_says_from_which_build_it_knows(graph, build, project_name, e
     assert h.known_from == second
     assert _rows(h) == [(third, "stg_payments.amount", ["expression"])]
     assert _rows(node_history(graph, project_name, "stg_payments.tax_paid")) == []
+
+
+def test_history_of_a_metric_and_an_exposure(graph, build, project_name, example_copy):
+    first = build(example_copy, project_name).build_id
+
+    def edit(manifest) -> None:
+        manifest["metrics"]["metric.coffee_shop.revenue"]["description"] = "Revenue, refunds excluded."
+        manifest["exposures"]["exposure.coffee_shop.sales_dashboard"]["maturity"] = "low"
+        manifest["exposures"]["exposure.coffee_shop.sales_dashboard"]["depends_on"]["nodes"] = ["metric.coffee_shop.revenue"]
+
+    edit_manifest(example_copy, edit)
+    second = build(example_copy, project_name).build_id
+    metric = node_history(graph, project_name, "metric:revenue")
+    assert _rows(metric) == [(second, "metric:revenue", ["description"]), (first, "metric:revenue", ["appeared"])]
+    assert (metric.rows[0].changes[0].before, metric.rows[0].changes[0].after) == ("Sum of the amounts paid for orders.", "Revenue, refunds excluded.")
+    # the exposure no longer reads the model orders (it read all its columns), only the metric
+    exposure = node_history(graph, project_name, "exposure:sales_dashboard")
+    orders = sorted(c.label for c in BuildView(graph, project_name, first).columns() if c.unique_id == "model.coffee_shop.orders")
+    assert [r.build for r in exposure.rows] == [second, first]
+    assert [(c.what, c.before, c.after) for c in exposure.rows[0].changes] == [("maturity", "high", "low")] + [("upstream removed", o, None) for o in orders]
+
