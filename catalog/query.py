@@ -116,9 +116,15 @@ class Answer:
 class BuildView:
     """One project of one graph, as of one build (the active one unless given)."""
 
-    def __init__(self, graph: Graph, project: str | None = None, build_id: int | None = None):
+    def __init__(self, graph: Graph, project: str | None = None, build_id: int | str | None = None):
+        """``build_id``: a build id, or a commit (prefix) or time naming one (:func:`catalog.history.build_at`)."""
         self.graph = graph
         self.project = project or self._only_project()
+        if isinstance(build_id, str):
+            from catalog.history import BuildAt, build_at
+
+            by_id = build_id.strip().isdigit() and not isinstance(build_id, BuildAt)
+            build_id = int(build_id) if by_id else build_at(graph, self.project, build_id)
         build = self._build(build_id)
         self.build_id: int = build["id"]
         self.dialect: str | None = build.get("dialect")  # how the build's column names compare

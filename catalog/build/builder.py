@@ -30,6 +30,7 @@ from catalog.analyze.semantic import semantic_lineage
 from catalog.artifacts import find_target_dir, read_bytes
 from catalog.build.fingerprints import ANALYZER_VERSION, HASHING_CODE, Fingerprint, fingerprints
 from catalog.build.inputs import compiled_digest, compiled_inputs, quick_metadata, text
+from catalog.build.provenance import read_provenance
 from catalog.build.summary import BuildSummary, build_properties, unchanged_summary
 from catalog.build.writer import LineageWriter, Progress
 from catalog.errors import ConnectionLost, StoreError
@@ -170,6 +171,8 @@ class Builder:
             "adapter_type": adapter_type,
             "generated_at": text(metadata.get("generated_at")),
             "masking_functions": masking,
+            # where the inputs came from (git commit, branch, dirty flag, dbt's invocation id): recorded, never compared
+            **read_provenance(target, metadata).model_dump(exclude_none=True),
         }
         project = self._read_producers(project_name, project, inputs)
         try:

@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "docs": ("docs_cmd", "docs"),
     "builds": ("history_cmd", "builds"),
     "diff": ("history_cmd", "diff"),
+    "history": ("history_cmd", "history"),
     "gc": ("history_cmd", "gc"),
     "forget": ("history_cmd", "forget"),
     "lineage": ("lineage_cmd", "lineage"),

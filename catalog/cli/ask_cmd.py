@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from catalog.cli.common import BuildOpt, FormatJsonOpt, ProjectOpt, emit, handle_errors, say
+from catalog.cli.common import AtOpt, BuildOpt, FormatJsonOpt, ProjectOpt, build_ref, emit, handle_errors, say
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
 from catalog.report.limits import DEFAULT_ANSWER_ROWS
 
@@ -58,6 +58,7 @@ def impact(
     max_rows: MaxRowsOpt = DEFAULT_ANSWER_ROWS,
     project: ProjectOpt = None,
     build: BuildOpt = None,
+    at: AtOpt = None,
     uri: UriOpt = None,
     user: UserOpt = None,
     password: PasswordOpt = None,
@@ -71,7 +72,7 @@ def impact(
     from catalog.query import BuildView
 
     with paused_gc(), graph_from(uri, user, password, database, timeout) as graph:  # tens of thousands of records, no cycles
-        answer = BuildView(graph, project, build).impact(columns, max_depth=depth, with_conditions=with_conditions)
+        answer = BuildView(graph, project, build_ref(build, at)).impact(columns, max_depth=depth, with_conditions=with_conditions)
         _emit(answer, "impact", fmt, as_json, max_rows)
     say(f"{len(answer.columns)} downstream columns in {len(answer.models())} models")
 
@@ -85,6 +86,7 @@ def trace(
     max_rows: MaxRowsOpt = DEFAULT_ANSWER_ROWS,
     project: ProjectOpt = None,
     build: BuildOpt = None,
+    at: AtOpt = None,
     uri: UriOpt = None,
     user: UserOpt = None,
     password: PasswordOpt = None,
@@ -97,6 +99,6 @@ def trace(
     from catalog.query import BuildView
 
     with paused_gc(), graph_from(uri, user, password, database, timeout) as graph:
-        answer = BuildView(graph, project, build).trace(columns, max_depth=depth)
+        answer = BuildView(graph, project, build_ref(build, at)).trace(columns, max_depth=depth)
         _emit(answer, "trace", fmt, as_json, max_rows)
     say(f"{len(answer.columns)} upstream columns in {len(answer.models())} models")

@@ -218,7 +218,31 @@ ProjectPath = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
 FormatJsonOpt = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
 ProjectOpt = Annotated[str | None, typer.Option("--project", help="dbt project name in the graph; needed only when the database holds several.")]
-BuildOpt = Annotated[int | None, typer.Option("--build", min=1, help="Read this build id (default: the active build).")]
+BuildOpt = Annotated[
+    str | None,
+    typer.Option("--build", help="Read this build: its id, a commit (prefix) it was built from, or a time (the build active then); default: the active build."),
+]
+AtOpt = Annotated[
+    str | None,
+    typer.Option("--at", help="Read the build that was active at this time (2026-11-01, 2026-11-01T14:30:00Z; UTC unless an offset is given) or the newest built from this commit (prefix)."),
+]
+
+
+def build_ref(build: str | None, at: str | None) -> str | None:
+    """The build a command reads: ``--build`` (an id, commit or time) or ``--at`` (a commit or
+    time, never an id: ``--at 1234567`` is a commit), not both; resolved against the stored
+    builds by :class:`catalog.query.BuildView`."""
+    if build is not None and at is not None:
+        raise typer.BadParameter("give --build or --at, not both", param_hint="--at")
+    if build is not None and build.strip().isdigit() and int(build) < 1:
+        raise typer.BadParameter(f"{build} is not a build id (ids start at 1)", param_hint="--build")
+    if at is None:
+        return build
+    from catalog.history import BuildAt
+
+    return BuildAt(at)
+
+
 DialectOpt = Annotated[
     str | None,
     typer.Option("--dialect", help="SQL dialect for sqlglot; default: from the manifest's adapter type."),

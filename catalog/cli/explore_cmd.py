@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from catalog.cli.common import BuildOpt, DialectOpt, JobsOpt, JsonOpt, ProjectOpt, handle_errors, print_json, print_text, say
+from catalog.cli.common import AtOpt, BuildOpt, DialectOpt, JobsOpt, JsonOpt, ProjectOpt, build_ref, handle_errors, print_json, print_text, say
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, ReadTimeoutOpt, UriOpt, UserOpt
 from catalog.cli.inputs import OptionalProjectPath, read_input
 
@@ -23,6 +23,7 @@ def explore(
     ] = DEFAULT_OUTPUT,
     project: ProjectOpt = None,
     build: BuildOpt = None,
+    at: AtOpt = None,
     dialect: DialectOpt = None,
     jobs: JobsOpt = None,
     uri: UriOpt = None,
@@ -48,7 +49,7 @@ def explore(
     from catalog.report.explorer import write_explorer
 
     data = read_input(
-        path, dialect=dialect, jobs=jobs, project=project, build=build,
+        path, dialect=dialect, jobs=jobs, project=project, build=build_ref(build, at),
         uri=uri, user=user, password=password, database=database, timeout=timeout, consumers=True,
     )  # fmt: skip
     size = write_explorer(output, data)

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from catalog.cli.common import BuildOpt, DialectOpt, JobsOpt, ProjectOpt, handle_errors, say
+from catalog.cli.common import AtOpt, BuildOpt, DialectOpt, JobsOpt, ProjectOpt, build_ref, handle_errors, say
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, ReadTimeoutOpt, UriOpt, UserOpt
 from catalog.cli.inputs import OptionalProjectPath, read_input
 from catalog.errors import CatalogError
@@ -67,6 +67,7 @@ def export(
     jobs: JobsOpt = None,
     project: ProjectOpt = None,
     build: BuildOpt = None,
+    at: AtOpt = None,
     uri: UriOpt = None,
     user: UserOpt = None,
     password: PasswordOpt = None,
@@ -97,7 +98,7 @@ def export(
     from catalog.export.openlineage import default_dataset_namespace, openlineage_events
 
     data = read_input(
-        path, dialect=dialect, jobs=jobs, project=project, build=build,
+        path, dialect=dialect, jobs=jobs, project=project, build=build_ref(build, at),
         uri=uri, user=user, password=password, database=database, timeout=timeout, consumers=False,
     )  # fmt: skip
     if dataset_namespace is None:

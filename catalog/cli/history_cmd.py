@@ -1,4 +1,4 @@
-"""``catalog builds``, ``catalog diff`` and ``catalog gc``: the history of stored builds."""
+"""``catalog builds``, ``catalog diff``, ``catalog history`` and ``catalog gc``: the history of stored builds."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from catalog.cli.common import JsonOpt, ProjectOpt, emit, handle_errors, print_json, print_text, say, show
+from catalog.cli.common import FormatJsonOpt, JsonOpt, ProjectOpt, emit, handle_errors, print_json, print_text, say, show
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
 
 if TYPE_CHECKING:
@@ -38,7 +38,8 @@ def builds(
     database: DatabaseOpt = None,
     timeout: TimeoutOpt = None,
 ) -> None:
-    """List the builds of a project, newest first, with their status and counts."""
+    """List the builds of a project, newest first, with their status, the git commit (+dirty
+    when the tree had changes) and branch of the project they were built from, and counts."""
     from catalog.history import list_builds
     from catalog.report.history import builds_table
 
@@ -75,6 +76,44 @@ def diff(
 
 
 @handle_errors
+def history(
+    name: Annotated[
+        str,
+        typer.Argument(help="A column as MODEL.COLUMN (orders.amount), SOURCE.TABLE.COLUMN or UNIQUE_ID.COLUMN, or metric:NAME, exposure:NAME, saved_query:NAME.", show_default=False),
+    ],
+    upstream: Annotated[bool, typer.Option("--upstream", help="Also the changes of every column it reads, at any depth: what changed upstream, newest first.")] = False,
+    since: Annotated[
+        str | None,
+        typer.Option("--since", help="Only builds from this one on (a build id or a commit prefix), or that became active at or after a time (2026-11-01, UTC)."),
+    ] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many rows, the newest (default: all).")] = None,
+    fmt: Annotated[DiffFormat, typer.Option("--format", "-f", help="table, json, or md (Markdown).")] = DiffFormat.table,
+    as_json: FormatJsonOpt = False,
+    project: ProjectOpt = None,
+    uri: UriOpt = None,
+    user: UserOpt = None,
+    password: PasswordOpt = None,
+    database: DatabaseOpt = None,
+    timeout: TimeoutOpt = None,
+) -> None:
+    """When a column changed, what it read then, and which commit did it: one row per build in
+    which anything about it changed (appeared, expression, transformation type, upstream columns
+    added or removed, data type, description, tags, PII, its model's status, removed), with the
+    build's commit and time, newest first. A column since removed or renamed is found in the
+    newest build that had it. --upstream widens it to every column it reads (as that build
+    traces them): the root-cause question."""
+    from catalog.column_history import node_history
+    from catalog.report.history import history_markdown, history_notes, history_table
+
+    with graph_from(uri, user, password, database, timeout) as graph:
+        h = node_history(graph, _project(graph, project), name, since=since, limit=limit, upstream=upstream)
+    emit(fmt, as_json, json=lambda: h.model_dump(), md=lambda: history_markdown(h), table=lambda: history_table(h))
+    if fmt == DiffFormat.table and not as_json:
+        for note in history_notes(h):
+            say(note)
+
+
+@handle_errors
 def gc(
     keep: Annotated[int, typer.Option("--keep", min=1, help="How many of the newest finished builds to keep (the active build is always kept).")] = 10,
     project: ProjectOpt = None,
@@ -85,7 +124,8 @@ def gc(
     database: DatabaseOpt = None,
     timeout: TimeoutOpt = None,
 ) -> None:
-    """Delete old builds and the relationships only they could see. The active build is never touched."""
+    """Delete old builds and the relationships only they could see. The active build is never
+    touched. `catalog history` then says from which build on it knows."""
     from catalog.history import collect_garbage
 
     with graph_from(uri, user, password, database, timeout) as graph:

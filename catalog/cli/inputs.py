@@ -30,7 +30,7 @@ def read_input(
     dialect: str | None,
     jobs: int | None,
     project: str | None,
-    build: int | None,
+    build: str | None,
     uri: str | None,
     user: str | None,
     password: str | None,
@@ -48,7 +48,7 @@ def read_input(
 
     if path is not None:
         if project is not None or build is not None:
-            fail("--project and --build read a build stored in Neo4j: give them without PATH", EXIT_USAGE)
+            fail("--project, --build and --at read a build stored in Neo4j: give them without PATH", EXIT_USAGE)
         loaded = load_project(path, dialect=dialect)
         return export_input(loaded, analyze_project(loaded, jobs=jobs), consumers=consumers)
     if dialect is not None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from catalog.cli.common import BuildOpt, DialectOpt, JobsOpt, ProjectOpt, emit, handle_errors, say, warn_inputs
+from catalog.cli.common import AtOpt, BuildOpt, DialectOpt, JobsOpt, ProjectOpt, build_ref, emit, handle_errors, say, warn_inputs
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ def prune(
     as_json: Annotated[bool, typer.Option("--json", help="Same as --format json: every model with the reason it is included.")] = False,
     project: ProjectOpt = None,
     build: BuildOpt = None,
+    at: AtOpt = None,
     dialect: DialectOpt = None,
     jobs: JobsOpt = None,
     uri: UriOpt = None,
@@ -76,7 +77,7 @@ def prune(
     feed. A model reached by nothing is left out, even when it depends on a changed model.
     Ephemeral models and sources are reported but not selected (dbt does not build them).
 
-    --changed COLUMN, without PATH: from the stored build in Neo4j (--build, --project).
+    --changed COLUMN, without PATH: from the stored build in Neo4j (--build or --at, --project).
 
     --changed COLUMN with PATH: from PATH's artifacts, analyzed in memory; no Neo4j.
 
@@ -109,8 +110,9 @@ def prune(
             "(for example `catalog prune --state prod-target/ target/`)",
             param_hint="PATH",
         )
-    if path is not None and (project is not None or build is not None):
-        raise typer.BadParameter("--project and --build read the graph; with PATH the artifacts are read instead")
+    if path is not None and (project is not None or build is not None or at is not None):
+        raise typer.BadParameter("--project, --build and --at read the graph; with PATH the artifacts are read instead")
+    build = build_ref(build, at)
 
     from catalog.analyze.project import analyze_project
     from catalog.compare import analyze_states

@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import typer
 
-from catalog.cli.common import EXIT_USAGE, BuildOpt, ProjectOpt, fail, handle_errors, print_text, say
+from catalog.cli.common import EXIT_USAGE, AtOpt, BuildOpt, ProjectOpt, build_ref, fail, handle_errors, print_text, say
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, ReadTimeoutOpt, UriOpt, UserOpt, graph_from
 from catalog.errors import CatalogError
 from catalog.report.limits import DEFAULT_MAX_ROWS, DEFAULT_TOP
@@ -60,6 +60,7 @@ def report(
     ] = 0,
     project: ProjectOpt = None,
     build: BuildOpt = None,
+    at: AtOpt = None,
     uri: UriOpt = None,
     user: UserOpt = None,
     password: PasswordOpt = None,
@@ -85,7 +86,7 @@ def report(
     # again and again (two thirds of the time of a 1,300-model report)
     with paused_gc():
         with graph_from(uri, user, password, database, timeout, whole_build=True) as graph:
-            catalog = BuildView(graph, project, build)
+            catalog = BuildView(graph, project, build_ref(build, at))
             say(f"Reading build {catalog.build_id} of {catalog.project}…")
             progress = lambda msg: say(f"  {msg}")  # noqa: E731
             if fmt == Format.json:  # written as it is read: a large build's report is never whole in memory

@@ -202,6 +202,23 @@ def _stored_tools(server: MCPServer, source: Any, tool: Callable[[str], Any], ti
         return _answer(source, lambda: tools.diff(source, a, b, project, limit, cursor))
 
     @tool(
+        "When a column (or metric:NAME, exposure:NAME, saved_query:NAME) changed, newest first: one row per build in "
+        "which anything about it changed (appeared, expression, transformation, upstream added or removed, data_type, "
+        "description, tags, pii, its model's status, removed), with the build's git commit, branch, dirty flag and "
+        "time, and each change's before and after. With upstream, also every column it reads: what changed upstream "
+        "and when, the root-cause question. `known_from` says from which build on history is known (older ones deleted)."
+    )
+    def history(
+        column: Annotated[str, Field(description="MODEL.COLUMN (also a removed one), or metric:NAME, exposure:NAME, saved_query:NAME.")],
+        upstream: Annotated[bool, Field(description="Also the changes of every column it reads, at any depth.")] = False,
+        since: Annotated[str | None, Field(description="Only builds from this one on (a build id or commit prefix), or that became active at or after a time (2026-11-01, UTC).")] = None,
+        limit: Limit = DEFAULT_LIMIT,
+        cursor: Cursor = None,
+        project: Project = None,
+    ) -> dict[str, Any]:
+        return _answer(source, lambda: tools.history(source, column, upstream, since, limit, cursor, project))
+
+    @tool(
         "Run any read-only Cypher on the catalog graph, for what no other tool answers. Read `graph_schema` first: "
         "every relationship is versioned and must be filtered by build. Runs in Neo4j's READ access mode with a "
         "timeout; writes, LOAD CSV, USE and TERMINATE are refused and nothing is ever committed. Rows after the page "

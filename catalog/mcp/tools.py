@@ -199,6 +199,15 @@ def diff(src: Any, a: int | None, b: int | None, project: str | None, limit: int
     return {"project": name, "from_build": d.from_build, "to_build": d.to_build, "summary": d.counts(), **bounds, "changes": shown}
 
 
+def history(src: Any, column: str, upstream: bool, since: str | None, limit: int, cursor: str | None, project: str | None) -> dict[str, Any]:
+    from catalog.column_history import node_history
+
+    h = node_history(src.graph(), src.project_name(project), column, since=since, upstream=upstream)
+    data = h.model_dump()
+    shown, bounds = page(data.pop("rows"), limit, cursor)
+    return {**data, **bounds, "rows": shown}
+
+
 def cypher(src: Any, query: str, params: dict[str, Any] | None, limit: int, cursor: str | None, timeout: float | None) -> dict[str, Any]:
     from catalog.mcp.pages import check_limit, offset_of
 

@@ -301,7 +301,7 @@ def test_catalog_mcp_over_stdio_answers_an_agent(jaffle, neo4j_env):
             return names, hit, typo
 
     names, hit, typo = anyio.run(run)
-    assert names == ["builds", "check_change", "column_lineage", "cypher", "diff", "graph_schema", "impact", "model", "path", "search", "trace"]
+    assert names == ["builds", "check_change", "column_lineage", "cypher", "diff", "graph_schema", "history", "impact", "model", "path", "search", "trace"]
     assert (hit.structured_content["total"], hit.structured_content["truncated"], len(hit.structured_content["hits"])) == (7, True, 2)
     assert typo.is_error and "no model, source or consumer 'custmers'" in typo.content[0].text and "did you mean customers" in typo.content[0].text
 
