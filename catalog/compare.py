@@ -18,8 +18,12 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import SqlglotError
+from sqlglot.tokens import TokenType
 
 from catalog.analyze.project import analyze_project
+from catalog.analyze.relations import EPHEMERAL_PREFIX
 from catalog.analyze.records import ModelLineage, ModelStatus, column_key
 from catalog.extract import DbtNode, DbtProject
 
@@ -77,7 +81,7 @@ def diff_state(
                 changes[uid] = found
                 if not names and (rows or any(c.change != "removed" for c in found)):
                     opaque.append(uid)
-            elif _sql_text(before.sql) != _sql_text(node.sql):
+            elif _sql_changed(before, node, new.dialect):
                 unaffected.append(uid)
         elif node.resource_type in ("seed", "source") and before is not None:
             found = _relation_changes(before, node, new.dialect)
@@ -119,7 +123,7 @@ def sql_changed_models(old: DbtProject, new: DbtProject) -> set[str]:
         if node.resource_type in ("model", "snapshot")
         and (before := old.nodes.get(uid)) is not None
         and before.resource_type in ("model", "snapshot")
-        and _sql_text(before.sql) != _sql_text(node.sql)
+        and _sql_changed(before, node, new.dialect)
     }
 
 
@@ -138,8 +142,46 @@ def _seed_checksums(project: DbtProject) -> dict[str, str]:
     }
 
 
+def _sql_changed(before: DbtNode, node: DbtNode, dialect: str) -> bool:
+    """Whether a model's own SQL changed (whitespace aside): the ephemeral models dbt inlines
+    as ``__dbt__cte__`` CTEs are models of their own, compared as such."""
+    a, b = _sql_text(before.sql), _sql_text(node.sql)
+    if a == b:
+        return False
+    if EPHEMERAL_PREFIX not in a.lower() and EPHEMERAL_PREFIX not in b.lower():
+        return True
+    return _without_ephemeral_ctes(before.sql or "", dialect) != _without_ephemeral_ctes(node.sql or "", dialect)
+
+
 def _sql_text(sql: str | None) -> str:
     return " ".join((sql or "").split())
+
+
+def _without_ephemeral_ctes(sql: str, dialect: str) -> list[str] | str:
+    """The SQL's tokens without the ``__dbt__cte__x as (...)`` CTEs (comments aside), or its
+    text when it does not tokenize."""
+    try:
+        tokens = Dialect.get_or_raise(dialect).tokenize(sql)
+    except (SqlglotError, ValueError):
+        return _sql_text(sql)
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.text.lower().startswith(EPHEMERAL_PREFIX) and tokens[i + 1 : i + 2] and tokens[i + 1].token_type == TokenType.ALIAS:
+            depth, j = 0, i + 2
+            while j < len(tokens):
+                depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(tokens[j].token_type, 0)
+                if depth == 0:
+                    break
+                j += 1
+            i = j + 1
+            if i < len(tokens) and tokens[i].token_type == TokenType.COMMA:
+                i += 1
+            continue
+        out.append(f"{t.token_type.name}:{t.text}")
+        i += 1
+    return out
 
 
 def _model_changes(
@@ -158,7 +200,7 @@ def _model_changes(
     for name in sorted(set(old_cols) - set(new_cols)):
         found.append(ColumnChange(column=name, change="removed"))
 
-    sql_changed = _sql_text(before.sql) != _sql_text(node.sql)
+    sql_changed = _sql_changed(before, node, dialect)
     definitions_old = definitions_new = None
     problem = ""
     if sql_changed:  # the analysis made them from its own parse (see sql_changed_models)
