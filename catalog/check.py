@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from catalog.analyze.records import ColumnKind, ModelLineage, column_key
+from catalog.analyze.records import ColumnKind, ColumnLineage, ModelLineage, column_key
 from catalog.extract import DbtColumn, DbtNode, DbtProject, is_pii
 from catalog.compare import ColumnChange, StateDiff, diff_state, sql_changed_models
 from catalog.contract import ContractBreak, contract_breaks
@@ -550,7 +550,7 @@ class _Checker:
                 Hit(key=t, name=hit_name(self.new_graph, t, self.new_graph.column_model[t]), kind=_kind(self.new_graph.column_model[t]), owner=self.new_graph.column_model[t], lineage="value", path=tuple(p))
                 for t, p in sorted(fresh.items())
             )
-            through = "" if key in pii[key] else f" (passed unchanged into {', '.join(short_label(t) for t in sorted(pii[key]))}, tagged PII)"
+            through = "" if key in pii[key] else _pii_origin(pii[key])
             out.append(
                 Finding(
                     unique_id=uid,
@@ -619,27 +619,42 @@ def _collect(graph: LineageGraph, starts: Iterable[str], skip_owner: str, keep: 
     return tuple(sorted(best.values(), key=lambda h: (h.lineage != "value", len(h.path), h.key)))
 
 
-def pii_columns(project: DbtProject, graph: LineageGraph) -> dict[str, set[str]]:
-    """PII column -> the tagged columns that make it PII: each tagged column itself, and the
-    columns it passes through unchanged (passthrough or renamed, any depth up): the same
-    values, under another name."""
-    out: dict[str, set[str]] = defaultdict(set)
+def pii_columns(project: DbtProject, graph: LineageGraph) -> dict[str, dict[str, bool]]:
+    """PII column -> the tagged columns that make it PII, each with whether it reaches them
+    unchanged: each tagged column itself, the columns it is computed from (``email`` of
+    ``lower(trim(email)) as email``: its value), and the columns either passes on unchanged
+    (passthrough or renamed, any depth up): the same values, under another name."""
+    out: dict[str, dict[str, bool]] = defaultdict(dict)
+
+    def column(key: str) -> ColumnLineage | None:
+        lin = graph.lineages.get(graph.column_model.get(key, ""))
+        return lin.column(graph.column_name[key]) if lin is not None else None
+
     for node in project.nodes.values():
         for c in node.columns:
             if not is_pii(c.tags, c.meta):
                 continue
             tagged = column_key(node.unique_id, c.key_name(project.dialect))
-            stack = [tagged]
+            own = column(tagged)
+            unchanged = own is None or own.kind in (ColumnKind.PASSTHROUGH, ColumnKind.RENAMED)
+            stack = [(tagged, True)] + [(s.key, unchanged) for s in (own.sources if own is not None else ())]
             while stack:
-                key = stack.pop()
-                if tagged in out[key]:
+                key, same = stack.pop()
+                if out[key].get(tagged, False) >= same and tagged in out[key]:
                     continue
-                out[key].add(tagged)
-                lin = graph.lineages.get(graph.column_model.get(key, ""))
-                col = lin.column(graph.column_name[key]) if lin is not None else None
+                out[key][tagged] = same
+                col = column(key)
                 if col is not None and col.kind in (ColumnKind.PASSTHROUGH, ColumnKind.RENAMED):
-                    stack += [s.key for s in col.sources]
+                    stack += [(s.key, same) for s in col.sources]
     return out
+
+
+def _pii_origin(tagged: dict[str, bool]) -> str:
+    """`` (passed unchanged into customers.email, tagged PII)``: why a column is PII."""
+    same = [short_label(t) for t, unchanged in sorted(tagged.items()) if unchanged]
+    read = [short_label(t) for t, unchanged in sorted(tagged.items()) if not unchanged]
+    parts = ([f"passed unchanged into {', '.join(same)}"] if same else []) + ([f"the value of {', '.join(read)}"] if read else [])
+    return f" ({'; '.join(parts)}, tagged PII)"
 
 
 def _pii_reach(
