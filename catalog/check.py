@@ -20,8 +20,9 @@ same change included), and gets a class:
 - ``partial``: values (or rows) change, and nothing reads a column that disappears;
 - ``safe``: added columns, documentation, columns nothing reads that disappear;
 - ``policy``: a PII column newly flows (value lineage, any depth) into a column not tagged PII,
-  into a public or contracted model, or into an exposure. A PII column is one tagged so, or one
-  that a tagged column passes through unchanged (passthrough or renamed, any depth up).
+  into a public or contracted model, or into an exposure. A PII column is one tagged so, one a
+  tagged column is computed from (its value), or one that either passes on unchanged
+  (passthrough or renamed, any depth up).
 """
 
 from __future__ import annotations
@@ -119,7 +120,8 @@ class CheckReport(BaseModel):
     selector: str = ""  # the models to rebuild, as `prune --state` selects them (`dbt build -s`)
     exposure_owners: dict[str, str] = {}  # name of an exposure hit -> its owner's name (or email)
     exposure_precision: dict[str, str] = {}  # name of an exposure hit -> column (it lists its columns) or model
-    files: dict[str, str] = {}  # unique id of a model with findings -> its file in the project (original_file_path)
+    files: dict[str, str] = {}  # unique id of a model with findings -> its file in its package (original_file_path)
+    packages: dict[str, str] = {}  # unique id of a model of an installed package with findings -> that package
     tests: tuple[DbtTestHit, ...] = ()  # the dbt tests that read a changed column; their names are in the selector
 
     def counts(self) -> dict[str, int]:
@@ -188,10 +190,12 @@ def check_states(
     owners = {e.name: e.owner for uid, e in new.exposures.items() if uid in hit and e.owner}
     precision = {e.name: e.precision for uid, e in new.exposures.items() if uid in hit}
     selector = prune_state(old, old_lineages, new, new_lineages, diff=diff).selector()
-    files = {f.unique_id: new.nodes[f.unique_id].path or "" for f in report.findings if f.unique_id in new.nodes}
+    nodes = [new.nodes[uid] for uid in sorted({f.unique_id for f in report.findings}) if uid in new.nodes and not new.nodes[uid].external_project]
+    files = {n.unique_id: n.path for n in nodes if n.path}
+    packages = {n.unique_id: n.package_name for n in nodes if n.path and n.package_name.lower() != new.name.lower()}
     findings, tests = tests_of_findings(report.findings, (old, old_lineages), (new, new_lineages))
     selector = " ".join([selector, *sorted({t.name for t in tests})]).strip()
-    return report.model_copy(update={"selector": selector, "exposure_owners": owners, "exposure_precision": precision, "files": files, "findings": findings, "tests": tests})
+    return report.model_copy(update={"selector": selector, "exposure_owners": owners, "exposure_precision": precision, "files": files, "packages": packages, "findings": findings, "tests": tests})
 
 
 # what a finding's test must see again: not a change of documentation or tags alone
