@@ -35,7 +35,7 @@ from pydantic import BaseModel
 
 from catalog.analyze.records import ColumnKind, ColumnLineage, ModelLineage, column_key
 from catalog.extract import DbtColumn, DbtNode, DbtProject, is_pii
-from catalog.compare import ColumnChange, StateDiff, diff_state, sql_changed_models
+from catalog.compare import ClauseChange, ColumnChange, StateDiff, diff_state, sql_changed_models
 from catalog.contract import ContractBreak, contract_breaks
 from catalog.lineage_graph import LineageGraph, PruneHop, hop_dict
 from catalog.masking import is_masked, masking_names
@@ -85,6 +85,7 @@ class Finding(BaseModel, frozen=True):
     why: str = ""  # the reason for the severity
     hits: tuple[Hit, ...] = ()
     tests: tuple[str, ...] = ()  # names of the dbt tests that read the changed column (or, for "*", the model)
+    clauses: tuple[ClauseChange, ...] = ()  # rows ("*"): the conditions whose SQL changed, as written
 
     def hit_names(self, kind: str) -> list[str]:
         return sorted({h.name.split(":", 1)[-1] for h in self.hits if h.kind == kind})
@@ -154,6 +155,7 @@ class CheckReport(BaseModel):
                     "exposures_hit": f.hit_names("exposure"),
                     "saved_queries_hit": f.hit_names("saved_query"),
                     "tests": list(f.tests),
+                    "clauses": [c.model_dump() for c in f.clauses],
                     "hits": [
                         {"key": h.key, "name": h.name, "kind": h.kind, "lineage": h.lineage, "path": [hop_dict(p) for p in h.path]}
                         for h in f.hits
@@ -336,7 +338,10 @@ class _Checker:
             seen.add(c.column)
             docs = self._doc_changes(before, node, c.column) if c.change == "modified" else ()
             found = self._finding(node, c.column, kinds + docs + self._contract_kinds(uid, c.column, kinds), detail, renamed_to)
-            out.append(found.model_copy(update={"cause": cause}) if cause else found)
+            update = {"cause": cause} if cause else {}
+            if c.clauses:
+                update["clauses"] = c.clauses
+            out.append(found.model_copy(update=update) if update else found)
         for column, found in sorted(self.breaks.get(uid, {}).items()):
             if column not in seen:  # a contract change alone: YAML data types, constraints, materialization
                 seen.add(column)

@@ -37,6 +37,21 @@ class ColumnChange(BaseModel, frozen=True):
     # modified: what changed, among expression, lineage (upstream columns, lineage type,
     # resolution) and data_type
     aspects: tuple[str, ...] = ()
+    clauses: tuple[ClauseChange, ...] = ()  # rows: the conditions whose SQL changed
+
+
+class ClauseChange(BaseModel, frozen=True):
+    """A condition of a model's SQL that changed: ``WHERE: `status = 1` -> `status IN (1, 2)```."""
+
+    clause: str  # WHERE, HAVING, QUALIFY, GROUP BY, JOIN <relation> ON
+    scope: str = ""  # the CTE or subquery it is in; "" for the model's own SELECT
+    before: str | None = None  # its SQL (normalized names); None: added
+    after: str | None = None  # None: removed
+
+    def text(self) -> str:
+        where = f" in {self.scope}" if self.scope else ""
+        before, after = (f"`{t}`" if t is not None else "none" for t in (self.before, self.after))
+        return f"{self.clause}{where}: {before} -> {after}"
 
 
 class StateDiff(BaseModel):
@@ -242,16 +257,36 @@ def _model_changes(
 
     old_conds = {(c.column.key, c.clause.value) for c in old_lin.conditions} if old_lin else set()
     new_conds = {(c.column.key, c.clause.value) for c in new_lin.conditions} if new_lin else set()
+    both = definitions_old is not None and definitions_new is not None
+    clauses = clause_changes(definitions_old.clauses, definitions_new.clauses) if both else ()  # type: ignore[union-attr]
     rows_why = []
     if old_conds != new_conds:
         rows_why += [f"-{clause} {key}" for key, clause in sorted(old_conds - new_conds)]
         rows_why += [f"+{clause} {key}" for key, clause in sorted(new_conds - old_conds)]
         rows_why = ["conditions " + ", ".join(rows_why)]
-    elif definitions_old is not None and definitions_new is not None and definitions_old.rows != definitions_new.rows:
-        rows_why = ["FROM / JOIN / WHERE / GROUP BY / HAVING / QUALIFY / DISTINCT / LIMIT changed"]
+    elif both and definitions_old.rows != definitions_new.rows:  # type: ignore[union-attr]
+        # the same columns: say which condition changed, as written
+        rows_why = ["; ".join(c.text() for c in clauses) or "FROM / JOIN / WHERE / GROUP BY / HAVING / QUALIFY / DISTINCT / LIMIT changed"]
     if rows_why:
-        found.append(ColumnChange(column="*", change="rows", detail=rows_why[0]))
+        found.append(ColumnChange(column="*", change="rows", detail=rows_why[0], clauses=clauses))
     return found, bool(rows_why)
+
+
+def clause_changes(old: tuple[tuple[str, str, str], ...], new: tuple[tuple[str, str, str], ...]) -> tuple[ClauseChange, ...]:
+    """The conditions (:attr:`Definitions.clauses`) whose SQL differs, matched by the CTE or
+    subquery they are in, their clause and their order there."""
+
+    def keyed(clauses: tuple[tuple[str, str, str], ...]) -> dict[tuple[str, str, int], str]:
+        seen: dict[tuple[str, str], int] = {}
+        out = {}
+        for scope, clause, sql in clauses:
+            n = seen[(scope, clause)] = seen.get((scope, clause), 0) + 1
+            out[(scope, clause, n)] = sql
+        return out
+
+    a, b = keyed(old), keyed(new)
+    order = list(b) + [k for k in a if k not in b]
+    return tuple(ClauseChange(clause=k[1], scope=k[0], before=a.get(k), after=b.get(k)) for k in order if a.get(k) != b.get(k))
 
 
 def _relation_changes(before: DbtNode, node: DbtNode, dialect: str) -> list[ColumnChange]:

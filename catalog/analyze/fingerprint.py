@@ -59,11 +59,34 @@ class _ModelFingerprint:
         self._busy: set[tuple] = set()
 
     def run(self, query: exp.Query, names: list[str]) -> Definitions:
+        clauses = self._clauses(query)
         query = normalize_identifiers(query, dialect=self.dialect)
         root = build_scope(query)
         if root is None:
             raise ValueError("no query scope")
-        return Definitions(rows=self.rows(root), columns={n: self.value(typed(n), root) for n in names})
+        return Definitions(rows=self.rows(root), columns={n: self.value(typed(n), root) for n in names}, clauses=clauses)
+
+    def _clauses(self, query: exp.Query) -> tuple[tuple[str, str, str], ...]:
+        """The conditions of every SELECT as written: what a reader is told when the rows'
+        definition changed."""
+        out = []
+        for e in query.find_all(exp.Select):
+            holder = e.parent
+            where = holder.alias_or_name if isinstance(holder, (exp.CTE, exp.Subquery)) else ""
+            for join in e.args.get("joins") or []:
+                if join.args.get("on") is not None:
+                    out.append((where, f"JOIN {join.this.alias_or_name} ON", self._sql(join.args["on"])))
+            for arg, clause in (("where", "WHERE"), ("group", "GROUP BY"), ("having", "HAVING"), ("qualify", "QUALIFY")):
+                node = e.args.get(arg)
+                if node is not None:
+                    out.append((where, clause, self._sql(node).removeprefix("GROUP BY ") if arg == "group" else self._sql(node.this)))
+        return tuple(out)
+
+    def _sql(self, node: exp.Expression) -> str:
+        try:
+            return node.sql(dialect=self.dialect, comments=False)
+        except SqlglotError:
+            return node.sql(comments=False)
 
     # ------------------------------------------------------------------ outputs of a scope
     @staticmethod

@@ -15,12 +15,14 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
 from catalog import __version__
 from catalog.artifacts import packages_install_path
 from catalog.check import ORDER, CheckReport, Finding
+from catalog.compare import ClauseChange
 from catalog.report.check_md import CHANGE_CHARS, change_text, hit_summary
 from catalog.report.limits import cut
 
@@ -93,9 +95,11 @@ class Locator:
 
     def line(self, f: Finding) -> int:
         rel = self.source(f)
-        if not rel or self.root is None or f.column == "*":
+        if not rel or self.root is None:
             return 1
         lines = self._lines(rel)
+        if f.column == "*":
+            return next((n for c in f.clauses if (n := clause_line(lines, c))), 1)
         name = re.escape(f.column)
         for pattern in (rf"\bas\s+[\"`\[]?{name}[\"`\]]?(?![\w$])", rf"(?<![\w$.]){name}(?![\w$])"):
             rx = re.compile(pattern, re.IGNORECASE)
@@ -111,6 +115,31 @@ class Locator:
             except OSError:
                 self._texts[rel] = []
         return self._texts[rel]
+
+
+_KEYWORDS = {"WHERE": r"\bwhere\b", "HAVING": r"\bhaving\b", "QUALIFY": r"\bqualify\b", "GROUP BY": r"\bgroup\s+by\b"}
+
+
+def clause_line(lines: list[str], change: ClauseChange) -> int | None:
+    """The line of a model's file where the changed condition is written: of the clause's
+    keywords there (``where``, ``on`` of a join, ...), the one followed by the text most like
+    the condition's SQL (its new SQL; the old one when it was removed)."""
+    sql = change.after if change.after is not None else change.before
+    keyword = _KEYWORDS.get(change.clause, r"\bon\b")
+    text = "\n".join(lines)
+    want = _squashed(sql or "")[:200]
+    best: tuple[float, int] | None = None
+    for m in re.finditer(keyword, text, re.IGNORECASE):
+        got = _squashed(text[m.end() : m.end() + 2 * len(sql or "") + 40])[: len(want)]
+        alike = SequenceMatcher(None, got, want, autojunk=False).ratio()
+        if best is None or alike > best[0]:
+            best = (alike, text.count("\n", 0, m.start()) + 1)
+    return best[1] if best is not None else None
+
+
+def _squashed(sql: str) -> str:
+    """SQL without spaces, quotes and case: `NOT status IN ('a')` and `not status in ( 'a' )` alike."""
+    return re.sub(r"[\s\"'`()\[\]]+", "", sql).lower()
 
 
 def _escape_data(value: str) -> str:

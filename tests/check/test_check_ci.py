@@ -107,3 +107,49 @@ def test_gitlab_code_quality_has_one_issue_per_finding_with_a_stable_unique_fing
     _, again = run("--state", str(EXAMPLE), "coffee_shop", "-f", "gitlab", "--fail-on", "never")
     assert [i["fingerprint"] for i in json.loads(again)] == fingerprints
     assert [i["severity"] for i in json.loads(again)] == ["major", "minor"]
+
+
+def test_a_condition_edited_on_the_same_columns_is_told_and_annotated_at_its_clause(tmp_path, monkeypatch):
+    """customers' CTE valid_orders keeps `where status <> 'cancelled'` on the same column as
+    `where status not in ('cancelled', 'returned')`: the finding says which condition changed,
+    as written, and every CI format points at that WHERE's line in customers.sql."""
+    project = tmp_path / "repo" / "coffee_shop"
+    shutil.copytree(EXAMPLE.parent, project)
+    old, new = "where status <> 'cancelled'", "where status not in ('cancelled', 'returned')"
+    edit_sql(project / "target", "model.coffee_shop.customers", old, new)
+    sql_file = project / "models" / "marts" / "customers.sql"
+    sql_file.write_text(sql_file.read_text().replace(old, new))
+    line = next(i for i, text in enumerate(sql_file.read_text().splitlines(), start=1) if new in text)
+    assert line > 1
+    monkeypatch.chdir(tmp_path / "repo")
+    _, out = run("--state", str(EXAMPLE), "coffee_shop", "--json")
+    (finding,) = json.loads(out)["findings"]
+    detail = "WHERE in valid_orders: `status <> 'cancelled'` -> `NOT status IN ('cancelled', 'returned')`"
+    assert (finding["column"], finding["changes"], finding["detail"]) == ("*", ["rows"], detail)
+    assert finding["clauses"] == [
+        {"clause": "WHERE", "scope": "valid_orders", "before": "status <> 'cancelled'", "after": "NOT status IN ('cancelled', 'returned')"}
+    ]
+    file = "coffee_shop/models/marts/customers.sql"
+    _, out = run("--state", str(EXAMPLE), "coffee_shop", "-f", "github")
+    assert out.splitlines()[0].startswith(f"::error file={file},line={line},title=catalog check%3A breaking::customers.*: rows: {detail}.")
+    _, out = run("--state", str(EXAMPLE), "coffee_shop", "-f", "sarif")
+    (result,) = json.loads(out)["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": line}
+    _, out = run("--state", str(EXAMPLE), "coffee_shop", "-f", "gitlab")
+    assert [i["location"] for i in json.loads(out)] == [{"path": file, "lines": {"begin": line}}]
+
+
+@pytest.mark.corpus
+def test_a_having_edited_on_tuva_is_told_as_written(shared_dir, tmp_path):
+    """tuva (Snowflake): the HAVING of data_quality__claims_preprocessing_eligibility_plausibility's
+    CTE multiple_genders_test goes from `> 1` to `> 2`, on the same column: told as written."""
+    base = shared_dir / "corpus" / "tuva" / "target"
+    target = tmp_path / "target"
+    shutil.copytree(base, target)
+    uid = "model.the_tuva_project.data_quality__claims_preprocessing_eligibility_plausibility"
+    edit_sql(target, uid, "having count(distinct eligiblity.gender) > 1", "having count(distinct eligiblity.gender) > 2")
+    code, out = run("--state", str(base), str(target), "--json")
+    assert code == 0
+    assert [(f["column"], f["changes"], f["severity"], f["detail"]) for f in json.loads(out)["findings"]] == [
+        ("*", ["rows"], "partial", "HAVING in multiple_genders_test: `COUNT(DISTINCT eligiblity.gender) > 1` -> `COUNT(DISTINCT eligiblity.gender) > 2`"),
+    ]
