@@ -88,7 +88,9 @@ class Finding(BaseModel, frozen=True):
     clauses: tuple[ClauseChange, ...] = ()  # rows ("*"): the conditions whose SQL changed, as written
 
     def hit_names(self, kind: str) -> list[str]:
-        return sorted({h.name.split(":", 1)[-1] for h in self.hits if h.kind == kind})
+        """Names of the hits of a kind: ``revenue`` for this project's ``metric:revenue``,
+        ``finance:revenue`` for another project's (dbt Mesh)."""
+        return sorted({h.name if ":" in h.owner else h.name.split(":", 1)[-1] for h in self.hits if h.kind == kind})
 
     def hit_models(self) -> list[str]:
         return sorted(set(self.hit_model_counts()))

@@ -122,6 +122,7 @@ def check(
             old_lineages, lineages = analyze_states(old, current, jobs=jobs)
             report = check_states(old, old_lineages, current, lineages, base=f"build {active['id']}")
             report = with_consumer_projects(report, BuildView(graph, name, active["id"]))
+            report = report.model_copy(update={"project": name})  # the project compared, as --project names it
 
     from catalog.report.check_ci import github_annotations, gitlab_code_quality, sarif_log
 
