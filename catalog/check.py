@@ -157,7 +157,7 @@ class CheckReport(BaseModel):
                     "exposures_hit": f.hit_names("exposure"),
                     "saved_queries_hit": f.hit_names("saved_query"),
                     "tests": list(f.tests),
-                    "clauses": [c.model_dump() for c in f.clauses],
+                    **({"clauses": [c.model_dump() for c in f.clauses]} if f.clauses else {}),  # of a changed condition
                     "hits": [
                         {"key": h.key, "name": h.name, "kind": h.kind, "lineage": h.lineage, "path": [hop_dict(p) for p in h.path]}
                         for h in f.hits
