@@ -26,7 +26,7 @@ def with_consumer_projects(report: CheckReport, catalog: BuildView) -> CheckRepo
     """``report`` with the hits of each finding in other projects (``catalog``: the producer's
     build the change is compared with)."""
     findings: list[Finding] = []
-    precision = dict(report.exposure_precision)
+    precision, owners = dict(report.exposure_precision), dict(report.exposure_owners)
     for f in report.findings:
         answer = _impact(catalog, f)
         hits = _hits(answer) if answer is not None else ()
@@ -38,8 +38,10 @@ def with_consumer_projects(report: CheckReport, catalog: BuildView) -> CheckRepo
         if set(f.changes) & set(BREAKING) and f.severity != "breaking":
             update |= {"severity": "breaking", "why": f"a {'/'.join(BREAKING[c] for c in f.changes if c in BREAKING)} column that another project reads ({', '.join(readers)})"}
         findings.append(f.model_copy(update=update))
-        precision |= {c.name: c.precision for c in answer.consumers if c.project and c.precision}
-    return report.model_copy(update={"findings": tuple(findings), "exposure_precision": precision})
+        # named with their project, as the hits are (finance:customer_dashboard)
+        precision |= {f"{c.project}:{c.name}": c.precision for c in answer.consumers if c.project and c.precision}
+        owners |= {f"{c.project}:{c.name}": c.owner for c in answer.consumers if c.project and c.owner}
+    return report.model_copy(update={"findings": tuple(findings), "exposure_precision": precision, "exposure_owners": owners})
 
 
 def _impact(catalog: BuildView, f: Finding) -> Answer | None:

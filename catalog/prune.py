@@ -93,7 +93,7 @@ class PrunePlan(BaseModel):
                     "depth": m.depth,
                     "path": [hop_dict(h) for h in m.path],
                     "columns": list(m.columns),
-                    "changes": [c.model_dump() for c in m.changes],
+                    "changes": [c.model_dump(exclude=set() if c.clauses else {"clauses"}) for c in m.changes],  # clauses: of a changed condition
                 }
                 for m in self.models
             ],

@@ -91,6 +91,7 @@ class ConsumerHit:
     hops: tuple[Hop, ...]
     precision: str | None = None  # an exposure's: column (it lists the columns it reads) or model
     project: str | None = None  # the stored project it belongs to, when not the asked one (dbt Mesh)
+    owner: str | None = None  # an exposure's owner (name or email)
 
 
 CONSUMER_KINDS = ("metric", "exposure", "saved_query")
@@ -310,6 +311,7 @@ class BuildView:
                 hops=tuple(hops) + tuple(Hop(from_key=h["from"], to_key=h["to"], type=h["type"], expr=h["expr"], resolved=True) for h in r["hops"]),
                 precision=r["precision"],
                 project=self.foreign(r["project"]),
+                owner=r["owner"],
             )
             if hit.key not in best or (hit.depth, hit.via) < (best[hit.key].depth, best[hit.key].via):
                 best[hit.key] = hit

@@ -336,7 +336,7 @@ class ModelAnalyzer:
             return UnknownItem(f"relation {'.'.join(parts)} is not a node of the dbt project")
         if uid == self.unique_id:
             return RelationItem(uid, self.columns_of(uid), self_ref=True)
-        return RelationItem(uid, self.columns_of(uid))
+        return RelationItem(uid, self.columns_of(uid), exact=self.relations.is_ephemeral(uid))
 
     def reads_external_source(self, table: exp.Table) -> bool:
         path = _file_read(table)

@@ -26,6 +26,7 @@ class Format(str, Enum):
     md = "md"
     github = "github"
     sarif = "sarif"
+    gitlab = "gitlab"
 
 
 class FailOn(str, Enum):
@@ -48,7 +49,8 @@ def check(
             "--format",
             "-f",
             help="table; json; md (a pull-request comment, under GitHub's size limit, marked <!-- catalog-check --> to update in place); "
-            "github (workflow annotations on the changed model's file and line); sarif (SARIF 2.1.0, for code scanning).",
+            "github (workflow annotations on the changed model's file and line); sarif (SARIF 2.1.0, for code scanning); "
+            "gitlab (a GitLab Code Quality report, for the merge request's widget and diff).",
         ),
     ] = Format.table,
     as_json: FormatJsonOpt = False,
@@ -120,8 +122,9 @@ def check(
             old_lineages, lineages = analyze_states(old, current, jobs=jobs)
             report = check_states(old, old_lineages, current, lineages, base=f"build {active['id']}")
             report = with_consumer_projects(report, BuildView(graph, name, active["id"]))
+            report = report.model_copy(update={"project": name})  # the project compared, as --project names it
 
-    from catalog.report.check_ci import github_annotations, sarif_log
+    from catalog.report.check_ci import github_annotations, gitlab_code_quality, sarif_log
 
     emit(
         fmt,
@@ -130,6 +133,7 @@ def check(
         md=lambda: check_markdown(report, fail_on.value),
         github=lambda: github_annotations(report, fail_on.value, project_root(path), Path.cwd()),
         sarif=lambda: sarif_log(report, fail_on.value, project_root(path), Path.cwd()),
+        gitlab=lambda: gitlab_code_quality(report, fail_on.value, project_root(path), Path.cwd()),
         table=lambda: check_table(report),
     )
     failing = report.failing(fail_on.value)  # type: ignore[arg-type]

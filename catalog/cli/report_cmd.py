@@ -17,7 +17,7 @@ import typer
 from catalog.cli.common import EXIT_USAGE, AtOpt, BuildOpt, ProjectOpt, build_ref, fail, handle_errors, print_text, say
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, ReadTimeoutOpt, UriOpt, UserOpt, graph_from
 from catalog.errors import CatalogError
-from catalog.report.limits import DEFAULT_MAX_ROWS, DEFAULT_TOP
+from catalog.report.limits import DEFAULT_MAX_ROWS, DEFAULT_TOP, MD_CHARS
 
 DEFAULT_HTML = Path("catalog-report.html")
 
@@ -44,6 +44,14 @@ def report(
         int,
         typer.Option("--max-rows", min=0, help="Rows shown per list in html and md (0: all); json always has every row."),
     ] = DEFAULT_MAX_ROWS,
+    max_chars: Annotated[
+        int,
+        typer.Option(
+            "--max-chars", min=0,
+            help=f"md: at most this many characters, for a pull request (fewer rows per table, then the last sections "
+            f"left out, and said so at its top; 0: no limit). Default {MD_CHARS:,}, under GitHub's limit.",
+        ),
+    ] = MD_CHARS,
     explorer: Annotated[
         Path | None,
         typer.Option(
@@ -108,7 +116,7 @@ def report(
             say(f"Explorer written ({size / 1e6:.1f} MB): {explorer.resolve()}")
             href = quote(Path(os.path.relpath(explorer.resolve(), target.resolve().parent)).as_posix(), safe="/")
         if fmt == Format.md:
-            text = report_markdown(data, max_rows=max_rows)
+            text = report_markdown(data, max_rows=max_rows, limit=max_chars)
         else:
             text = report_html(data, max_rows=max_rows, explorer=href)
     with _written(target) as out:

@@ -204,6 +204,11 @@ def test_a_pin_to_the_consumers_own_build_or_to_a_project_it_does_not_read_is_re
     for pin, line in (
         (f"platform={c.build_id}", f"Error: --upstream platform={c.build_id}: build {c.build_id} is a build of {finance}, the project being built; pin a build of platform"),
         (f"nope={p.build_id}", f"Error: --upstream nope={p.build_id}: the manifest has no node of the dbt project nope (it reads platform)"),
+        # the consumer's own dbt project: the one that cannot be pinned
+        (f"finance={c.build_id}", (
+            f"Error: --upstream finance={c.build_id}: build {c.build_id} is a build of {finance}, the project being built; "
+            "finance is not one it reads and cannot be pinned: --upstream pins the projects it reads (platform)"
+        )),
         (f"platform={other.build_id}", (
             f"Error: --upstream platform={other.build_id}: build {other.build_id} (project {project_name}_coffee) holds none of the nodes of "
             "platform the manifest reads (model.platform.dim_customers, model.platform.fct_orders, model.platform.stg_customers and 3 more); "
@@ -230,16 +235,24 @@ def test_check_of_a_producer_change_lists_the_consumer_hits(build, producer, pro
     [finding] = [f for f in doc["findings"] if f["column"] == "email"]
     assert (finding["model"], finding["changes"], finding["severity"]) == ("dim_customers", ["removed"], "breaking")
     assert finding["models_hit"] == [f"{finance}:customer_revenue"]
-    assert finding["exposures_hit"] == ["customer_dashboard"]
+    # another project's exposure is named with its project, with its owner and precision
+    assert finding["exposures_hit"] == [f"{finance}:customer_dashboard"]
     assert [(h["name"], h["kind"]) for h in finding["hits"]] == [
         (f"{finance}:customer_revenue.email", "column"),
         (f"{finance}:customer_dashboard", "exposure"),
     ]
-    assert doc["exposure_precision"] == {"customer_dashboard": "column"}
-    # the consumer's own unchanged artifacts against its build: its foreign nodes read alike, no finding
+    assert doc["exposure_precision"] == {f"{finance}:customer_dashboard": "column"}
+    assert doc["exposure_owners"] == {f"{finance}:customer_dashboard": "Finance analytics"}
+    done = runner.invoke(app, ["check", str(without_email(tmp_path / "md")), "--project", producer, "-f", "md"], env=env)
+    assert "Owners of the exposures hit: Finance analytics." in done.stdout
+    assert f"Exposures hit: `{finance}:customer_dashboard` (column-level)" in done.stdout
+    # the consumer's own unchanged artifacts against its build: its foreign nodes read alike, no
+    # finding; the report names the project compared (--project), not the manifest's
     done = runner.invoke(app, ["check", str(FINANCE), "--project", finance, "--json"], env=env)
     assert done.exit_code == 0, done.output
-    assert json.loads(done.stdout)["findings"] == []
+    assert (json.loads(done.stdout)["findings"], json.loads(done.stdout)["project"]) == ([], finance)
+    done = runner.invoke(app, ["check", str(FINANCE), "--project", finance, "-f", "md"], env=env)
+    assert f"## catalog check: `{finance}`" in done.stdout
     # the table names the consumer's model too
     done = runner.invoke(app, ["check", str(without_email(tmp_path / "again")), "--project", producer], env=env)
     assert f"{finance}:customer_revenue" in done.stdout
@@ -260,7 +273,7 @@ def test_check_of_a_producer_retype_is_breaking_and_hits_the_consumers_metric(bu
     readers = f"{finance}:customer_revenue, {finance}:monthly_revenue, {finance}:revenue_by_country"
     assert finding["why"] == f"a retyped column that another project reads ({readers})"
     assert finding["models_hit"] == [f"{finance}:customer_revenue", f"{finance}:monthly_revenue", f"{finance}:revenue_by_country"]
-    assert (finding["metrics_hit"], finding["exposures_hit"]) == (["total_revenue"], ["board_report", "customer_dashboard"])
+    assert (finding["metrics_hit"], finding["exposures_hit"]) == ([f"{finance}:total_revenue"], [f"{finance}:board_report", f"{finance}:customer_dashboard"])
     assert [(h["name"], h["kind"], len(h["path"])) for h in finding["hits"]] == [
         (f"{finance}:customer_revenue.revenue", "column", 1),
         (f"{finance}:monthly_revenue.revenue", "column", 1),
@@ -555,7 +568,7 @@ def test_the_project_installed_as_a_package_is_the_consumers_own(build, ask, gra
     done = runner.invoke(app, ["check", str(without_email(tmp_path)), "--project", producer, "--json"], env=env)
     assert done.exit_code == 1, done.output
     [finding] = [f for f in json.loads(done.stdout)["findings"] if f["column"] == "email"]
-    assert (finding["models_hit"], finding["exposures_hit"]) == ([f"{finance}:customer_revenue"], ["customer_dashboard"])
+    assert (finding["models_hit"], finding["exposures_hit"]) == ([f"{finance}:customer_revenue"], [f"{finance}:customer_dashboard"])
     assert [(h["name"], h["kind"]) for h in finding["hits"]] == [
         (f"{finance}:customer_revenue.email", "column"), (f"{finance}:customer_dashboard", "exposure")
     ]  # fmt: skip
