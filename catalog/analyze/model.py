@@ -467,12 +467,12 @@ class SelectScope:
 
     def items(self) -> Output:
         """The SELECT's output: its items in order, stars expanded."""
-        selected = Selected(self.ctx.dedupes)
+        top = self.scope.parent is None  # the model's own output
+        selected = Selected(self.ctx.dedupes, (self.analyzer.output_names or ()) if top else ())
         cols = selected.cols
         self.qualify = self.qualified_names()
         opaque: str | None = None
         unexpanded: list[tuple[FromItem, frozenset[str]]] = []
-        top = self.scope.parent is None  # the model's own output
         for i, proj in enumerate(self.select.expressions):
             star = star_of(proj)
             if star is not None:
@@ -495,7 +495,7 @@ class SelectScope:
                     name = f"{spelling}.{name}"  # ClickHouse: r.elo
             lin = self.classify(proj, name)
             before = cols.get(name)
-            if before is not None and top and not selected.dedupe:  # the model's output, named twice
+            if before is not None and top and not selected.keeps_both(name):  # the model's output, named twice
                 first = selected.exprs[name]
                 if isinstance(first, exp.Expression) and (before.sources, before.kind, before.resolved) != (lin.sources, lin.kind, lin.resolved):
                     lin = self._named_twice(name, first, proj)  # two lineages for one column
