@@ -21,6 +21,10 @@ DEDUPING_DIALECTS = frozenset({"duckdb"})  # the later ones become name_1, name_
 REFUSING_DIALECTS = frozenset(
     {"postgres", "snowflake", "bigquery", "redshift", "databricks", "spark", "spark2", "trino", "presto", "athena", "mysql", "tsql", "oracle", "clickhouse"}
 )
+# Dialects where ``col -> 'key'`` extracts a JSON field: sqlglot reads it as a lambda when it is
+# a function's argument (``coalesce(col -> 'key', ...)``); the analyzer reads it back as the
+# JSON operator it is (see catalog.analyze.model).
+JSON_ARROW_DIALECTS = frozenset({"postgres", "duckdb", "mysql", "sqlite", "materialize", "risingwave", "doris", "starrocks", "singlestore"})
 # ... where a column of a joined relation is named ``relation.column`` when its name is ambiguous
 # (ClickHouse; see SelectScope.qualified_names), and two identical names are refused
 QUALIFYING_DIALECTS = frozenset({"clickhouse"})

@@ -34,7 +34,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.scope import Scope, build_scope
 
 from catalog.analyze.conditions import Conditions, columns_in, walk_value
-from catalog.analyze.context import ModelContext
+from catalog.analyze.context import JSON_ARROW_DIALECTS, ModelContext
 from catalog.analyze.fingerprint import TableColumns, definitions
 from catalog.analyze.kinds import (
     DERIVED,
@@ -175,6 +175,8 @@ class ModelAnalyzer:
         if query is None:
             return self._fail(ModelStatus.UNRESOLVED, "no SELECT statement in the compiled SQL")
         query = self._drop_ephemeral_ctes(query)
+        if self.dialect in JSON_ARROW_DIALECTS and "->" in self.sql:
+            _json_arrows(query, self.dialect)
         root = build_scope(query)
         if root is None:
             return self._fail(ModelStatus.UNRESOLVED, "no query scope in the compiled SQL")
@@ -621,6 +623,40 @@ def _file_read(table: exp.Table) -> str | None:
     if isinstance(this, exp.Identifier) and this.quoted and not table.args.get("db") and ("/" in this.name or "." in this.name):
         return this.name
     return None
+
+
+# functions whose lambda argument is a lambda in a dialect of JSON arrows too (DuckDB's list_transform)
+_HIGHER_ORDER = (exp.Transform, exp.ArrayFilter, exp.ArrayAll, exp.ArrayAny, exp.Reduce, exp.ArraySort)
+
+
+def _json_arrows(query: exp.Query, dialect: str) -> None:
+    """``f(col -> 'key', ...)``: sqlglot reads a function's argument ``col -> 'key'`` as a lambda
+    of parameter ``col`` returning ``'key'``. In a dialect where ``->`` extracts JSON, such a
+    "lambda" that never reads its parameter and starts with a literal is that extraction: put the
+    column back (``col -> 'a' ->> 'b'``, ``col -> 'k' = 'v'`` included)."""
+    for lam in list(query.find_all(exp.Lambda)):
+        params = lam.expressions
+        if len(params) != 1 or not isinstance(params[0], exp.Identifier) or isinstance(lam.parent, _HIGHER_ORDER):
+            continue
+        param = params[0]
+        name = param.name.lower()
+        if any(i.name.lower() == name for i in lam.this.find_all(exp.Identifier)):
+            continue  # x -> x + 1: a lambda
+        first = lam.this
+        while not isinstance(first, exp.Literal) and isinstance(first.args.get("this"), exp.Expression):
+            first = first.args["this"]
+        if not isinstance(first, exp.Literal):
+            continue
+        try:
+            extract = sqlglot.parse_one(f"{param.sql(dialect=dialect)} -> {first.sql(dialect=dialect)}", read=dialect)
+        except SqlglotError:
+            continue
+        body = lam.this
+        if first is body:
+            lam.replace(extract)
+        else:
+            first.replace(extract)
+            lam.replace(body)
 
 
 def _query_of(statement: exp.Expression) -> exp.Query | None:
