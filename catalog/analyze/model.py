@@ -33,7 +33,7 @@ from sqlglot.tokens import Token, TokenType
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.scope import Scope, build_scope
 
-from catalog.analyze.conditions import Conditions, columns_in, walk_value
+from catalog.analyze.conditions import Conditions, walk_value
 from catalog.analyze.context import JSON_ARROW_DIALECTS, ModelContext
 from catalog.analyze.fingerprint import TableColumns, definitions
 from catalog.analyze.kinds import (
@@ -418,15 +418,18 @@ class SelectScope:
             args = node.this
         elif isinstance(node, exp.Table) and isinstance(node.this, exp.Func):
             args = node.this
-        refs = [self.names.resolve(c) for c in columns_in(args)]
-        sources, resolved, reason = merge(refs)
-        # generate_series(1, 3), unnest([1, 2]): no upstream column, like a literal
-        lin = Lin(sources, DERIVED if sources else (SOURCE if resolved else UNKNOWN), resolved, reason)
+        # computed from what the arguments read, scalar subqueries included
+        # (generate_series((select min(d) from t), current_date)); generate_series(1, 3),
+        # unnest([1, 2]): no upstream column, like a literal
+        value = self._expression(args)
+        lin = Lin(value.sources, value.kind, value.resolved, value.reason)
         alias = node.args.get("alias")
         col = self.col
         names = [col(c) for c in alias.columns] if isinstance(alias, exp.TableAlias) and alias.columns else None
-        if names is None and isinstance(node, exp.Unnest) and isinstance(alias, exp.TableAlias) and alias.name:
-            names = [col(alias.this)]  # BigQuery: UNNEST(arr) AS x names the element column
+        if names is None and isinstance(alias, exp.TableAlias) and alias.name and (
+            isinstance(node, exp.Unnest) or (self.ctx.names_function_column and _one_column(node, args))
+        ):
+            names = [col(alias.this)]  # UNNEST(arr) AS x, generate_series(a, b) AS x: the column x
         offset = node.args.get("offset") if isinstance(node, exp.Unnest) else None
         if isinstance(offset, exp.Expression) and offset.name and names is not None:
             names = [*names, col(offset)]  # WITH OFFSET AS pos
@@ -657,6 +660,25 @@ def _json_arrows(query: exp.Query, dialect: str) -> None:
         else:
             first.replace(extract)
             lam.replace(body)
+
+
+# set-returning functions of one column (Postgres, DuckDB), besides UNNEST
+_ONE_COLUMN_FUNCTIONS = (exp.GenerateSeries, exp.ExplodingGenerateSeries)
+_ONE_COLUMN_NAMES = frozenset(
+    {"generate_series", "range", "generate_subscripts", "regexp_split_to_table", "string_to_table", "json_object_keys", "jsonb_object_keys", "regexp_matches"}
+)
+
+
+def _one_column(node: exp.Expression, func: exp.Expression) -> bool:
+    """Whether FROM item ``node``, ``[LATERAL] func(...) AS x``, is a function of one column
+    (which ``x`` then names), with no ``WITH ORDINALITY``."""
+    if node.args.get("ordinality") or func.args.get("offset"):
+        return False
+    if isinstance(func, exp.Anonymous):
+        return func.name.lower() in _ONE_COLUMN_NAMES
+    if isinstance(func, exp.Unnest):
+        return len(func.expressions) == 1  # unnest(a, b): a column of each
+    return isinstance(func, _ONE_COLUMN_FUNCTIONS)
 
 
 def _query_of(statement: exp.Expression) -> exp.Query | None:
