@@ -24,7 +24,7 @@ REFUSING_DIALECTS = frozenset(
 # Dialects where ``col -> 'key'`` extracts a JSON field: sqlglot reads it as a lambda when it is
 # a function's argument (``coalesce(col -> 'key', ...)``); the analyzer reads it back as the
 # JSON operator it is (see catalog.analyze.model).
-JSON_ARROW_DIALECTS = frozenset({"postgres", "duckdb", "mysql", "sqlite", "materialize", "risingwave", "doris", "starrocks", "singlestore"})
+JSON_ARROW_DIALECTS = frozenset({"postgres", "duckdb", "mysql", "sqlite", "materialize", "risingwave", "starrocks"})
 # Dialects where a FROM item of a set-returning function of one column, ``generate_series(a, b)
 # AS x``, names that column ``x``
 FUNCTION_ALIAS_DIALECTS = frozenset({"postgres", "duckdb", "materialize", "risingwave"})
