@@ -228,6 +228,22 @@ def test_a_crlf_file_keeps_its_line_ends(shop):
     assert _docs(str(shop), "--check").exit_code == 0
 
 
+def test_an_addition_among_lines_ruamel_yaml_lays_out_otherwise_is_refused(shop):
+    # first_name's entry, indented as ruamel.yaml never writes it: where its description goes
+    # among those lines cannot be told, so nothing is written, in no file
+    rel = "snapshots/_snapshots.yml"
+    old = '      - name: first_name   # no description yet\n        config:\n          meta:\n            contains_pii: true\n          tags: ["pii"]\n'
+    new = '      -   name: first_name\n          config:\n            meta:\n              contains_pii: true\n            tags: [ "pii" ]\n'
+    text = (shop / rel).read_text()
+    assert text.count(old) == 1
+    (shop / rel).write_text(text.replace(old, new))
+    before = _texts(shop)
+    r = _docs(str(shop), "--write")
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1
+    assert r.stderr.startswith("Error: ") and f"{rel}: cannot be edited without changing lines no edit touches" in r.stderr
+    assert _texts(shop) == before
+
+
 def test_pii_tags_and_no_docs(shop):
     r = _docs(str(shop), "--pii", "--no-docs")
     assert r.exit_code == 0, r.stderr
