@@ -96,6 +96,7 @@ def docs(
             "changes": [c.model_dump(mode="json") for c in plan.changes],
             "conflicts": [{**c.model_dump(mode="json"), "version": data.versions.get(c.column.unique_id)} for c in plan.conflicts],
             "files": [{"path": f.path, "new": f.before is None} for f in plan.files],
+            "only_packages": list(plan.only_packages),
         })  # fmt: skip
     elif not write or diff:
         sys.stdout.write("".join(unified_diff(f) for f in plan.files))
@@ -104,7 +105,12 @@ def docs(
             _replace(folder / f.path, f.after)
     files = f"{len(plan.files)} YAML file{'s' if len(plan.files) != 1 else ''}"
     done = f"{len(plan.changes)} columns written to {files}" if write else f"{len(plan.changes)} columns, {files} would change"
-    say(done if plan.files else "Nothing to change.")
+    if plan.only_packages:
+        packages = ", ".join(plan.only_packages)
+        which = "selected models are" if select else "models are"
+        say(f"Nothing to change: the {which} all models of packages ({packages}), and package models are never written (their YAML is the package's).")
+    else:
+        say(done if plan.files else "Nothing to change.")
     if check and plan.files:
         raise typer.Exit(EXIT_CHANGES)
 

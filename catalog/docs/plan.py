@@ -12,9 +12,10 @@ same records either way: ``ExportInput``), walked by the report's own code
   through a masked column (:mod:`catalog.masking`) is tagged ``pii`` when it is not tagged so.
 
 Only the models and snapshots of the project itself are written, each in the YAML file its
-manifest entry's ``patch_path`` names; a model that has none gets a file beside its SQL,
-named as the project's other YAML files are (``_<folder>.yml``, ``<model>.yml`` or one
-fixed name), or an entry in that file when it exists.
+manifest entry's ``patch_path`` names; a model that has none goes into the one file that
+documents the other models of its folder, else gets a file beside its SQL, named as the
+project's other YAML files are (``_<folder>.yml``, ``<model>.yml`` or one fixed name), or an
+entry in that file when it exists.
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ class DocsPlan(BaseModel, frozen=True):
     changes: tuple[ColumnChange, ...]  # what the files' edits hold, file by file
     conflicts: tuple[Inheritable, ...]  # undocumented columns whose nearest candidates disagree
     files: tuple[YamlChange, ...]  # the files that change
+    # the packages of the models and snapshots there are (selected), when none is the project's own
+    only_packages: tuple[str, ...] = ()
 
 
 # ---------------------------------------------------------------------------- the lineage
@@ -205,10 +208,10 @@ def plan_docs(
 ) -> DocsPlan:
     """The changes to ``project_dir``'s YAML files (none written here)."""
     walked = BuildLineage(lineage_rows(data))
-    ours = {
-        uid: n for uid, n in data.relations.items()
-        if n.resource_type in WRITTEN and n.package_name == data.project and (selected is None or uid in selected)
-    }  # fmt: skip
+    candidates = {uid: n for uid, n in data.relations.items() if n.resource_type in WRITTEN and (selected is None or uid in selected)}
+    ours = {uid: n for uid, n in candidates.items() if n.package_name == data.project}
+    if not ours:  # package models are never written: their YAML is the package's
+        return DocsPlan(changes=(), conflicts=(), files=(), only_packages=tuple(sorted({n.package_name for n in candidates.values()})))
     file_of = _yaml_files(data, ours)
     changes: list[ColumnChange] = []
     conflicts: list[Inheritable] = []
@@ -315,6 +318,7 @@ def _yaml_files(data: DocsInput, ours: dict[str, DbtNode]) -> Callable[[str], st
     """Unique id -> its YAML file (relative): the one it is documented in, else the one the
     project's naming gives beside its SQL."""
     pattern, suffix = _naming(data)
+    shared = _folder_files(data)
 
     def file_of(uid: str) -> str:
         known = data.patch_paths.get(uid)
@@ -324,10 +328,28 @@ def _yaml_files(data: DocsInput, ours: dict[str, DbtNode]) -> Callable[[str], st
         if not node.path:
             raise CatalogError(f"{node.resource_type} {node.name}: the manifest gives no file for it, so no YAML file can go beside it")
         sql = PurePosixPath(node.path)
+        if str(sql.parent) in shared:
+            return shared[str(sql.parent)]
         stem = pattern.format(folder=sql.parent.name or data.project, model=node.name)
         return str(sql.parent / f"{stem}{suffix}")
 
     return file_of
+
+
+def _folder_files(data: DocsInput) -> dict[str, str]:
+    """Folder of SQL files -> the one YAML file that documents the project's models of that
+    folder, wherever it is (``models/shopify.yml`` for ``models/rest/``), when one file does and
+    it is not named after one of them (``<model>.yml``, one file per model)."""
+    files: dict[str, set[str]] = defaultdict(set)
+    named_after: set[str] = set()
+    for uid, patch in data.patch_paths.items():
+        node = data.relations.get(uid)
+        if node is None or node.package_name != data.project or not node.path:
+            continue
+        files[str(PurePosixPath(node.path).parent)].add(patch)
+        if PurePosixPath(patch).stem in (node.name, f"_{node.name}"):
+            named_after.add(patch)
+    return {folder: next(iter(found)) for folder, found in files.items() if len(found) == 1 and not found & named_after}
 
 
 def _naming(data: DocsInput) -> tuple[str, str]:
