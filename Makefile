@@ -1,6 +1,7 @@
 # The two commands of the README:
 #   make demo   start a local Neo4j, build the bundled example, show an impact analysis
-#   make test   run the whole test suite (starts a local Neo4j if none is configured)
+#   make test   run the whole test suite (starts a local Neo4j if none is configured) and
+#               build the documentation site strictly; reads ../shared (the dbt corpus)
 # Both create the virtualenv .venv and install the package first. Needs python3 (3.10+),
 # and for Neo4j: java 17+ and mvn (or NEO4J_URI pointing at a running server).
 
@@ -16,7 +17,8 @@ install: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[test,fast]"
+	@# setuptools explains every editable install in a boxed warning that reads like a failure
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install --quiet -e ".[test,fast,docs]"
 	touch $@
 
 demo: install
@@ -31,6 +33,7 @@ demo: install
 	@echo "Stop the server with: $(BIN)/catalog neo4j stop"
 
 test: install browser
+	@[ -d ../shared ] || echo "../shared (the dbt corpus) is not beside the repository: the tests that read it will skip"
 	$(BIN)/pytest
 
 # The governance report's test opens the HTML in a real headless Chromium (Debian's package).
