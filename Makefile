@@ -15,22 +15,27 @@ EXAMPLE := examples/coffee_shop
 install: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null || \
+	  { echo "catalog needs Python 3.10 or later as $(PYTHON) (or give one: make PYTHON=python3.12 ...)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	@# setuptools explains every editable install in a boxed warning that reads like a failure
 	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install --quiet -e ".[test,fast,docs]"
 	touch $@
 
+# With NEO4J_URI set, the demo uses that server and starts none (no java or mvn needed).
 demo: install
-	$(BIN)/catalog neo4j start
+	@if [ -n "$$NEO4J_URI" ]; then echo "Using the Neo4j server at $$NEO4J_URI (NEO4J_URI)"; \
+	  else $(BIN)/catalog neo4j start; fi
 	$(BIN)/catalog build $(EXAMPLE)
 	$(BIN)/catalog impact stg_orders.order_id --with-conditions --project coffee_shop
 	$(BIN)/catalog trace customers.lifetime_value --project coffee_shop
-	@echo
-	@echo "Explore the graph in Neo4j Browser at the Browser address below: log in as the User shown,"
-	@echo "with the password in the file it names (cat it; it is readable only by you)."
-	$(BIN)/catalog neo4j status
-	@echo "Stop the server with: $(BIN)/catalog neo4j stop"
+	@if [ -z "$$NEO4J_URI" ]; then \
+	  echo; \
+	  echo "Explore the graph in Neo4j Browser at the Browser address below: log in as the User shown,"; \
+	  echo "with the password in the file it names (cat it; it is readable only by you)."; \
+	  $(BIN)/catalog neo4j status; \
+	  echo "Stop the server with: $(BIN)/catalog neo4j stop"; fi
 
 test: install browser
 	@[ -d ../shared ] || echo "../shared (the dbt corpus) is not beside the repository: the tests that read it will skip"
@@ -45,4 +50,4 @@ browser:
 	  echo "chromium not installed: the HTML report test will skip"
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache site
