@@ -249,7 +249,7 @@ def install(progress: Progress | None = None) -> Path:
         try:
             (work / "pom.xml").write_text(_POM.format(neo4j=NEO4J_VERSION, browser=BROWSER_VERSION))
             staged = work / "lib"
-            say(f"Downloading Neo4j Community {NEO4J_VERSION} jars with Maven (first time only, ~140 MB)...")
+            say(f"Downloading Neo4j Community {NEO4J_VERSION} jars with Maven (first time only, 139 MB)...")
             began = time.monotonic()
             _run_maven(mvn, work, staged)
             jars = sorted(p.name for p in staged.glob("*.jar"))

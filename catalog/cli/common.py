@@ -85,11 +85,11 @@ def _console(stderr: bool) -> Console:
     from rich.console import Console
 
     stream = sys.stderr if stderr else sys.stdout
-    # Without a terminal (pipes, CI) rich would wrap tables at 80 columns.
+    # Without a terminal (pipes, CI) rich would wrap tables at 80 columns: 200 unless $COLUMNS says.
     return Console(
         stderr=stderr,
         soft_wrap=True,
-        width=None if stream.isatty() else 200,
+        width=None if stream.isatty() or os.environ.get("COLUMNS", "").isdigit() else 200,
         markup=False,
         emoji=False,
         highlight=False,

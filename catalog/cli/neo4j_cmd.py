@@ -16,7 +16,7 @@ app = typer.Typer(
     name="neo4j",
     help=(
         "Run a local Neo4j Community server for the catalog, without Docker.\n\n"
-        f"The first start downloads Neo4j {NEO4J_VERSION} (about 140 MB of jars) from "
+        f"The first start downloads Neo4j {NEO4J_VERSION} (139 MB of jars) from "
         "Maven Central with 'mvn', then runs it with 'java' (17 or 21) in the background. "
         "The server listens on 127.0.0.1 only; its Bolt URI (bolt://127.0.0.1:7687 by default) "
         "is the catalog's default NEO4J_URI.\n\n"
