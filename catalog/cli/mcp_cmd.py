@@ -47,10 +47,12 @@ def mcp(
     active build); every list is bounded (`limit`, `total`, `truncated`, `next_cursor`). Errors
     are tool errors with the CLI's one-line message; the server goes on answering.
 
-    Over stored builds, Neo4j is connected at start and again after it was unreachable (a
-    failure is the answer to the question that met it), and the default build's records are
-    read in the background for search, model and column_lineage.
+    Over stored builds, Neo4j is asked once at start: unreachable, one warning line on stderr
+    and the server still starts (each question connects again; a failure is the answer to the
+    question that met it); a --project or --build it does not hold exits 2. The default
+    build's records are read in the background for search, model and column_lineage.
     """
+    from catalog.errors import NotFound
     from catalog.mcp.server import make_server
     from catalog.mcp.stored import InMemory, Stored
     from catalog.settings import Neo4jSettings
@@ -66,6 +68,14 @@ def mcp(
         settings = Neo4jSettings.from_env(uri, user, password, database, timeout)
         asked = timeout is not None or bool(os.environ.get("NEO4J_TIMEOUT", "").strip())  # as `catalog explore` reads a build
         source = Stored(settings, project=project, build=build, jobs=jobs, whole_build_timeout=settings.timeout if asked else None)
+        unreachable = source.unreachable()
+        if unreachable:  # Neo4j may start later: each question connects again
+            say(f"catalog mcp: warning: {unreachable}; serving anyway, each question tries again")
+        else:
+            try:
+                source.check_defaults()
+            except NotFound as e:
+                fail(str(e), EXIT_USAGE)
         source.warm()
         where = f"Neo4j at {settings.uri}"
     if token is not None and not http:

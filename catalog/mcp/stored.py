@@ -122,6 +122,21 @@ class Stored:
 
         threading.Thread(target=read, name="catalog-mcp-warm", daemon=True).start()
 
+    def unreachable(self) -> str:
+        """Why Neo4j does not answer now (empty: it does), asked once at start."""
+        try:
+            self.graph().read("read/list_projects")
+        except StoreError as e:
+            self.lost(e)
+            return str(e)
+        return ""
+
+    def check_defaults(self) -> None:
+        """NotFound unless the default project (and build) are in the graph."""
+        if self.project is not None:
+            self.project_name(None)
+            self.catalog(None, None)
+
     def project_name(self, project: str | None) -> str:
         """The project the builds and diff tools read: the one given, else the only one."""
         from catalog.history import check_project
