@@ -19,7 +19,6 @@ from mcp import Client
 
 from catalog.build import Builder
 from catalog.history import forget_project
-from catalog.mcp.limits import MAX_ERROR
 from catalog.mcp.server import make_server
 from catalog.mcp.stored import Stored
 from test_mcp import REPO, answer, failure, jaffle, server  # noqa: F401 - fixtures
@@ -165,12 +164,16 @@ def test_the_wall_clock_bound_holds_when_neo4j_never_answers(graph):
     ],
 )
 def test_oversized_inputs_are_refused_in_one_short_line(server, tool, args, argument):
+    from catalog.mcp.limits import MAX_ERROR
+
     message = failure(server, tool, args)
     assert message.startswith(f"Error executing tool {tool}: argument {argument}: ")
     assert "\n" not in message and len(message) < MAX_ERROR and "https://" not in message
 
 
 def test_an_echoed_input_is_cut_and_large_params_are_refused(server):
+    from catalog.mcp.limits import MAX_ERROR
+
     typo = failure(server, "impact", {"column": "orders." + "q" * 480})
     assert "no column 'orders.qqqq" in typo and len(typo) <= MAX_ERROR + 40 and "more characters)" in typo
     big = failure(server, "cypher", {"query": "RETURN size($p) AS n", "params": {"p": "x" * 200_000}})

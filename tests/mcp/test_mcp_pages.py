@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from catalog.mcp.pages import BadArgument, page, question
+from catalog.mcp import pages
+from catalog.mcp.pages import BadArgument, page
 from catalog.store.readonly import refusal
 
 
 def test_pages_cover_every_item_once_and_say_what_is_left():
     items = list(range(7))
-    asked = question("impact", "shop", ["orders.amount"])
+    asked = pages.question("impact", "shop", ["orders.amount"])
     first, bounds = page(items, 3, None, 4, asked)
     assert (first, bounds) == ([0, 1, 2], {"total": 7, "limit": 3, "truncated": True, "next_cursor": f"3.4.{asked}"})
     second, bounds = page(items, 3, bounds["next_cursor"], 4, asked)
@@ -28,13 +29,13 @@ def test_pages_cover_every_item_once_and_say_what_is_left():
 
 
 def test_a_cursor_of_another_build_or_question_is_refused_in_one_line():
-    asked = question("trace", "shop", ["orders.amount"], None)
+    asked = pages.question("trace", "shop", ["orders.amount"], None)
     cursor = page(list(range(7)), 3, None, 4, asked)[1]["next_cursor"]
     with pytest.raises(BadArgument) as stale:
         page(list(range(7)), 3, cursor, 5, asked)
     assert str(stale.value) == f"cursor {cursor!r} is a page of build 4, this answer is build 5's: start again without cursor"
     with pytest.raises(BadArgument) as other:
-        page(list(range(7)), 3, cursor, 4, question("trace", "shop", ["orders.id"], None))
+        page(list(range(7)), 3, cursor, 4, pages.question("trace", "shop", ["orders.id"], None))
     assert str(other.value).endswith("is a page of another question: start again without cursor (a cursor goes with the arguments it was given for)")
 
 
