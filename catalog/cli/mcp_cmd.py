@@ -42,10 +42,12 @@ def mcp(
     Claude, VS Code, Cursor and other MCP clients.
 
     Tools: search, column_lineage, impact, trace, path, model, check_change, and over stored
-    builds builds, diff, cypher (read-only Cypher with the --timeout and a row cap) and
-    graph_schema. Each tool takes `project` and `build` (default: --project, --build, else the
-    active build); every list is bounded (`limit`, `total`, `truncated`, `next_cursor`). Errors
-    are tool errors with the CLI's one-line message; the server goes on answering.
+    builds projects, builds, diff, cypher (read-only Cypher of the catalog graph, planned and
+    refused before it runs unless it only reads the graph, ended at --timeout, with a row cap)
+    and graph_schema. Each tool takes `project` and `build` (default: --project, --build, else the
+    active build); every list is bounded (`limit`, `total`, `truncated`, `next_cursor`), and so is
+    every input. Errors are tool errors with the CLI's one-line message; the server goes on
+    answering.
 
     Over stored builds, Neo4j is asked once at start: unreachable, one warning line on stderr
     and the server still starts (each question connects again; a failure is the answer to the
