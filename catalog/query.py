@@ -178,6 +178,8 @@ class BuildView:
     def columns(self) -> list[ColumnId]:
         if self._columns is None:
             rows = self.graph.read("read/list_columns", project=self.project, build_id=self.build_id)
+            # and the source columns only the SQL reading them names, which trace reaches too
+            rows += self.graph.read("read/list_columns_known_from_sql", project=self.project, build_id=self.build_id)
             self._columns = [ColumnId(key=r["key"], unique_id=r["unique_id"], model=r["model"], name=r["name"]) for r in rows]
         return self._columns
 

@@ -37,6 +37,7 @@ from catalog.store.keys import quote_column
 
 NODE_KINDS = ("model", "source", "seed", "snapshot", "semantic_model", "metric", "exposure", "saved_query")
 SEARCH_KINDS = (*NODE_KINDS, "column")
+UNDECLARED = "not declared: known only from the SQL that reads it"  # the reason of such a source column
 
 
 @dataclass(slots=True)
@@ -270,9 +271,9 @@ class ProjectView:
             for c in lin.columns:
                 down = self.key(uid, c.name)
                 for src in c.sources:
-                    self._edge(Edge(self.key(src.unique_id, src.column), down, c.kind.value, c.expr, c.resolved))
+                    self._edge(Edge(self._read_column(src.unique_id, src.column), down, c.kind.value, c.expr, c.resolved))
             for cond in lin.conditions:
-                self.conditions[self.key(cond.column.unique_id, cond.column.column)].append((uid, cond.clause.value))
+                self.conditions[self._read_column(cond.column.unique_id, cond.column.column)].append((uid, cond.clause.value))
         for uid, lin in sorted(data.semantic.items()):  # a semantic model's columns read its model's
             for c in lin.columns:
                 for src in c.sources:
@@ -293,6 +294,17 @@ class ProjectView:
                 if dep != uid and dep in self.nodes:
                     self.parents[uid].add(dep)
                     self.children[dep].add(uid)
+
+    def _read_column(self, uid: str, name: str) -> str:
+        """The key of a column the analysis found read; a source's or seed's column that only
+        this SQL names (the source declares no such column: a CSV file, say) becomes one of
+        its columns, with that said as its reason, as the stored build keeps it."""
+        key = self.key(uid, name)
+        node = self.nodes.get(uid)
+        if key not in self.columns and node is not None and node.kind in ("source", "seed"):
+            node.columns.append(key)
+            self.columns[key] = Column(ColumnId(key, uid, node.name, typed(name)), None, None, None, UNDECLARED, None, "", False)
+        return key
 
     def _column_of(self, text: str) -> str | None:
         """The key of ``<unique_id>.<column>`` when it names a column of this project."""
@@ -428,7 +440,10 @@ class ProjectView:
                 else:
                     uid = target.split("/", 1)[1] if target.startswith(f"{self.project}/") else target
                     name, what = self.nodes[uid].name, self.nodes[uid].kind
-                hit = ConsumerHit(target, uid, name, what, depth + 1, via, tuple(hops) + (Hop(at, target, kind, expr, True),))
+                # an exposure's detail ends with its precision (``dashboard, column-level``), as the stored hit gives it
+                level = self.nodes[uid].materialized.rpartition(" ")[2] if what == "exposure" else ""
+                hit = ConsumerHit(target, uid, name, what, depth + 1, via, tuple(hops) + (Hop(at, target, kind, expr, True),),
+                                  precision=level.removesuffix("-level") if level.endswith("-level") else None)  # fmt: skip
                 old = best.get(target)
                 if old is None or (hit.depth, hit.via) < (old.depth, old.via):
                     best[target] = hit
