@@ -122,10 +122,9 @@ class BuildView:
         self.graph = graph
         self.project = project or self._only_project()
         if isinstance(build_id, str):
-            from catalog.history import BuildAt, build_at
+            from catalog.history import BuildAt, build_at, build_ref
 
-            by_id = build_id.strip().isdigit() and not isinstance(build_id, BuildAt)
-            build_id = int(build_id) if by_id else build_at(graph, self.project, build_id)
+            build_id = build_at(graph, self.project, build_id) if isinstance(build_id, BuildAt) else build_ref(graph, self.project, build_id)
         build = self._build(build_id)
         self.build_id: int = build["id"]
         self.dialect: str | None = build.get("dialect")  # how the build's column names compare

@@ -14,7 +14,10 @@ from typer.testing import CliRunner
 from catalog.build import provenance
 from catalog.build.provenance import CI_VARIABLES, read_provenance
 from catalog.cli.app import app
+from catalog.column_history import node_history
+from catalog.errors import NotFound
 from catalog.history import list_builds
+from catalog.query import BuildView
 from conftest import EXAMPLE
 from test_column_history import git
 from test_prune import neo4j_env
@@ -142,3 +145,19 @@ def test_builds_say_when_the_tree_was_dirty_or_not_git(graph, build, project_nam
     assert f"{head[:10]}+dirty" in done.stdout and "(no git)" in done.stdout
     listed = CliRunner().invoke(app, ["builds", "--project", project_name, "--json"], env=neo4j_env(neo4j_settings))
     assert [(b["id"], b["git_dirty"]) for b in json.loads(listed.stdout)][-2:] == [(dirty, True), (clean, False)]
+
+
+@pytest.mark.neo4j
+def test_a_commit_prefix_of_only_digits_names_its_build_and_a_build_id_still_wins(graph, build, project_name, example_copy: Path, monkeypatch: pytest.MonkeyPatch):
+    """One short commit hash in 25 is all digits: ``--build 4576106`` is that commit when the
+    project has no build 4576106, and a build id the project has is always the build."""
+    digits = "4576106" + SHA[7:]
+    monkeypatch.setenv("GITHUB_SHA", digits)
+    first = build(example_copy, project_name).build_id
+    monkeypatch.setenv("GITHUB_SHA", SHA)
+    second = build(example_copy, project_name).build_id
+    assert BuildView(graph, project_name, digits[:7]).build_id == first
+    assert BuildView(graph, project_name, str(second)).build_id == second
+    assert [r["build"] for r in node_history(graph, project_name, "stg_orders.status", since=digits[:7]).model_dump()["rows"]] == [first]
+    with pytest.raises(NotFound, match=f"has no build {second + 10_000_000}"):
+        BuildView(graph, project_name, str(second + 10_000_000))
