@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from catalog.cli.common import DialectOpt, FormatJsonOpt, JobsOpt, emit, handle_gate_errors, say, warn_inputs
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
+from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 from catalog.errors import NotFound
 
 EXIT_FINDINGS = 1  # findings at or above --fail-on; 2: could not run (handle_gate_errors)
@@ -36,6 +36,7 @@ class FailOn(str, Enum):
 
 
 @handle_gate_errors
+@neo4j_options()
 def check(
     path: Annotated[Path, typer.Argument(help="The changed dbt target folder (or project folder holding target/).")],
     state: Annotated[
@@ -57,11 +58,7 @@ def check(
     project: Annotated[str | None, typer.Option("--project", help="Without --state: the project in the graph (default: the manifest's project name).")] = None,
     dialect: DialectOpt = None,
     jobs: JobsOpt = None,
-    uri: UriOpt = None,
-    user: UserOpt = None,
-    password: PasswordOpt = None,
-    database: DatabaseOpt = None,
-    timeout: TimeoutOpt = None,
+    neo4j: Neo4jOptions = NEO4J,
 ) -> None:
     """Every changed column of PATH against its base, what it hits downstream (models,
     columns, semantic models, metrics, exposures, saved queries; value and condition lineage
@@ -112,7 +109,7 @@ def check(
         from catalog.store.upstream import foreign_projects, upstream_builds, with_upstream
 
         name = project or current.name
-        with graph_from(uri, user, password, database, timeout) as graph:
+        with neo4j.graph() as graph:
             active = graph.find_active_build(name)
             if active is None:
                 raise NotFound(f"project {name!r} has no active build: run `catalog build`, pass --project, or compare with --state")

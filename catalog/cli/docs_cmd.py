@@ -20,13 +20,14 @@ from catalog.cli.common import (
     print_json,
     say,
 )
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, ReadTimeoutOpt, UriOpt, UserOpt
+from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 from catalog.errors import CatalogError
 
 EXIT_CHANGES = 1  # --check: something would change; 2: could not run (handle_gate_errors)
 
 
 @handle_gate_errors
+@neo4j_options(whole_build=True)
 def docs(
     path: Annotated[Path, typer.Argument(help="A dbt project folder: its YAML files are read and written, its target/ read.")],
     write: Annotated[bool, typer.Option("--write", help="Apply the changes to the YAML files.")] = False,
@@ -47,11 +48,7 @@ def docs(
     build: BuildOpt = None,
     dialect: DialectOpt = None,
     jobs: JobsOpt = None,
-    uri: UriOpt = None,
-    user: UserOpt = None,
-    password: PasswordOpt = None,
-    database: DatabaseOpt = None,
-    timeout: ReadTimeoutOpt = None,
+    neo4j: Neo4jOptions = NEO4J,
 ) -> None:
     """Write undocumented columns' descriptions and missing PII tags into the project's YAML,
     along the column lineage.
@@ -79,7 +76,7 @@ def docs(
     stored = project is not None or build is not None
     loaded = read_input(
         None if stored else path, dialect=dialect, jobs=jobs, project=project, build=build,
-        uri=uri, user=user, password=password, database=database, timeout=timeout, consumers=False,
+        neo4j=neo4j, consumers=False,
     )  # fmt: skip
     data = docs_input(path, loaded)
     selected = select_models(data.relations, select, data.versions, data.latest_versions) if select else None

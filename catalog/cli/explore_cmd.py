@@ -9,13 +9,14 @@ from typing import Annotated
 import typer
 
 from catalog.cli.common import AtOpt, BuildOpt, DialectOpt, JobsOpt, JsonOpt, ProjectOpt, build_ref, handle_errors, print_json, print_text, say
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, ReadTimeoutOpt, UriOpt, UserOpt
+from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 from catalog.cli.inputs import OptionalProjectPath, read_input
 
 DEFAULT_OUTPUT = Path("catalog-explorer.html")
 
 
 @handle_errors
+@neo4j_options(whole_build=True)
 def explore(
     path: OptionalProjectPath = None,
     output: Annotated[
@@ -26,11 +27,7 @@ def explore(
     at: AtOpt = None,
     dialect: DialectOpt = None,
     jobs: JobsOpt = None,
-    uri: UriOpt = None,
-    user: UserOpt = None,
-    password: PasswordOpt = None,
-    database: DatabaseOpt = None,
-    timeout: ReadTimeoutOpt = None,
+    neo4j: Neo4jOptions = NEO4J,
     as_json: JsonOpt = False,
 ) -> None:
     """Write the lineage explorer: one HTML file that works offline, opened from disk.
@@ -50,7 +47,7 @@ def explore(
 
     data = read_input(
         path, dialect=dialect, jobs=jobs, project=project, build=build_ref(build, at),
-        uri=uri, user=user, password=password, database=database, timeout=timeout, consumers=True,
+        neo4j=neo4j, consumers=True,
     )  # fmt: skip
     size = write_explorer(output, data)
     if as_json:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from catalog.cli.common import AtOpt, BuildOpt, DialectOpt, JobsOpt, ProjectOpt, build_ref, emit, handle_errors, say, warn_inputs
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
+from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -51,6 +51,7 @@ StateOpt = Annotated[
 
 
 @handle_errors
+@neo4j_options()
 def prune(
     path: PathArg = None,
     changed: ChangedOpt = None,
@@ -62,11 +63,7 @@ def prune(
     at: AtOpt = None,
     dialect: DialectOpt = None,
     jobs: JobsOpt = None,
-    uri: UriOpt = None,
-    user: UserOpt = None,
-    password: PasswordOpt = None,
-    database: DatabaseOpt = None,
-    timeout: TimeoutOpt = None,
+    neo4j: Neo4jOptions = NEO4J,
 ) -> None:
     """The smallest set of models to rebuild after some columns changed, printed as a dbt
     selector: `dbt build -s "$(catalog prune -c stg_orders.status)"`.
@@ -133,7 +130,7 @@ def prune(
         else:
             plan = prune_artifacts(current, analyze_project(current, jobs=jobs), names)
     else:
-        with graph_from(uri, user, password, database, timeout) as graph:
+        with neo4j.graph() as graph:
             plan = prune_graph(BuildView(graph, project, build), names)
 
     emit(fmt, as_json, json=lambda: {**plan.to_dict(), "warnings": warnings}, table=lambda: plan_table(plan), selector=plan.selector)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from catalog.cli.common import JsonOpt, handle_errors, print_json, say, show
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
+from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 from catalog.errors import CatalogError, NotFound
 from catalog.store import cypher
 
@@ -87,6 +87,7 @@ def _parameters_line(query: cypher.QueryFile) -> str:
 
 
 @handle_errors
+@neo4j_options()
 def query(
     name: Annotated[
         str | None,
@@ -103,11 +104,7 @@ def query(
     ] = None,
     list_: Annotated[bool, typer.Option("--list", help="List every query file with its summary and parameters.")] = False,
     as_json: JsonOpt = False,
-    timeout: TimeoutOpt = None,
-    uri: UriOpt = None,
-    user: UserOpt = None,
-    password: PasswordOpt = None,
-    database: DatabaseOpt = None,
+    neo4j: Neo4jOptions = NEO4J,
 ) -> None:
     """Run one of the catalog's Cypher files (cypher/) against the graph, read-only, and
     print its rows: the same queries the CLI uses, and the ones made for Neo4j Browser.
@@ -127,8 +124,8 @@ def query(
     check_runnable(qname)
     described = cypher.describe(qname)
     check_params(described, params)
-    with graph_from(uri, user, password, database, timeout) as graph:
-        rows = graph.read(qname, timeout_=timeout, **params)
+    with neo4j.graph() as graph:
+        rows = graph.read(qname, timeout_=neo4j.timeout, **params)
     declared = [c.strip() for c in _returns(described)]
     columns = list(rows[0]) if rows else declared
     if rows and sorted(columns) == sorted(declared):  # a collected query's maps come in no set order

@@ -15,7 +15,7 @@ from urllib.parse import quote
 import typer
 
 from catalog.cli.common import EXIT_USAGE, AtOpt, BuildOpt, ProjectOpt, build_ref, fail, handle_errors, print_text, say
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, ReadTimeoutOpt, UriOpt, UserOpt, graph_from
+from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 from catalog.errors import CatalogError
 from catalog.report.limits import DEFAULT_MAX_ROWS, DEFAULT_TOP, MD_CHARS
 
@@ -31,6 +31,7 @@ class Format(str, Enum):
 
 
 @handle_errors
+@neo4j_options(whole_build=True)
 def report(
     fmt: Annotated[
         Format, typer.Option("--format", "-f", help="html (one self-contained file), md (Markdown, for a pull request) or json.")
@@ -69,11 +70,7 @@ def report(
     project: ProjectOpt = None,
     build: BuildOpt = None,
     at: AtOpt = None,
-    uri: UriOpt = None,
-    user: UserOpt = None,
-    password: PasswordOpt = None,
-    database: DatabaseOpt = None,
-    timeout: ReadTimeoutOpt = None,
+    neo4j: Neo4jOptions = NEO4J,
 ) -> None:
     """Governance report of a build: lineage coverage (model statuses and reasons, resolved
     and unresolved columns), where PII-tagged columns flow, undocumented columns of public
@@ -93,7 +90,7 @@ def report(
     # hundreds of thousands of small records and no cycles: the collector would walk them
     # again and again (two thirds of the time of a 1,300-model report)
     with paused_gc():
-        with graph_from(uri, user, password, database, timeout, whole_build=True) as graph:
+        with neo4j.graph() as graph:
             catalog = BuildView(graph, project, build_ref(build, at))
             say(f"Reading build {catalog.build_id} of {catalog.project}…")
             progress = lambda msg: say(f"  {msg}")  # noqa: E731
