@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from catalog.cli.common import DialectOpt, Interrupted, JobsOpt, JsonOpt, ProjectPath, handle_errors, print_json, say, show, warn_inputs
+from catalog.cli.common import DialectOpt, Interrupted, JobsOpt, JsonOpt, ProjectPath, emit, handle_errors, say, warn_inputs
 from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 
 
@@ -56,7 +56,4 @@ def build(
         except (Interrupted, KeyboardInterrupt) as e:
             raise Interrupted.of(e, builder.left_behind() if builder.undone is not None else "") from None
     warn_inputs(summary.warnings)
-    if as_json:
-        print_json(summary.model_dump(mode="json"))
-    else:
-        show(summary_table(summary))
+    emit("table", as_json, json=lambda: summary.model_dump(mode="json"), table=lambda: summary_table(summary))

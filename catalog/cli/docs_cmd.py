@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -16,8 +15,9 @@ from catalog.cli.common import (
     JsonOpt,
     ProjectOpt,
     fail,
+    Verbatim,
+    emit,
     handle_gate_errors,
-    print_json,
     say,
 )
 from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
@@ -86,8 +86,8 @@ def docs(
     for c in plan.conflicts:
         cands = "; ".join(f"{label(x.column)}: {x.description!r}" for x in c.candidates)
         say(f"{label(c.column)}: not written, its nearest documented columns disagree: {cands}")
-    if as_json:
-        print_json({
+    if as_json or not write or diff:
+        emit("diff", as_json, diff=lambda: Verbatim("".join(unified_diff(f) for f in plan.files)), json=lambda: {
             "project": data.project,
             "build_id": loaded.build_id,
             "changes": [c.model_dump(mode="json") for c in plan.changes],
@@ -95,8 +95,6 @@ def docs(
             "files": [{"path": f.path, "new": f.before is None} for f in plan.files],
             "only_packages": list(plan.only_packages),
         })  # fmt: skip
-    elif not write or diff:
-        sys.stdout.write("".join(unified_diff(f) for f in plan.files))
     if write:
         for f in plan.files:
             _replace(folder / f.path, f.after)

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from catalog.cli.common import AtOpt, BuildOpt, DialectOpt, JobsOpt, JsonOpt, ProjectOpt, build_ref, handle_errors, print_json, print_text, say
+from catalog.cli.common import AtOpt, BuildOpt, DialectOpt, JobsOpt, JsonOpt, ProjectOpt, build_ref, emit, handle_errors, say
 from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 from catalog.cli.inputs import OptionalProjectPath, read_input
 
@@ -50,9 +50,8 @@ def explore(
         neo4j=neo4j, consumers=True,
     )  # fmt: skip
     size = write_explorer(output, data)
-    if as_json:
-        print_json({"path": str(output.resolve()), "bytes": size, "project": data.project, "build": data.build_id,
-                    "nodes": len(data.relations)})  # fmt: skip
-        return
-    say(f"Explorer of {len(data.relations)} nodes written in {time.perf_counter() - t0:.1f}s ({size / 1e6:.1f} MB):")
-    print_text(str(output.resolve()))
+    if not as_json:
+        say(f"Explorer of {len(data.relations)} nodes written in {time.perf_counter() - t0:.1f}s ({size / 1e6:.1f} MB):")
+    emit("path", as_json, path=lambda: str(output.resolve()), json=lambda: {
+        "path": str(output.resolve()), "bytes": size, "project": data.project, "build": data.build_id, "nodes": len(data.relations),
+    })  # fmt: skip

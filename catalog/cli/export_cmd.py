@@ -4,14 +4,13 @@ target (no Neo4j) or from a build stored in Neo4j."""
 from __future__ import annotations
 
 import json
-import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from catalog.cli.common import AtOpt, BuildOpt, DialectOpt, JobsOpt, ProjectOpt, build_ref, handle_errors, say
+from catalog.cli.common import AtOpt, BuildOpt, DialectOpt, JobsOpt, ProjectOpt, build_ref, emit, handle_errors, say, Verbatim
 from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 from catalog.cli.inputs import OptionalProjectPath, read_input
 from catalog.errors import CatalogError
@@ -117,4 +116,4 @@ def export(
         sent = send_events(events, url, endpoint=endpoint, api_key=api_key)
         say(f"{sent} OpenLineage events sent to {url}")
     if output is None and url is None:
-        sys.stdout.write(lines)
+        emit("events", events=lambda: Verbatim(lines))

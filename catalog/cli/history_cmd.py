@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from catalog.cli.common import FormatJsonOpt, JsonOpt, ProjectOpt, emit, handle_errors, print_json, print_text, say, show
+from catalog.cli.common import FormatJsonOpt, JsonOpt, ProjectOpt, emit, handle_errors, say
 from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 
 if TYPE_CHECKING:
@@ -42,10 +42,7 @@ def builds(
 
     with neo4j.graph() as graph:
         rows = list_builds(graph, _project(graph, project))
-    if as_json:
-        print_json([b.model_dump() for b in rows])
-    else:
-        show(builds_table(rows))
+    emit("table", as_json, json=lambda: [b.model_dump() for b in rows], table=lambda: builds_table(rows))
 
 
 @handle_errors
@@ -118,14 +115,11 @@ def gc(
 
     with neo4j.graph() as graph:
         result = collect_garbage(graph, _project(graph, project), keep)
-    if as_json:
-        print_json(result.model_dump())
-    else:
-        read = "".join(f"; build {b} is read by {', '.join(w.replace('=', ' build ') for w in who)}" for b, who in result.read_by.items())
-        print_text(
-            f"kept builds {', '.join(map(str, result.kept))}{read}; deleted {result.builds_deleted} builds "
-            f"and {result.relationships_deleted} relationships, {result.nodes_deleted} model and column nodes"
-        )
+    read = "".join(f"; build {b} is read by {', '.join(w.replace('=', ' build ') for w in who)}" for b, who in result.read_by.items())
+    emit("text", as_json, json=result.model_dump, text=lambda: (
+        f"kept builds {', '.join(map(str, result.kept))}{read}; deleted {result.builds_deleted} builds "
+        f"and {result.relationships_deleted} relationships, {result.nodes_deleted} model and column nodes"
+    ))  # fmt: skip
 
 
 @handle_errors
@@ -143,7 +137,4 @@ def forget(
 
     with neo4j.graph() as graph:
         result = forget_project(graph, project, progress=say)
-    if as_json:
-        print_json(result.model_dump())
-    else:
-        print_text(f"forgot {project}: {result.builds_deleted} builds, {result.nodes_deleted} models and columns")
+    emit("text", as_json, json=result.model_dump, text=lambda: f"forgot {project}: {result.builds_deleted} builds, {result.nodes_deleted} models and columns")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from catalog.cli.common import JsonOpt, handle_errors, print_json, say, show
+from catalog.cli.common import JsonOpt, emit, handle_errors, say
 from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 from catalog.errors import CatalogError, NotFound
 from catalog.store import cypher
@@ -131,10 +131,8 @@ def query(
     if rows and sorted(columns) == sorted(declared):  # a collected query's maps come in no set order
         columns = declared
         rows = [{c: r[c] for c in columns} for r in rows]
-    if as_json:
-        print_json({"query": qname, "parameters": params, "columns": columns, "rows": rows})
-    else:
-        show(_rows_table(qname, columns, rows))
+    emit("table", as_json, json=lambda: {"query": qname, "parameters": params, "columns": columns, "rows": rows},
+         table=lambda: _rows_table(qname, columns, rows))  # fmt: skip
     say(f"{len(rows)} row{'' if len(rows) == 1 else 's'}")
 
 
@@ -169,20 +167,23 @@ def _rows_table(name: str, columns: list[str], rows: list[dict[str, Any]]) -> Ta
 
 def _list(as_json: bool) -> None:
     queries = [cypher.describe(n) for n in cypher.names()]
-    if as_json:
-        print_json(
-            [
-                {
-                    "name": q.name,
-                    "summary": q.summary,
-                    "parameters": list(q.parameters),
-                    "returns": q.returns,
-                    "read_only": not q.name.startswith(REFUSED_PREFIXES),
-                }
-                for q in queries
-            ]
-        )
-        return
+    emit("table", as_json, json=lambda: _queries_json(queries), table=lambda: _queries_table(queries))
+
+
+def _queries_json(queries: list[cypher.QueryFile]) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": q.name,
+            "summary": q.summary,
+            "parameters": list(q.parameters),
+            "returns": q.returns,
+            "read_only": not q.name.startswith(REFUSED_PREFIXES),
+        }
+        for q in queries
+    ]
+
+
+def _queries_table(queries: list[cypher.QueryFile]) -> Table:
     from rich.table import Table
     from rich.text import Text
 
@@ -199,4 +200,4 @@ def _list(as_json: bool) -> None:
             Text(q.summary),
             Text(_parameters_line(q)),
         )
-    show(t)
+    return t

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, TextIO
@@ -14,7 +13,7 @@ from urllib.parse import quote
 
 import typer
 
-from catalog.cli.common import EXIT_USAGE, AtOpt, BuildOpt, ProjectOpt, build_ref, fail, handle_errors, print_text, say
+from catalog.cli.common import EXIT_USAGE, AtOpt, BuildOpt, ProjectOpt, build_ref, emit, fail, handle_errors, say
 from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 from catalog.errors import CatalogError
 from catalog.report.limits import DEFAULT_MAX_ROWS, DEFAULT_TOP, MD_CHARS
@@ -95,8 +94,8 @@ def report(
             say(f"Reading build {catalog.build_id} of {catalog.project}…")
             progress = lambda msg: say(f"  {msg}")  # noqa: E731
             if fmt == Format.json:  # written as it is read: a large build's report is never whole in memory
-                with report_parts(catalog, top=top, progress=progress, history=history) as parts, _written(target) as out:
-                    write_report_json(out, parts)
+                with report_parts(catalog, top=top, progress=progress, history=history) as parts:
+                    _output(target, fmt, lambda out: write_report_json(out, parts))
                 _done(target, t0)
                 return
             data = collect_report(catalog, top=top, progress=progress, history=history)
@@ -116,19 +115,23 @@ def report(
             text = report_markdown(data, max_rows=max_rows, limit=max_chars)
         else:
             text = report_html(data, max_rows=max_rows, explorer=href)
-    with _written(target) as out:
-        out.write(text)
+    _output(target, fmt, lambda out: out.write(text))
     _done(target, t0)
 
 
-@contextlib.contextmanager
-def _written(target: Path | None) -> Iterator[TextIO]:
-    """Where the report goes: stdout, or ``target``; a file is written next to it first and
-    becomes ``target`` once the report is whole (an error on the way leaves no half report),
-    anything else (/dev/null, a pipe) is written as it is."""
+def _output(target: Path | None, fmt: Format, write: Callable[[TextIO], object]) -> None:
+    """The report, written by ``write``, on stdout or into ``target``."""
     if target is None:
-        yield sys.stdout
+        emit(fmt, **{fmt.value: lambda: write})
         return
+    with _written(target) as out:
+        write(out)
+
+
+@contextlib.contextmanager
+def _written(target: Path) -> Iterator[TextIO]:
+    """``target`` written next to it first, becoming ``target`` once the report is whole (an
+    error on the way leaves no half report); anything else (/dev/null, a pipe) is written as it is."""
     direct = target.exists() and not target.is_file()
     part = target if direct else target.with_name(f".{target.name}.part")
     try:
@@ -146,4 +149,4 @@ def _written(target: Path | None) -> Iterator[TextIO]:
 def _done(target: Path | None, t0: float) -> None:
     if target is not None:
         say(f"Report written in {time.perf_counter() - t0:.1f}s:")
-        print_text(str(target.resolve()))
+        emit("path", path=lambda: str(target.resolve()))
