@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from catalog.cli.common import AtOpt, BuildOpt, DialectOpt, JobsOpt, ProjectOpt, build_ref, emit, handle_errors, say, Verbatim
+from catalog.cli.common import AtOpt, BuildOpt, DialectOpt, JobsOpt, ProjectOpt, Verbatim, build_ref, emit, handle_errors, say
 from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 from catalog.cli.inputs import OptionalProjectPath, read_input
 from catalog.errors import CatalogError
