@@ -109,30 +109,14 @@ def prune(
         )
     if path is not None and (project is not None or build is not None or at is not None):
         raise typer.BadParameter("--project, --build and --at read the graph; with PATH the artifacts are read instead")
-    build = build_ref(build, at)
-
-    from catalog.analyze.project import analyze_project
-    from catalog.compare import analyze_states
-    from catalog.extract import input_warnings, load_project
-    from catalog.prune import prune_artifacts, prune_graph, prune_state
-    from catalog.query import BuildView
+    from catalog.prune_change import prune_change
 
     t0 = time.perf_counter()
     warnings: list[dict] = []
-    if path is not None:
-        current = load_project(path, dialect=dialect)
-        warnings += warn_inputs(input_warnings(current))
-        if state is not None:
-            old = load_project(state, dialect=dialect)
-            warnings += warn_inputs(input_warnings(old))
-            old_lineages, lineages = analyze_states(old, current, jobs=jobs)
-            plan = prune_state(old, old_lineages, current, lineages, also_changed=names)
-        else:
-            plan = prune_artifacts(current, analyze_project(current, jobs=jobs), names)
-    else:
-        with neo4j.graph() as graph:
-            plan = prune_graph(BuildView(graph, project, build), names)
-
+    plan = prune_change(
+        names, path=path, state=state, project=project, build=build_ref(build, at), dialect=dialect, jobs=jobs,
+        graph=neo4j.graph, warned=lambda found: warnings.extend(warn_inputs(found)),
+    )  # fmt: skip
     emit(fmt, as_json, json=lambda: {**plan.to_dict(), "warnings": warnings}, table=lambda: plan_table(plan), selector=plan.selector)
     _summary(plan, time.perf_counter() - t0)
 
