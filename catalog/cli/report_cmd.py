@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from collections.abc import Callable, Iterator
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, TextIO
-from urllib.parse import quote
 
 import typer
 
@@ -76,46 +74,16 @@ def report(
     models, unused columns, the most depended-on columns, descriptions that could be inherited
     along passthrough and renamed edges, and pictures of the lineage around key columns; with
     --history N, how those figures moved over the last N builds."""
-    from catalog.memory import paused_gc
-    from catalog.query import BuildView
-    from catalog.report.governance import collect_report, report_parts
-    from catalog.report.governance_html import report_html
-    from catalog.report.governance_render import report_markdown, write_report_json
+    from catalog.report.run import governance_report
 
     t0 = time.perf_counter()
     if explorer is not None and fmt != Format.html:
         fail("--explorer goes with the html report (--format html)", EXIT_USAGE)
     target = output if output is not None else (DEFAULT_HTML if fmt == Format.html else None)
-    # hundreds of thousands of small records and no cycles: the collector would walk them
-    # again and again (two thirds of the time of a 1,300-model report)
-    with paused_gc():
-        with neo4j.graph() as graph:
-            catalog = BuildView(graph, project, build_ref(build, at))
-            say(f"Reading build {catalog.build_id} of {catalog.project}…")
-            progress = lambda msg: say(f"  {msg}")  # noqa: E731
-            if fmt == Format.json:  # written as it is read: a large build's report is never whole in memory
-                with report_parts(catalog, top=top, progress=progress, history=history) as parts:
-                    _output(target, fmt, lambda out: write_report_json(out, parts))
-                _done(target, t0)
-                return
-            data = collect_report(catalog, top=top, progress=progress, history=history)
-            explored = None
-            if explorer is not None:  # the explorer's modules (and sqlglot) only when asked for
-                from catalog.export.stored import stored_export_input
-
-                explored = stored_export_input(catalog, consumers=True)
-        href = None
-        if explorer is not None and explored is not None and target is not None:
-            from catalog.report.explorer import write_explorer
-
-            size = write_explorer(explorer, explored)
-            say(f"Explorer written ({size / 1e6:.1f} MB): {explorer.resolve()}")
-            href = quote(Path(os.path.relpath(explorer.resolve(), target.resolve().parent)).as_posix(), safe="/")
-        if fmt == Format.md:
-            text = report_markdown(data, max_rows=max_rows, limit=max_chars)
-        else:
-            text = report_html(data, max_rows=max_rows, explorer=href)
-    _output(target, fmt, lambda out: out.write(text))
+    governance_report(
+        neo4j.graph, fmt.value, lambda write: _output(target, fmt, write), project=project, build=build_ref(build, at),
+        top=top, history=history, max_rows=max_rows, max_chars=max_chars, explorer=explorer, target=target, say=say,
+    )  # fmt: skip
     _done(target, t0)
 
 
