@@ -18,7 +18,7 @@ from typing import Any
 import typer
 
 from catalog import __version__
-from catalog.cli.common import Interrupted, error, stop_on_signals
+from catalog.cli.common import Interrupted, emit, error, stop_on_signals
 
 # name -> (module under catalog.cli, its function or, for a group, its Typer app), in the
 # order of a user's day: store, ask, look back, analyze without Neo4j, run the server
@@ -47,7 +47,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"catalog {__version__}")
+        emit("text", text=lambda: f"catalog {__version__}")
         raise typer.Exit()
 
 

@@ -116,19 +116,35 @@ def print_json(data: Any) -> None:
     sys.stdout.write(json_text(data))
 
 
-def emit(fmt: Any, as_json: bool = False, **renderers: Callable[[], Any]) -> None:
+class Verbatim(str):
+    """Text :func:`emit` writes exactly as it is, no newline added (a diff, newline-delimited JSON)."""
+
+
+def text_lines(*parts: str) -> Verbatim:
+    """Texts one below the other, each ending its line, as :func:`print_text` prints them."""
+    return Verbatim("".join(p if p.endswith("\n") else p + "\n" for p in parts))
+
+
+def emit(fmt: Any, as_json: bool = False, **renderers: Callable[[], Any]) -> Any:
     """Print a command's answer in the format asked: the one place every answer is written.
-    ``fmt``: the ``--format`` value (``--json`` is ``--format json``); ``renderers``: per format
-    name, what makes the answer in it: data (a dict or list) is printed as indented JSON, text
-    as it is (Markdown, selectors, annotations), anything else as a rich renderable (tables)."""
+    ``fmt``: the ``--format`` value (``--json`` is ``--format json``), or the one format a
+    command has; ``renderers``: per format name, what makes the answer in it: data (a dict or
+    list) is printed as indented JSON, :class:`Verbatim` text exactly, other text as a line
+    (Markdown, selectors, annotations), a function as a writer given stdout (an answer too large
+    to hold whole; what it returns is returned), anything else as a rich renderable (tables)."""
     name = "json" if as_json else getattr(fmt, "value", fmt)
     out = renderers[name]()
     if isinstance(out, (dict, list)):
         print_json(out)
+    elif isinstance(out, Verbatim):
+        sys.stdout.write(out)
     elif isinstance(out, str):
         print_text(out)
+    elif callable(out):
+        return out(sys.stdout)
     else:
         show(out)
+    return None
 
 
 def say(message: str) -> None:

@@ -4,15 +4,14 @@ target (no Neo4j) or from a build stored in Neo4j."""
 from __future__ import annotations
 
 import json
-import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from catalog.cli.common import AtOpt, BuildOpt, DialectOpt, JobsOpt, ProjectOpt, build_ref, handle_errors, say
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, ReadTimeoutOpt, UriOpt, UserOpt
+from catalog.cli.common import AtOpt, BuildOpt, DialectOpt, JobsOpt, ProjectOpt, Verbatim, build_ref, emit, handle_errors, say
+from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 from catalog.cli.inputs import OptionalProjectPath, read_input
 from catalog.errors import CatalogError
 from catalog.export.openlineage_http import DEFAULT_ENDPOINT, send_events
@@ -54,6 +53,7 @@ DatasetNamespaceOpt = Annotated[
 
 
 @handle_errors
+@neo4j_options(whole_build=True)
 def export(
     path: OptionalProjectPath = None,
     fmt: FormatOpt = ExportFormat.OPENLINEAGE,
@@ -68,11 +68,7 @@ def export(
     project: ProjectOpt = None,
     build: BuildOpt = None,
     at: AtOpt = None,
-    uri: UriOpt = None,
-    user: UserOpt = None,
-    password: PasswordOpt = None,
-    database: DatabaseOpt = None,
-    timeout: ReadTimeoutOpt = None,
+    neo4j: Neo4jOptions = NEO4J,
 ) -> None:
     """Export a dbt project's column lineage as OpenLineage run events (newline-delimited JSON).
 
@@ -99,7 +95,7 @@ def export(
 
     data = read_input(
         path, dialect=dialect, jobs=jobs, project=project, build=build_ref(build, at),
-        uri=uri, user=user, password=password, database=database, timeout=timeout, consumers=False,
+        neo4j=neo4j, consumers=False,
     )  # fmt: skip
     if dataset_namespace is None:
         dataset_namespace, missing = default_dataset_namespace(data)
@@ -120,4 +116,4 @@ def export(
         sent = send_events(events, url, endpoint=endpoint, api_key=api_key)
         say(f"{sent} OpenLineage events sent to {url}")
     if output is None and url is None:
-        sys.stdout.write(lines)
+        emit("events", events=lambda: Verbatim(lines))

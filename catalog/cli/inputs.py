@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from catalog.cli.common import EXIT_USAGE, fail
-from catalog.cli.connect import graph_from
+from catalog.cli.connect import Neo4jOptions
 
 if TYPE_CHECKING:
     from catalog.export.openlineage import ExportInput
@@ -31,11 +31,7 @@ def read_input(
     jobs: int | None,
     project: str | None,
     build: str | None,
-    uri: str | None,
-    user: str | None,
-    password: str | None,
-    database: str | None,
-    timeout: float | None = None,
+    neo4j: Neo4jOptions,
     consumers: bool,
 ) -> ExportInput:
     """The project's nodes and lineage, from PATH's artifacts or from a stored build; with
@@ -53,5 +49,5 @@ def read_input(
         return export_input(loaded, analyze_project(loaded, jobs=jobs), consumers=consumers)
     if dialect is not None:
         fail("--dialect applies to PATH: a stored build keeps the dialect it was built with", EXIT_USAGE)
-    with graph_from(uri, user, password, database, timeout, whole_build=True) as graph:
+    with neo4j.graph() as graph:
         return stored_export_input(BuildView(graph, project, build), consumers=consumers)

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from catalog.cli.common import EXIT_USAGE, BuildOpt, DialectOpt, JobsOpt, ProjectOpt, fail, handle_errors, say
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt
+from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 
 
 @handle_errors
+@neo4j_options()
 def mcp(
     path: Annotated[
         Path | None,
@@ -32,11 +32,7 @@ def mcp(
         str | None,
         typer.Option("--token", envvar="CATALOG_MCP_TOKEN", help="With --http: requests must carry `Authorization: Bearer TOKEN` (default: $CATALOG_MCP_TOKEN).", show_default=False),
     ] = None,
-    uri: UriOpt = None,
-    user: UserOpt = None,
-    password: PasswordOpt = None,
-    database: DatabaseOpt = None,
-    timeout: TimeoutOpt = None,
+    neo4j: Neo4jOptions = NEO4J,
 ) -> None:
     """Serve the catalog over the Model Context Protocol (stdio by default), read-only, for
     Claude, VS Code, Cursor and other MCP clients.
@@ -57,7 +53,6 @@ def mcp(
     from catalog.errors import NotFound
     from catalog.mcp.server import make_server
     from catalog.mcp.stored import InMemory, Stored
-    from catalog.settings import Neo4jSettings
 
     if path is not None:
         if project is not None or build is not None:
@@ -67,8 +62,8 @@ def mcp(
     else:
         if dialect is not None:
             fail("--dialect applies to PATH: a stored build keeps the dialect it was built with", EXIT_USAGE)
-        settings = Neo4jSettings.from_env(uri, user, password, database, timeout)
-        asked = timeout is not None or bool(os.environ.get("NEO4J_TIMEOUT", "").strip())  # as `catalog explore` reads a build
+        settings = neo4j.settings()
+        asked = neo4j.timeout_asked  # as `catalog explore` reads a build
         source = Stored(settings, project=project, build=build, jobs=jobs, whole_build_timeout=settings.timeout if asked else None)
         unreachable = source.unreachable()
         if unreachable:  # Neo4j may start later: each question connects again
@@ -82,7 +77,7 @@ def mcp(
         where = f"Neo4j at {settings.uri}"
     if token is not None and not http:
         fail("--token applies to --http", EXIT_USAGE)
-    server = make_server(source, timeout=timeout)
+    server = make_server(source, timeout=neo4j.timeout)
     try:
         if http:
             from catalog.mcp.http import serve_http

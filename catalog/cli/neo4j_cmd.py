@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from catalog import NEO4J_VERSION
-from catalog.cli.common import EXIT_NOT_RUNNING, handle_errors, print_text, say
+from catalog.cli.common import EXIT_NOT_RUNNING, emit, handle_errors, say
 
 if TYPE_CHECKING:
     from catalog.local_neo4j import ServerStatus
@@ -42,7 +42,7 @@ JsonFlag = Annotated[
 
 def _report(status: ServerStatus, as_json: bool) -> None:
     if as_json:
-        print_text(status.model_dump_json())
+        emit("json", json=status.model_dump_json)  # one line, as text
         return
     say(f"Neo4j {status.version} (Community): {status.state}" + (f", pid {status.pid}" if status.pid else ""))
     if status.running:

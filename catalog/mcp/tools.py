@@ -256,21 +256,16 @@ def _plain(value: Any) -> Any:
 
 
 def check_change(src: Any, base_target: str, target: str, fail_on: str, limit: int, cursor: str | None) -> dict[str, Any]:
-    from catalog.check import check_states
-    from catalog.extract import input_warnings, load_project
-    from catalog.compare import analyze_states
+    from catalog.check_change import check_change as checked_change
 
     if fail_on not in FAIL_ON:
         raise BadArgument(f"fail_on {fail_on!r}: give breaking, partial or never")
-    old = load_project(Path(base_target))
-    current = load_project(Path(target))
-    old_lineages, lineages = analyze_states(old, current, jobs=src.jobs)
-    report = check_states(old, old_lineages, current, lineages, base=base_target)
-    data = report.to_dict()
+    checked = checked_change(Path(target), state=base_target, jobs=src.jobs)
+    data = checked.report.to_dict()
     findings = data.pop("findings", [])
     shown, bounds = page(findings, limit, cursor, None, question("check_change", base_target, target, fail_on))
-    warnings = [w.model_dump(mode="json") for w in (*input_warnings(old), *input_warnings(current))]
-    failing = report.failing(fail_on)  # type: ignore[arg-type]
+    warnings = [w.model_dump(mode="json") for w in (*checked.base_warnings, *checked.current_warnings)]
+    failing = checked.report.failing(fail_on)  # type: ignore[arg-type]
     return {**data, "fail_on": fail_on, "fails": bool(failing), "warnings": warnings, **bounds, "findings": shown}
 
 
