@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from catalog.build import Builder  # noqa: E402
+from catalog.builds import Builder  # noqa: E402
 from catalog.column_history import node_history  # noqa: E402
 from catalog.history import finished_builds, forget_project  # noqa: E402
 from catalog.query import BuildView  # noqa: E402

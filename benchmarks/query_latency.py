@@ -27,7 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from catalog.build import Builder  # noqa: E402
+from catalog.builds import Builder  # noqa: E402
 from catalog.query import BuildView  # noqa: E402
 from catalog.settings import Neo4jSettings  # noqa: E402
 from catalog.store.connection import open_driver  # noqa: E402

@@ -53,7 +53,7 @@ def compare(graph, project: str) -> None:
 
 
 def main() -> None:
-    from catalog.build import Builder
+    from catalog.builds import Builder
     from catalog.settings import Neo4jSettings
     from catalog.store.connection import open_driver
     from catalog.store.graph import Graph

@@ -38,7 +38,7 @@ class BuildInfo(BaseModel):
     catalog_version: str | None = None
     error: str | None = None
     timings: dict[str, float] = {}
-    # where the build's inputs came from (catalog.build.provenance); None on builds stored before
+    # where the build's inputs came from (catalog.builds.provenance); None on builds stored before
     git_commit: str | None = None
     git_branch: str | None = None
     git_dirty: bool | None = None

@@ -126,7 +126,7 @@ def test_command_pages_hold_every_option_of_the_cli():
 @pytest.fixture(scope="module")
 def example_project(graph, tmp_path_factory) -> str:
     """The bundled example, stored once under a project name of this module's own."""
-    from catalog.build import Builder
+    from catalog.builds import Builder
 
     name = f"test_{uuid.uuid4().hex[:10]}"
     try:

@@ -44,7 +44,7 @@ def build(
     that project's active build in the same database (or the --upstream one), so lineage runs
     across the projects; the build records which producer builds it read.
     """
-    from catalog.build import Builder, BuildSummary
+    from catalog.builds import Builder, BuildSummary
     from catalog.report.build_summary import summary_table
     from catalog.store.upstream import parse_upstream
 

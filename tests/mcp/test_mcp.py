@@ -22,7 +22,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from catalog.build import Builder
+from catalog.builds import Builder
 from catalog.history import forget_project
 from catalog.mcp.server import make_server
 from catalog.mcp.stored import Stored

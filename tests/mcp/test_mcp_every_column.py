@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from catalog.build import Builder
+from catalog.builds import Builder
 from catalog.errors import CatalogError
 from catalog.history import forget_project
 from catalog.mcp import tools

@@ -17,7 +17,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from catalog.build import Builder
+from catalog.builds import Builder
 from catalog.history import forget_project
 from catalog.mcp.server import make_server
 from catalog.mcp.stored import Stored

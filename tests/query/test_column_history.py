@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from catalog.build import Builder
+from catalog.builds import Builder
 from catalog.cli.app import app
 from catalog.column_history import node_history
 from catalog.errors import NotFound

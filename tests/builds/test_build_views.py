@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from catalog.build import Builder
+from catalog.builds import Builder
 from catalog.history import list_builds
 from catalog.query import BuildView
 from catalog.report.governance import collect_report

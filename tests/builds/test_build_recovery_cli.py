@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from catalog.build.builder import STALE_HEARTBEAT_SECONDS, STORE_VERSION
+from catalog.builds.builder import STALE_HEARTBEAT_SECONDS, STORE_VERSION
 from catalog.history import list_builds
 from catalog.store.graph import BuildStart
 from catalog.store.keys import model_node_key

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from catalog import __version__
 from catalog.analyze.project import topological_models
-from catalog.build.rows import model_props
+from catalog.builds.rows import model_props
 from catalog.extract import DbtNode, DbtProject, lineage_declaration
 
 ANALYZER_VERSION = "5"  # bump when the analyzer's output changes for the same input

@@ -8,8 +8,8 @@ from typing import Any
 
 from catalog.analyze.project import external_reason
 from catalog.analyze.records import ModelLineage, ModelStatus
-from catalog.build.fingerprints import Fingerprint
-from catalog.build.rows import (
+from catalog.builds.fingerprints import Fingerprint
+from catalog.builds.rows import (
     LINEAGE_PROPS,
     VALUE,
     column_count,
@@ -24,7 +24,7 @@ from catalog.build.rows import (
     stored_props,
     up_count,
 )
-from catalog.build.summary import BuildSummary, EdgeCounts, ModelCounts
+from catalog.builds.summary import BuildSummary, EdgeCounts, ModelCounts
 from catalog.extract import DbtProject
 from catalog.idents import typed
 from catalog.masking import is_masked, masking_names

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from catalog.analyze.project import topological_models
-from catalog.build import Fingerprint, fingerprints
+from catalog.builds import Fingerprint, fingerprints
 from catalog.extract import DbtProject, load_project
 from catalog.store.records import node_records
 from test_corpus_lineage import CORPUS_PROJECTS

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from catalog.build.fingerprints import digest
+from catalog.builds.fingerprints import digest
 from catalog.errors import ArtifactError
 from catalog.extract import DbtProject, read_compiled_file
 

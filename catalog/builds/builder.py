@@ -28,11 +28,11 @@ from catalog.analyze.records import ModelLineage, ModelStatus
 from catalog.analyze.dbt_tests import columns_tested
 from catalog.analyze.semantic import semantic_lineage
 from catalog.artifacts import find_target_dir, read_bytes
-from catalog.build.fingerprints import ANALYZER_VERSION, HASHING_CODE, Fingerprint, fingerprints
-from catalog.build.inputs import compiled_digest, compiled_inputs, quick_metadata, text
-from catalog.build.provenance import read_provenance
-from catalog.build.summary import BuildSummary, build_properties, unchanged_summary
-from catalog.build.writer import LineageWriter, Progress
+from catalog.builds.fingerprints import ANALYZER_VERSION, HASHING_CODE, Fingerprint, fingerprints
+from catalog.builds.inputs import compiled_digest, compiled_inputs, quick_metadata, text
+from catalog.builds.provenance import read_provenance
+from catalog.builds.summary import BuildSummary, build_properties, unchanged_summary
+from catalog.builds.writer import LineageWriter, Progress
 from catalog.errors import ConnectionLost, StoreError
 from catalog.extract import DbtNode, DbtProject, check_dialect, checked_dialect_for, dialect_for, input_warnings, load_project
 from catalog.masking import project_masking_functions

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from catalog.build import provenance
-from catalog.build.provenance import CI_VARIABLES, read_provenance
+from catalog.builds import provenance
+from catalog.builds.provenance import CI_VARIABLES, read_provenance
 from catalog.cli.app import app
 from catalog.column_history import node_history
 from catalog.errors import NotFound

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog.build import Builder
+from catalog.builds import Builder
 from catalog.errors import NotFound, StoreError
 from catalog.history import collect_garbage, diff_builds, list_builds
 from catalog.store.graph import BuildStart
@@ -134,7 +134,7 @@ def test_rebuild_stores_the_states_a_full_build_of_the_same_inputs_stores(build,
 def test_fingerprints_are_kept_only_from_a_build_hashed_by_the_same_code(build, project_name, example_copy, graph, monkeypatch):
     """A build made by other hashing code (an older or newer catalog) passes on no fingerprint:
     every node is hashed again, and its no-change shortcut is not taken either."""
-    import catalog.build.builder as building
+    import catalog.builds.builder as building
     from catalog.extract import load_project
 
     seen: list[set[str]] = []  # the nodes each build knew a fingerprint of
@@ -372,9 +372,9 @@ def test_projects_in_one_database_do_not_touch_each_other(build, project_name, e
 
 
 def test_a_long_build_says_it_is_alive(build, project_name, example_copy, graph, monkeypatch):
-    import catalog.build.builder
+    import catalog.builds.builder
 
-    monkeypatch.setattr(catalog.build.builder, "HEARTBEAT_SECONDS", 0)
+    monkeypatch.setattr(catalog.builds.builder, "HEARTBEAT_SECONDS", 0)
     summary = build(example_copy, project_name)
     b = graph.read("read/find_build", project=project_name, build_id=summary.build_id)[0]["build"]
     assert b["heartbeat_at"] > b["started_at"]
