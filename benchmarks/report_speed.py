@@ -30,7 +30,7 @@ def compare(graph, project: str) -> None:
     from catalog.memory import paused_gc
     from catalog.query import BuildView
     from catalog.report.governance import ALL_ROWS, PICTURE_CANDIDATES, _details, _walked_rows, inheritable_rows
-    from catalog.report.reach import BuildLineage
+    from catalog.lineage.graph import ColumnGraph
 
     catalog = BuildView(graph, project)
     params = {"project": project, "build_id": catalog.build_id}
@@ -42,7 +42,7 @@ def compare(graph, project: str) -> None:
     c0, t0 = cpu_seconds(), time.perf_counter()
     rows = graph.read_values("read/report_build_columns", **params, skip=0, limit=ALL_ROWS)
     with paused_gc():
-        walked = BuildLineage(rows)
+        walked = ColumnGraph(rows)
         read_wall = time.perf_counter() - t0
         _walked_rows(walked, PICTURE_CANDIDATES, lambda keys: _details(graph, params, keys))
         inheritable_rows(walked)

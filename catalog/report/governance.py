@@ -39,12 +39,13 @@ from catalog.memory import paused_gc
 from catalog.query import BuildView
 from catalog.report.ahead import ReadAhead
 from catalog.report.limits import DEFAULT_TOP
-from catalog.report.reach import BuildLineage, Nearest
+from catalog.lineage import graph as column_graph
+from catalog.lineage.graph import ColumnGraph, Nearest
+from catalog.lineage.walks import COPY_TYPES, reached as walks_reached
 
 STATUSES = ("resolved", "partial", "unresolved", "opaque", "failed")
 SEVERITY = ("failed", "unresolved", "opaque", "partial", "resolved")  # order of the per-model table: problems first
 ANALYZED = ("model", "snapshot")  # dbt nodes whose SQL is analyzed; sources and seeds are origins
-COPY_TYPES = frozenset({"passthrough", "renamed"})
 
 PICTURES = 3
 PICTURE_CANDIDATES = 30  # most depended-on columns considered as picture focuses
@@ -458,7 +459,7 @@ def report_parts(
         futures = {name: pool.submit(read, name) for name in ("report_model_coverage", "report_consumer_inputs", "list_build_tests")}
         # the edges first: a streamed read waits for its reader, and they are the longest read
         t0 = time.perf_counter()
-        walked = BuildLineage(itertools.chain(*lineage))
+        walked = ColumnGraph(itertools.chain(*lineage))
         say(f"report_build_columns: {len(walked.keys)} columns in {time.perf_counter() - t0:.2f}s")
         model_rows = futures["report_model_coverage"].result()
         coverage = _coverage(model_rows, unresolved)
@@ -472,7 +473,7 @@ def report_parts(
         walked_rows = _walked_rows(walked, max(top, PICTURE_CANDIDATES), lambda keys: _details(graph, params, keys))
         test_rows = futures["list_build_tests"].result()
         tests = _test_coverage(_tested(model_rows, test_rows, walked), test_rows, futures["report_consumer_inputs"].result(), walked)
-        inheritable = walked.inheritable()  # while Neo4j still reads the sections written before it
+        inheritable = column_graph.inheritable(walked)  # while Neo4j still reads the sections written before it
         say(f"reach, PII flow, untested columns and inheritable descriptions in memory in {time.perf_counter() - t0:.2f}s")
         depended_all = [_depended_on(r) for r in walked_rows["depended_on"]]
         t0 = time.perf_counter()
@@ -511,9 +512,9 @@ def collect_trends(catalog: BuildView, count: int, say: Callable[[str], None] = 
         params = {"project": project, "build_id": b["id"]}
         model_rows = graph.read("read/report_model_coverage", **params)
         totals: CoverageTotals = _coverage(model_rows, ())["totals"]
-        walked = BuildLineage(graph.stream_values("read/report_build_columns", **params, skip=0, limit=ALL_ROWS))
+        walked = ColumnGraph(graph.stream_values("read/report_build_columns", **params, skip=0, limit=ALL_ROWS))
         analyzed = [i for i in range(len(walked.keys)) if walked.in_build[i] and walked.resource_type[i] in ANALYZED]
-        reached = set().union(*(walked.unmasked_reach(k) for k in walked.pii_columns()))
+        reached = set().union(*(column_graph.unmasked_reach(walked, k) for k in walked.pii_columns()))
         tests = _tested(model_rows, graph.read("read/list_build_tests", **params), walked)
         tested = sum(m.tested for m in tests.models if m.resource_type in ANALYZED)
         points.append(TrendPoint(
@@ -571,15 +572,15 @@ def _details(graph: Any, params: dict[str, Any], keys: list[str]) -> dict[str, l
 
 
 def _walked_rows(
-    walked: BuildLineage, limit: int, details: Callable[[list[str]], dict[str, list[Any]]]
+    walked: ColumnGraph, limit: int, details: Callable[[list[str]], dict[str, list[Any]]]
 ) -> dict[str, list[dict[str, Any]]]:
     """The rows ``report_most_depended_on`` and ``report_pii_propagation`` return, computed
     over the build's edges in memory (those of ``report_inheritable_descriptions``:
     :func:`inheritable_rows`)."""
-    ranked = walked.most_reaching(limit)
+    ranked = column_graph.most_reaching(walked, limit)
     pii_keys = walked.pii_columns()
-    pii_reach = {k: walked.downstream(k) for k in pii_keys}
-    unmasked = {k: walked.unmasked_reach(k) for k in pii_keys}
+    pii_reach = {k: column_graph.downstream(walked, k) for k in pii_keys}
+    unmasked = {k: column_graph.unmasked_reach(walked, k) for k in pii_keys}
     # names and flags of the build's columns came with the edges; the few rows that show more
     # (conditions, tags, meta), and columns fed from outside the build if any, are read here
     wanted = {r.key for r in ranked} | set(pii_keys)
@@ -749,18 +750,18 @@ def _depended_on(r: dict[str, Any]) -> DependedOn:
     )
 
 
-def inheritable_descriptions(walked: BuildLineage) -> tuple[Inheritable, ...]:
+def inheritable_descriptions(walked: ColumnGraph) -> tuple[Inheritable, ...]:
     """What each undocumented model and snapshot column of ``walked`` could inherit, as the
     report's records (``catalog docs`` reads them)."""
     return tuple(Inheritable.model_validate(i) for i in inheritable_stream(walked))
 
 
-def inheritable_stream(walked: BuildLineage, found: dict[str, list[Nearest]] | None = None) -> Iterator[dict[str, Any]]:
+def inheritable_stream(walked: ColumnGraph, found: dict[str, list[Nearest]] | None = None) -> Iterator[dict[str, Any]]:
     """:func:`inheritable_descriptions` in the report's order (by model, column and unique id),
     each :class:`Inheritable`'s JSON made as it is read: per column, its nearest candidates and
-    the description they agree on (None when they disagree). ``found``: ``walked.inheritable()``,
+    the description they agree on (None when they disagree). ``found``: ``column_graph.inheritable(walked)``,
     when made already (it is emptied as the records are made)."""
-    found = walked.inheritable() if found is None else found
+    found = column_graph.inheritable(walked) if found is None else found
     index, names, unique_ids, descriptions = walked.index, walked.names, walked.unique_id, walked.description
 
     def named(key: str) -> tuple[str, str, str, str]:
@@ -799,10 +800,10 @@ def inheritable_stream(walked: BuildLineage, found: dict[str, list[Nearest]] | N
         }
 
 
-def inheritable_rows(walked: BuildLineage) -> list[dict[str, Any]]:
+def inheritable_rows(walked: ColumnGraph) -> list[dict[str, Any]]:
     """The rows ``report_inheritable_descriptions`` returns, computed in memory."""
     rows = []
-    for k, near in walked.inheritable().items():
+    for k, near in column_graph.inheritable(walked).items():
         i = walked.index[k]
         _, model, column = walked.names[i]  # type: ignore[misc]
         for n in near:
@@ -821,11 +822,11 @@ class Tested(NamedTuple):
     """Per node its test counts, and the columns that matter later."""
 
     models: list[ModelTests]
-    untested: list[int]  # the columns no test reads (numbers of BuildLineage)
+    untested: list[int]  # the columns no test reads (numbers of ColumnGraph)
     protected: dict[str, str]  # column key -> its public or contracted model
 
 
-def _tested(model_rows: list[dict[str, Any]], test_rows: list[dict[str, Any]], walked: BuildLineage) -> Tested:
+def _tested(model_rows: list[dict[str, Any]], test_rows: list[dict[str, Any]], walked: ColumnGraph) -> Tested:
     """Which columns of each node a test reads: the nodes are ``report_model_coverage``'s rows,
     their columns those of the build in ``walked``, the tests ``list_build_tests``'s, each with
     the columns it reads."""
@@ -850,7 +851,7 @@ def _tested(model_rows: list[dict[str, Any]], test_rows: list[dict[str, Any]], w
 
 
 def _test_coverage(
-    folded: Tested, test_rows: list[dict[str, Any]], input_rows: list[dict[str, Any]], walked: BuildLineage
+    folded: Tested, test_rows: list[dict[str, Any]], input_rows: list[dict[str, Any]], walked: ColumnGraph
 ) -> DbtTestCoverage:
     """From :func:`_tested`, ``list_build_tests`` and ``report_consumer_inputs``, with the
     build's FEEDS walked in memory for what each untested column reaches."""
@@ -860,12 +861,12 @@ def _test_coverage(
     for r in input_rows:
         inputs[r["up"]].append((r["down"], f"{r['kind']}:{r['name']}"))
     rows: list[UntestedColumn] = []
-    feeding = _feeding(walked, set(protected) | set(inputs))
+    feeding = walked.feeding(set(protected) | set(inputs))
     for i in untested:
         key = walked.keys[i]
         if key not in protected and key not in inputs and i not in feeding:
             continue  # feeds nothing that matters: its reach is not walked
-        reach = {walked.keys[d] for d in walked.reach_set(i)}
+        reach = {walked.keys[d] for d in column_graph.reach_set(walked, i)}
         guarded_models = sorted({protected[k] for k in reach | {key} if k in protected})
         consumers = sorted(_consumers_fed(reach | {key}, inputs))
         if guarded_models or consumers:
@@ -882,34 +883,11 @@ def _test_coverage(
     )  # fmt: skip
 
 
-def _feeding(walked: BuildLineage, targets: set[str]) -> set[int]:
-    """The columns that feed any of ``targets`` (column keys) through FEEDS, at any depth."""
-    into: dict[int, list[int]] = defaultdict(list)
-    for up, downs in enumerate(walked.out):
-        for d in downs:
-            into[d].append(up)
-    stack = [walked.index[k] for k in targets if k in walked.index]
-    seen: set[int] = set()
-    while stack:
-        for up in into.get(stack.pop(), ()):
-            if up not in seen:
-                seen.add(up)
-                stack.append(up)
-    return seen
-
-
 def _consumers_fed(keys: set[str], inputs: dict[str, list[tuple[str, str]]]) -> set[str]:
     """kind:name of everything INPUT_OF edges reach from ``keys``, at any depth."""
-    found: set[str] = set()
-    seen = set(keys)
-    stack = [k for k in keys if k in inputs]
-    while stack:
-        for down, label in inputs.get(stack.pop(), ()):
-            found.add(label)
-            if down not in seen:
-                seen.add(down)
-                stack.append(down)
-    return found
+    inputs_of = {up: [down for down, _ in edges] for up, edges in inputs.items()}
+    fed = keys | walks_reached([k for k in keys if k in inputs], lambda k: inputs_of.get(k, ()))
+    return {label for k in fed for _, label in inputs.get(k, ())}
 
 
 # ---------------------------------------------------------------------------- pictures
