@@ -3,7 +3,7 @@ PII flows, per YAML file.
 
 The lineage is a project's analyzed lineage, from its artifacts or from a stored build (the
 same records either way: ``ExportInput``), walked as the report walks it
-(:class:`catalog.lineage.graph.ColumnGraph`, :func:`catalog.report.governance.inheritable_descriptions`):
+(:class:`catalog.lineage.graph.ColumnGraph`, :func:`catalog.report.governance_reach.inheritable_descriptions`):
 
 - a column without a description inherits the description of the nearest documented column
   its value is copied from (passthrough and renamed hops only, through undocumented
@@ -35,7 +35,8 @@ from catalog.errors import CatalogError
 from catalog.extract import DbtNode
 from catalog.lineage.graph import ColumnGraph, record_rows, unmasked_reach
 from catalog.lineage.walks import descendants
-from catalog.report.governance import Col, Inheritable, inheritable_descriptions
+from catalog.report.governance_model import Col, Inheritable
+from catalog.report.governance_reach import inheritable_descriptions
 
 WRITTEN = ("model", "snapshot")
 

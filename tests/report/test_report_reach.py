@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from catalog.query import BuildView
-from catalog.report.governance import ALL_ROWS, collect_report, report_parts
+from catalog.report.governance import collect_report, report_parts
 from catalog.report.governance_render import report_json, write_report_json
+from catalog.store.report_reads import ALL_ROWS
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.corpus]
 
