@@ -29,9 +29,10 @@ from catalog.analyze.records import ColumnKind, ModelLineage, column_key
 from catalog.extract import DbtNode, is_pii
 from catalog.lineage.walks import COPY_TYPES, HopRanks, hop_order, post_order, reached, shortest_paths
 from catalog.masking import is_masked, masking_names
+
 _EMPTY: list[Any] = []  # the edges of a column with none (never changed)
 _NO_CANDIDATES: tuple[int, dict[Any, Any]] = (0, {})  # of a column no documented one is copied into (never changed)
-GROWTH = 65536  # columns the lists of BuildLineage grow by at a time
+GROWTH = 65536  # columns the lists of ColumnGraph grow by at a time
 
 Candidates = dict[int, tuple[tuple[tuple[int, str], ...], tuple[str, ...]]]  # column -> (sort key, hop types)
 
