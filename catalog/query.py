@@ -11,6 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any
 
+from catalog.analyze.records import ColumnKind
 from catalog.errors import Ambiguous, NotFound
 from catalog.lineage.names import require_splits, resolve_column
 from catalog.lineage.walks import COPY_TYPES, HopRanks, closest, impact, tainted
@@ -19,6 +20,7 @@ from catalog.store.graph import Graph
 from catalog.store.keys import quote_column
 
 SAFE_TYPES = COPY_TYPES
+FEED_RANKS = HopRanks(k.value for k in ColumnKind)  # the types of FEEDS edges
 
 
 # The answer's records are slotted dataclasses, not pydantic models: an impact of a hub column
@@ -376,31 +378,24 @@ def downstream_of(asked: list[ColumnId], columns: list[list[Any]], max_depth: in
     (:func:`catalog.lineage.walks.impact`), with its reported shortest path, and whether only
     pass-throughs and renames reach it on every path."""
     names = {c[0]: c for c in columns}
-    # key -> its edges [down, type, expr, resolved] in the subgraph
+    # key -> its edges [down, type, expr, resolved] in the subgraph, and each as (down, type, its record)
     feeds: dict[str, list[list[Any]]] = {}
-    kinds: set[str | None] = set()
+    steps: dict[str, list[tuple[str, str, Hop]]] = {}
     for c in columns:
-        out = c[4]
+        key, out = c[0], c[4]
         if max_depth is not None:  # an edge may leave the subgraph at its last hop
             out = [f for f in out if f[0] in names]
-        feeds[c[0]] = out
-        kinds.update(f[1] for f in out)
+        feeds[key] = out
+        steps[key] = [(f[0], f[1], Hop(key, f[0], f[1], f[2], f[3])) for f in out]
+    empty: list[tuple[str, str, Hop]] = []
     starts = [c.key for c in asked]
-    best = impact(starts, feeds, HopRanks(kinds), max_depth)
+    best = impact(starts, lambda k: steps.get(k, empty), FEED_RANKS, max_depth)
     unsafe = tainted(starts, feeds)
-    hop_of: dict[int, Hop] = {}  # one record per edge (by its row), shared by the paths over it
     reached: list[Reached] = []
     for key in sorted(best, key=lambda k: (names[k][2] or names[k][1], names[k][3])):
         depth, path, via = best[key]
-        hops, prev = [], via
-        for f in path:
-            hop = hop_of.get(id(f))
-            if hop is None:
-                hop = hop_of[id(f)] = Hop(prev, f[0], f[1], f[2], f[3])
-            hops.append(hop)
-            prev = f[0]
         _, unique_id, model, name, _, _, project = names[key]
-        reached.append(Reached(ColumnId(key, unique_id, model or unique_id, name, project), depth, tuple(hops), via, None, key not in unsafe))
+        reached.append(Reached(ColumnId(key, unique_id, model or unique_id, name, project), depth, path, via, None, key not in unsafe))
     return reached
 
 

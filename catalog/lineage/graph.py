@@ -241,8 +241,8 @@ def downstream(graph: ColumnGraph, key: str) -> list[Reached]:
         return []
     out, out_types, keys = graph.out, graph.out_types, graph.keys
     found: list[Reached] = []
-    for depth, layer in shortest_paths(start, lambda n: zip(out[n], out_types[n]), graph.ranks):
-        found += [Reached(key=keys[d], depth=depth, types=tuple(t for _, t in path)) for d, (_, path) in layer.items()]
+    for depth, layer in shortest_paths(start, lambda n: zip(out[n], out_types[n], out_types[n]), graph.ranks):
+        found += [Reached(key=keys[d], depth=depth, types=types) for d, (_, types) in layer.items()]
     return found
 
 
@@ -251,8 +251,8 @@ def nearest_documented(graph: ColumnGraph, key: str) -> list[Nearest]:
     hops whose intermediate columns are undocumented, with one shortest path each."""
     into = graph.copies_into()
     documented, keys = graph.documented, graph.keys
-    for depth, layer in shortest_paths(graph.index[key], into.__getitem__, graph.ranks, upstream=True):
-        hits = [Nearest(key=keys[u], distance=depth, types=tuple(t for _, t in path)) for u, (_, path) in layer.items() if documented[u]]
+    for depth, layer in shortest_paths(graph.index[key], lambda d: ((u, t, t) for u, t in into[d]), graph.ranks, upstream=True):
+        hits = [Nearest(key=keys[u], distance=depth, types=types) for u, (_, types) in layer.items() if documented[u]]
         if hits:
             return hits  # documented columns end the walk: none is passed through
     return []

@@ -27,7 +27,7 @@ from catalog.memory import paused_gc
 from catalog.store.keys import quote_column
 
 Node = tuple[str, str]  # ("c", column id) or ("m", model unique id)
-Step = tuple[Node, str, str | None, str | None]  # (node reached, hop kind or type, expr or clause, the node it leaves)
+Step = tuple[str, str, str | None, str]  # (key reached, feeds type or kind, expr or clause, feeds/conditions/has)
 Reach = dict[Node, tuple[int, tuple[Step, ...]]]  # node -> (depth, the steps of its path)
 
 
@@ -104,7 +104,7 @@ class LineageGraph:
             for k in table:
                 table[k] = sorted(set(table[k]))  # type: ignore[index]
         self.ranks = HopRanks([t for edges in self.feeds.values() for _, t, _ in edges] + ["conditions", "has"])
-        self._steps: dict[bool, dict[Node, list[Step]]] = {}
+        self._steps: dict[bool, dict[Node, list[tuple[Node, str, Step]]]] = {}
 
     def _add_column(self, uid: str, name: str) -> str:
         key = column_key(uid, name)
@@ -136,20 +136,22 @@ class LineageGraph:
         return self._by_form
 
     # ------------------------------------------------------------------ walks
-    def _edges(self, mixed: bool) -> Callable[[Node], list[Step]]:
-        """Each node's steps out: FEEDS, and with ``mixed`` the models a column conditions and
-        a reached model's columns."""
+    def _edges(self, mixed: bool) -> Callable[[Node], list[tuple[Node, str, Step]]]:
+        """Each node's edges out, (node, type, step): FEEDS, and with ``mixed`` the models a
+        column conditions and a reached model's columns."""
         steps = self._steps.get(mixed)
         if steps is None:
             steps = self._steps[mixed] = {}
             for up, edges in self.feeds.items():
-                steps[("c", up)] = [(("c", down), typ, expr, "feeds") for down, typ, expr in edges]
+                steps[("c", up)] = [(("c", down), typ, (down, typ, expr, "feeds")) for down, typ, expr in edges]
             if mixed:
                 for col, uses in self.conditions.items():
-                    steps.setdefault(("c", col), []).extend((("m", uid), "conditions", clause, "conditions") for uid, clause in uses)
+                    steps.setdefault(("c", col), []).extend(
+                        (("m", uid), "conditions", (uid, "conditions", clause, "conditions")) for uid, clause in uses
+                    )
                 for uid, cols in self.model_columns.items():
-                    steps[("m", uid)] = [(("c", col), "has", None, "has") for col in cols]
-        empty: list[Step] = []
+                    steps[("m", uid)] = [(("c", col), "has", (col, "has", None, "has")) for col in cols]
+        empty: list[tuple[Node, str, Step]] = []
         return lambda node: steps.get(node, empty)
 
     def reach(self, start: str, mixed: bool, keep: Callable[[str], bool] | None = None) -> Reach:
@@ -169,7 +171,7 @@ class LineageGraph:
         """The :class:`PruneHop` of each step of ``path`` from column ``start``."""
         hops: list[PruneHop] = []
         prev = start
-        for (_, key), kind_or_type, detail, edge in path:
+        for key, kind_or_type, detail, edge in path:
             if edge == "feeds":
                 hops.append(PruneHop(kind="feeds", from_key=prev, to_key=key, type=kind_or_type, expr=detail))
             elif edge == "conditions":

@@ -26,7 +26,7 @@ COPY_TYPES = frozenset({"passthrough", "renamed"})
 
 N = TypeVar("N", bound=Hashable)
 T = TypeVar("T")
-Edge = Sequence[Any]  # [other node, hop type, ...]: the edge itself is the step of a path
+Edge = Sequence[Any]  # (other node, hop type, step): a path is the steps of its edges
 
 
 def hop_order(kind: str | None) -> tuple[int, str]:
@@ -36,15 +36,21 @@ def hop_order(kind: str | None) -> tuple[int, str]:
 
 class HopRanks:
     """Each hop type's place in :func:`hop_order` as a small number, so that a path's rank is one
-    integer (its hops' numbers side by side, the first hop the most significant)."""
+    integer (its hops' numbers side by side, the first hop the most significant). A type not
+    among ``kinds`` comes after all of them."""
 
     def __init__(self, kinds: Iterable[str | None]):
         ordered = sorted(set(kinds), key=hop_order)
-        self.code: dict[str | None, int] = {k: i for i, k in enumerate(ordered)}
-        self.bits = max(1, len(ordered)).bit_length()
+        self.code: dict[str | None, int] = _Codes({k: i for i, k in enumerate(ordered)})
+        self.bits = (len(ordered) + 1).bit_length()
 
 
-Layer = dict[Any, tuple[int, tuple[Any, ...]]]  # node -> (rank of its path, the path's edges)
+class _Codes(dict):
+    def __missing__(self, kind: str | None) -> int:
+        return len(self)
+
+
+Layer = dict[Any, tuple[int, tuple[Any, ...]]]  # node -> (rank of its path, the path's steps)
 
 
 def shortest_paths(
@@ -56,8 +62,8 @@ def shortest_paths(
     max_depth: int | None = None,
     keep: Callable[[N], bool] | None = None,
 ) -> Iterator[tuple[int, Layer]]:
-    """Breadth first from ``start`` along ``edges`` (each ``[other node, hop type, ...]``):
-    per depth, the nodes first reached there, each with the edges of its reported shortest path
+    """Breadth first from ``start`` along ``edges`` (each ``(other node, hop type, step)``):
+    per depth, the nodes first reached there, each with the steps of its reported shortest path
     (the module's tie-break rule), in path order from ``start``, or with ``upstream`` (edges
     walked against the data's flow) in the data's order towards it. ``start`` itself may be
     reached again, through a cycle; nodes ``keep`` refuses are neither reached nor passed."""
@@ -71,14 +77,13 @@ def shortest_paths(
         nxt: Layer = {}
         for node in sorted(layer) if len(layer) > 1 else layer:
             order, path = layer[node]
-            for edge in edges(node):
-                other = edge[0]
+            for other, kind, step in edges(node):
                 if other in seen or (keep is not None and other not in nxt and not keep(other)):
                     continue
-                rank = order | (code[edge[1]] << shift) if upstream else (order << bits) | code[edge[1]]
+                rank = order | (code[kind] << shift) if upstream else (order << bits) | code[kind]
                 old = nxt.get(other)
                 if old is None or rank < old[0]:
-                    nxt[other] = (rank, (edge,) + path if upstream else path + (edge,))
+                    nxt[other] = (rank, (step,) + path if upstream else path + (step,))
         if not nxt:
             return
         seen.update(nxt)
@@ -120,16 +125,14 @@ def closest(found: Iterable[NearT], key: Callable[[NearT], str]) -> dict[str, Ne
 
 
 def impact(
-    asked: Sequence[str], feeds: Mapping[str, Sequence[Edge]], ranks: HopRanks, max_depth: int | None = None
-) -> dict[str, tuple[int, tuple[Edge, ...], str]]:
-    """Every column reached from an ``asked`` one over ``feeds`` (column -> its edges, each
-    ``[down, type, ...]``), at most ``max_depth`` edges away: its depth, the edges of its
-    reported path and the asked column that path starts at, the nearest asked column kept
-    (then the least key)."""
-    best: dict[str, tuple[int, tuple[Edge, ...], str]] = {}
-    empty: tuple[Edge, ...] = ()
+    asked: Sequence[str], edges: Callable[[str], Iterable[Edge]], ranks: HopRanks, max_depth: int | None = None
+) -> dict[str, tuple[int, tuple[Any, ...], str]]:
+    """Every column reached from an ``asked`` one along ``edges``, at most ``max_depth`` edges
+    away: its depth, the steps of its reported path and the asked column that path starts at,
+    the nearest asked column kept (then the least key)."""
+    best: dict[str, tuple[int, tuple[Any, ...], str]] = {}
     for start in sorted(asked):
-        for depth, layer in shortest_paths(start, lambda k: feeds.get(k, empty), ranks, max_depth=max_depth):
+        for depth, layer in shortest_paths(start, edges, ranks, max_depth=max_depth):
             for key, (_, path) in layer.items():
                 old = best.get(key)
                 if old is None or depth < old[0]:
@@ -137,15 +140,27 @@ def impact(
     return best
 
 
-def tainted(starts: Iterable[str], feeds: Mapping[str, Sequence[Edge]]) -> set[str]:
+def tainted(starts: Iterable[str], feeds: Mapping[str, Sequence[Sequence[Any]]]) -> set[str]:
     """The columns some path from a ``starts`` column reaches through a computing hop, over
     ``feeds`` (column -> its edges, each ``[down, type, ...]``): the ends of the computing edges
     out of the columns copied from a start, and everything downstream of them."""
-    empty: tuple[Edge, ...] = ()
-    starts = list(starts)
-    clean = set(starts) | reached(starts, lambda k: [e[0] for e in feeds.get(k, empty) if e[1] in COPY_TYPES])
-    bad = {e[0] for k in clean for e in feeds.get(k, empty) if e[1] not in COPY_TYPES}
-    return bad | reached(bad, lambda k: [e[0] for e in feeds.get(k, empty)])
+    empty: tuple[Sequence[Any], ...] = ()
+    clean: set[str] = set()  # reached from a start over pass-throughs and renames only
+    bad: list[str] = []  # the ends of the computing edges out of those
+    stack = list(starts)
+    while stack:
+        key = stack.pop()
+        if key not in clean:
+            clean.add(key)
+            for edge in feeds.get(key, empty):
+                (stack if edge[1] in COPY_TYPES else bad).append(edge[0])
+    found: set[str] = set()
+    while bad:
+        key = bad.pop()
+        if key not in found:
+            found.add(key)
+            bad.extend(edge[0] for edge in feeds.get(key, empty))
+    return found
 
 
 def descendants(starts: Iterable[N], step: Callable[[N], Iterable[N]], depth: int | None = None) -> set[N]:

@@ -24,7 +24,7 @@ def _graph(seed: int, nodes: int = 7, edges: int = 12) -> list[tuple[str, str, s
 def _feeds(edges: list[tuple[str, str, str]]) -> dict[str, list[list[str]]]:
     feeds: dict[str, list[list[str]]] = {}
     for u, d, t in edges:
-        feeds.setdefault(u, []).append([d, t])
+        feeds.setdefault(u, []).append((d, t, (u, d, t)))
     return feeds
 
 
@@ -40,7 +40,7 @@ def test_each_node_has_its_shortest_depth_and_the_least_of_its_shortest_paths(se
     for node, (depth, path) in found.items():
         shortest = [w for w in walks if w[-1][1] == node and len(w) == depth]
         assert shortest and depth == min(len(w) for w in walks if w[-1][1] == node)
-        hops = [(prev, e[0], e[1]) for prev, e in zip([start] + [e[0] for e in path], path)]
+        hops = list(path)
         assert hops in shortest  # a real walk, in path order
         least = min(tuple(hop_order(t) for _, _, t in w) for w in shortest)
         assert tuple(hop_order(t) for _, _, t in hops) == least  # copying hops first, then by type name
@@ -66,13 +66,13 @@ def test_upstream_paths_are_in_the_data_s_order_and_least_from_the_far_end(seed)
     start = edges[-1][1]
     into: dict[str, list[list[str]]] = {}
     for u, d, t in edges:
-        into.setdefault(d, []).append([u, t])
+        into.setdefault(d, []).append((u, t, t))
     backwards = [(d, u, t) for u, d, t in edges]
     walks = walks_from(start, backwards, 14)
     for depth, layer in shortest_paths(start, lambda k: into.get(k, ()), HopRanks(TYPES), upstream=True):
         for node, (_, path) in layer.items():
             shortest = [w for w in walks if w[-1][1] == node and len(w) == depth]
-            types = tuple(e[1] for e in path)  # from node down to start
+            types = tuple(path)  # from node down to start
             assert types in {tuple(t for _, _, t in reversed(w)) for w in shortest}
             assert tuple(map(hop_order, types)) == min(tuple(hop_order(t) for _, _, t in reversed(w)) for w in shortest)
 
@@ -85,13 +85,14 @@ def test_max_depth_and_keep_bound_the_walk():
     assert walk(max_depth=2) == {"b": 1, "x": 1, "c": 2}
     assert walk(keep=lambda n: n != "c") == {"b": 1, "x": 1}
     # c is reached through x (a copying hop) though b comes first by name
-    paths = {n: [e[0] for e in p] for _, layer in shortest_paths("a", lambda k: feeds.get(k, ()), HopRanks(TYPES)) for n, (_, p) in layer.items()}
+    paths = {n: [e[1] for e in p] for _, layer in shortest_paths("a", lambda k: feeds.get(k, ()), HopRanks(TYPES)) for n, (_, p) in layer.items()}
     assert paths["c"] == ["x", "c"]
 
 
 def test_impact_keeps_the_nearest_asked_column_then_the_least_key():
     edges = [("a", "m", "derived"), ("b", "m", "derived"), ("z", "n", "derived"), ("n", "m", "derived"), ("b", "q", "derived"), ("a", "p", "derived"), ("p", "q", "derived")]
-    best = impact(["z", "b", "a"], _feeds(edges), HopRanks(TYPES))
+    feeds = _feeds(edges)
+    best = impact(["z", "b", "a"], lambda k: feeds.get(k, ()), HopRanks(TYPES))
     assert {k: (d, via) for k, (d, _, via) in best.items()} == {"m": (1, "a"), "n": (1, "z"), "p": (1, "a"), "q": (1, "b")}
 
 
