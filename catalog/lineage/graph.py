@@ -242,7 +242,7 @@ def downstream(graph: ColumnGraph, key: str) -> list[Reached]:
     out, out_types, keys = graph.out, graph.out_types, graph.keys
     found: list[Reached] = []
     for depth, layer in shortest_paths(start, lambda n: zip(out[n], out_types[n], out_types[n]), graph.ranks):
-        found += [Reached(key=keys[d], depth=depth, types=types) for d, (_, types) in layer.items()]
+        found += [Reached(key=keys[d], depth=depth, types=types) for d, types in layer.items()]
     return found
 
 
@@ -252,7 +252,7 @@ def nearest_documented(graph: ColumnGraph, key: str) -> list[Nearest]:
     into = graph.copies_into()
     documented, keys = graph.documented, graph.keys
     for depth, layer in shortest_paths(graph.index[key], lambda d: ((u, t, t) for u, t in into[d]), graph.ranks, upstream=True):
-        hits = [Nearest(key=keys[u], distance=depth, types=types) for u, (_, types) in layer.items() if documented[u]]
+        hits = [Nearest(key=keys[u], distance=depth, types=types) for u, types in layer.items() if documented[u]]
         if hits:
             return hits  # documented columns end the walk: none is passed through
     return []

@@ -162,7 +162,7 @@ class LineageGraph:
         found: Reach = {("c", start): (0, ())}
         only = None if keep is None else lambda node: keep(node[1])
         for depth, layer in shortest_paths(("c", start), self._edges(mixed), self.ranks, keep=only):
-            for node, (_, path) in layer.items():
+            for node, path in layer.items():
                 found.setdefault(node, (depth, path))
         return found
 

@@ -50,9 +50,6 @@ class _Codes(dict):
         return len(self)
 
 
-Layer = dict[Any, tuple[int, tuple[Any, ...]]]  # node -> (rank of its path, the path's steps)
-
-
 def shortest_paths(
     start: N,
     edges: Callable[[N], Iterable[Edge]],
@@ -61,7 +58,7 @@ def shortest_paths(
     upstream: bool = False,
     max_depth: int | None = None,
     keep: Callable[[N], bool] | None = None,
-) -> Iterator[tuple[int, Layer]]:
+) -> Iterator[tuple[int, dict[Any, tuple[Any, ...]]]]:
     """Breadth first from ``start`` along ``edges`` (each ``(other node, hop type, step)``):
     per depth, the nodes first reached there, each with the steps of its reported shortest path
     (the module's tie-break rule), in path order from ``start``, or with ``upstream`` (edges
@@ -69,26 +66,29 @@ def shortest_paths(
     reached again, through a cycle; nodes ``keep`` refuses are neither reached nor passed."""
     code, bits = ranks.code, ranks.bits
     seen: set[Any] = set()
-    layer: Layer = {start: (0, ())}
+    layer: dict[Any, tuple[Any, ...]] = {start: ()}
+    ranked: dict[Any, int] = {start: 0}
     depth = 0
     while layer and (max_depth is None or depth < max_depth):
         shift = bits * depth
         depth += 1
-        nxt: Layer = {}
+        nxt: dict[Any, tuple[Any, ...]] = {}
+        nxt_rank: dict[Any, int] = {}
         for node in sorted(layer) if len(layer) > 1 else layer:
-            order, path = layer[node]
+            order, path = ranked[node], layer[node]
             for other, kind, step in edges(node):
                 if other in seen or (keep is not None and other not in nxt and not keep(other)):
                     continue
                 rank = order | (code[kind] << shift) if upstream else (order << bits) | code[kind]
-                old = nxt.get(other)
-                if old is None or rank < old[0]:
-                    nxt[other] = (rank, (step,) + path if upstream else path + (step,))
+                old = nxt_rank.get(other)
+                if old is None or rank < old:
+                    nxt_rank[other] = rank
+                    nxt[other] = (step,) + path if upstream else path + (step,)
         if not nxt:
             return
         seen.update(nxt)
         yield depth, nxt
-        layer = nxt
+        layer, ranked = nxt, nxt_rank
 
 
 def reached(starts: Iterable[N], out: Callable[[N], Iterable[N]], keep: Callable[[N], bool] | None = None) -> set[N]:
@@ -133,7 +133,7 @@ def impact(
     best: dict[str, tuple[int, tuple[Any, ...], str]] = {}
     for start in sorted(asked):
         for depth, layer in shortest_paths(start, edges, ranks, max_depth=max_depth):
-            for key, (_, path) in layer.items():
+            for key, path in layer.items():
                 old = best.get(key)
                 if old is None or depth < old[0]:
                     best[key] = (depth, path, start)
