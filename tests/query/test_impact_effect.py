@@ -66,3 +66,12 @@ def test_the_walk_over_a_subgraph_matches_every_path_spelled_out(seed):
         assert all((h.from_key, h.to_key, h.type) in edges for h in r.hops)
         computes = any(w[-1][1] == key and any(t not in SAFE_TYPES for _, _, t in w) for w in walks)
         assert r.effect == ("needs review" if computes else "passthrough"), key
+
+
+def test_of_two_equally_short_paths_the_copying_one_is_shown():
+    # s.x -> a.y (derived) -> c.z and s.x -> b.x (passthrough) -> c.z: c.z is shown through b.x,
+    # though a.y comes first by name
+    edges = [("s.x", "a.y", "derived"), ("a.y", "c.z", "passthrough"), ("s.x", "b.x", "passthrough"), ("b.x", "c.z", "passthrough")]
+    reached = {r.column.key: r for r in downstream_of([_col("s.x")], _subgraph(edges), None)}
+    assert [(h.from_key, h.to_key, h.type) for h in reached["c.z"].hops] == [("s.x", "b.x", "passthrough"), ("b.x", "c.z", "passthrough")]
+    assert reached["c.z"].effect == "needs review"  # the other path computes
