@@ -23,6 +23,10 @@ same change included), and gets a class:
   into a public or contracted model, or into an exposure. A PII column is one tagged so, one a
   tagged column is computed from (its value), or one that either passes on unchanged
   (passthrough or renamed, any depth up).
+
+Over 600 lines: the answer's records and the one checker that fills them are kept together, so
+that each finding's fields sit beside the code that makes them; the walks are
+:mod:`catalog.lineage`'s.
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ from catalog.analyze.records import ColumnKind, ColumnLineage, ModelLineage, col
 from catalog.extract import DbtColumn, DbtNode, DbtProject, is_pii
 from catalog.compare import ClauseChange, ColumnChange, StateDiff, diff_state, sql_changed_models
 from catalog.contract import ContractBreak, contract_breaks
-from catalog.lineage_graph import LineageGraph, PruneHop, hop_dict
+from catalog.lineage.records import LineageGraph, PruneHop, hop_dict
+from catalog.lineage.walks import reached
 from catalog.masking import is_masked, masking_names
 from catalog.prune import prune_state
 from catalog.store.keys import short_label
@@ -45,6 +50,7 @@ from catalog.store.keys import short_label
 Severity = Literal["breaking", "policy", "partial", "safe"]
 FailOn = Literal["breaking", "partial", "never"]
 ORDER: dict[str, int] = {"breaking": 0, "policy": 0, "partial": 1, "safe": 2}
+COPIES = (ColumnKind.PASSTHROUGH, ColumnKind.RENAMED)  # the kinds of a column that holds its source's value
 # kinds of what a finding hits, by the unique id's first part
 HIT_KINDS = {
     "model": "column",
@@ -641,22 +647,21 @@ def pii_columns(project: DbtProject, graph: LineageGraph) -> dict[str, dict[str,
         lin = graph.lineages.get(graph.column_model.get(key, ""))
         return lin.column(graph.column_name[key]) if lin is not None else None
 
+    def copied_from(key: str) -> list[str]:
+        col = column(key)
+        return [s.key for s in col.sources] if col is not None and col.kind in COPIES else []
+
     for node in project.nodes.values():
         for c in node.columns:
             if not is_pii(c.tags, c.meta):
                 continue
             tagged = column_key(node.unique_id, c.key_name(project.dialect))
             own = column(tagged)
-            unchanged = own is None or own.kind in (ColumnKind.PASSTHROUGH, ColumnKind.RENAMED)
-            stack = [(tagged, True)] + [(s.key, unchanged) for s in (own.sources if own is not None else ())]
-            while stack:
-                key, same = stack.pop()
-                if out[key].get(tagged, False) >= same and tagged in out[key]:
-                    continue
-                out[key][tagged] = same
-                col = column(key)
-                if col is not None and col.kind in (ColumnKind.PASSTHROUGH, ColumnKind.RENAMED):
-                    stack += [(s.key, same) for s in col.sources]
+            unchanged = own is None or own.kind in COPIES
+            sources = [s.key for s in own.sources] if own is not None else []
+            for key in [*sources, *reached(sources, copied_from)]:
+                out[key][tagged] = out[key].get(tagged, False) or unchanged
+            out[tagged][tagged] = True
     return out
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from catalog.check import CheckReport, Finding, Hit
 from catalog.errors import NotFound
-from catalog.lineage_graph import PruneHop
+from catalog.lineage.records import PruneHop
 from catalog.query import Answer, BuildView, Hop
 from catalog.store.keys import quote_column
 

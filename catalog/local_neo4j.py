@@ -27,6 +27,9 @@ Memory: sized at each start from the machine's free memory and the store's size 
 ``CATALOG_NEO4J_PAGECACHE``.
 
 Ports: ``CATALOG_NEO4J_BOLT_PORT`` (default 7687) and ``CATALOG_NEO4J_HTTP_PORT`` (default 7474).
+
+Over 600 lines for one job, the life of one local server process: each step (download, ports,
+config, password, pid file, stop) is short, and all of them share the layout above.
 """
 
 from __future__ import annotations

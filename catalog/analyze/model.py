@@ -18,6 +18,9 @@ table functions), which is what makes one pass per model enough. The rules live 
 
 Each part is an object or a function handed what it reads (a ``ModelContext``, a SELECT's
 ``Names``); none of them knows the analyzer.
+
+Over 600 lines on purpose: the walk over the scopes and one SELECT's items are one recursion
+(a subquery's result is a source of the SELECT around it); the rules it calls live apart, above.
 """
 
 from __future__ import annotations

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from catalog.analyze.records import column_key
-from catalog.column_names import resolve_column
 from catalog.errors import NotFound
 from catalog.export.openlineage import ExportInput
 from catalog.extract import DbtTest, is_pii
 from catalog.idents import typed
+from catalog.lineage.names import resolve_column
 from catalog.query import (
     CONSUMER_KINDS,
     Answer,
@@ -31,7 +31,7 @@ from catalog.query import (
     ConsumerHit,
     Hop,
     Reached,
-    _walk_downstream,
+    downstream_of,
 )
 from catalog.store.keys import quote_column
 
@@ -414,7 +414,7 @@ class ProjectView:
              [[e.down, e.type, e.expr, e.resolved] for e in self.downs.get(k, ())], k in self.consumer_reads, None]
             for k in keys
         ]  # fmt: skip
-        reached = _walk_downstream(asked, subgraph, max_depth)
+        reached = downstream_of(asked, subgraph, max_depth)
         conditions = self._condition_uses([a.key for a in asked] + [r.column.key for r in reached]) if with_conditions else []
         return Answer(self.project, self.build_id or 0, tuple(asked), tuple(reached), tuple(conditions), tuple(self._consumers(asked, reached, max_depth)))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 
 from catalog.check import CheckReport, Finding
-from catalog.lineage_graph import PruneHop
+from catalog.lineage.records import PruneHop
 from catalog.report.limits import MD_CHARS, cut
 from catalog.report.markdown import code, table, text
 from catalog.store.keys import short_label

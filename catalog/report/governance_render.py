@@ -14,7 +14,7 @@ from typing import Any, TextIO
 from pydantic import BaseModel
 
 from catalog.report import markdown
-from catalog.report.governance import NOTES, GovernanceReport
+from catalog.report.governance_model import NOTES, GovernanceReport
 from catalog.report.json_text import json_text, write_json
 from catalog.report.limits import DEFAULT_MAX_ROWS, MD_CHARS, capped, cut
 

@@ -1,7 +1,7 @@
 """Column names as users type them (``orders.amount``, ``model.shop.orders."ID"``), resolved to
 one column with suggestions for typos. One resolver for every way in: a stored build
 (:class:`catalog.query.BuildView`) and a project analyzed in memory
-(:class:`catalog.lineage_graph.LineageGraph`)."""
+(:class:`catalog.lineage.records.LineageGraph`)."""
 
 from __future__ import annotations
 

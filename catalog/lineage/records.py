@@ -1,10 +1,10 @@
 """A project's column lineage in memory, for the questions asked of two dbt targets without
 Neo4j (``catalog prune --state``, ``catalog check``): the same graph as a stored build's
-``(column)-[:FEEDS]->(column)`` and ``(column)-[:CONDITIONS]->(model)``, walked breadth first.
+``(column)-[:FEEDS]->(column)`` and ``(column)-[:CONDITIONS]->(model)``, made from the analyzed
+records, walked with :func:`catalog.lineage.walks.shortest_paths`.
 
-- :meth:`LineageGraph.reach`: everything downstream of one column, each node with the edge it
-  was first reached by (through FEEDS only, or also through conditions and a reached model's
-  columns);
+- :meth:`LineageGraph.reach`: everything downstream of one column, each node (a column, or a
+  model reached through a condition) at its shortest depth with its path;
 - :meth:`LineageGraph.walk`: the same as one shortest path (:class:`PruneHop` list) per column;
 - :meth:`LineageGraph.resolve`: a user's column name, as ``catalog impact`` takes it;
 - :meth:`LineageGraph.descendants`: model-level children, for models whose columns are unknown.
@@ -12,20 +12,23 @@ Neo4j (``catalog prune --state``, ``catalog check``): the same graph as a stored
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
 from catalog.analyze.records import ModelLineage, column_key
-from catalog.column_names import resolve_column
 from catalog.extract import DbtProject
 from catalog.idents import typed
+from catalog.lineage.names import resolve_column
+from catalog.lineage.walks import HopRanks, descendants, shortest_paths
 from catalog.memory import paused_gc
 from catalog.store.keys import quote_column
 
-Parent = dict[tuple[str, str], tuple[int, tuple[str, str] | None, tuple | None]]
+Node = tuple[str, str]  # ("c", column id) or ("m", model unique id)
+Step = tuple[str, str, str | None, str]  # (key reached, feeds type or kind, expr or clause, feeds/conditions/has)
+Reach = dict[Node, tuple[int, tuple[Step, ...]]]  # node -> (depth, the steps of its path)
 
 
 class PruneHop(BaseModel, frozen=True):
@@ -100,6 +103,8 @@ class LineageGraph:
         for table in (self.feeds, self.conditions, self.model_columns):
             for k in table:
                 table[k] = sorted(set(table[k]))  # type: ignore[index]
+        self.ranks = HopRanks([t for edges in self.feeds.values() for _, t, _ in edges] + ["conditions", "has"])
+        self._steps: dict[bool, dict[Node, list[tuple[Node, str, Step]]]] = {}
 
     def _add_column(self, uid: str, name: str) -> str:
         key = column_key(uid, name)
@@ -131,57 +136,57 @@ class LineageGraph:
         return self._by_form
 
     # ------------------------------------------------------------------ walks
-    def reach(
-        self, start: str, mixed: bool, keep: Callable[[str], bool] | None = None
-    ) -> Parent:
-        """Breadth-first from a column: node -> (depth, previous node, edge taken); columns
-        and models ``keep`` refuses are neither reached nor passed through."""
-        parent: Parent = {("c", start): (0, None, None)}
-        queue = deque([("c", start)])
-        while queue:
-            node = queue.popleft()
-            depth = parent[node][0] + 1
-            kind, key = node
-            if kind == "c":
-                for down, typ, expr in self.feeds.get(key, ()):
-                    if ("c", down) not in parent and (keep is None or keep(down)):
-                        parent[("c", down)] = (depth, node, ("feeds", typ, expr))
-                        queue.append(("c", down))
-                if mixed:
-                    for uid, clause in self.conditions.get(key, ()):
-                        if ("m", uid) not in parent and (keep is None or keep(uid)):
-                            parent[("m", uid)] = (depth, node, ("conditions", clause))
-                            queue.append(("m", uid))
-            elif mixed:
-                for col in self.model_columns.get(key, ()):
-                    if ("c", col) not in parent and (keep is None or keep(col)):
-                        parent[("c", col)] = (depth, node, ("has",))
-                        queue.append(("c", col))
-        return parent
+    def _edges(self, mixed: bool) -> Callable[[Node], list[tuple[Node, str, Step]]]:
+        """Each node's edges out, (node, type, step): FEEDS, and with ``mixed`` the models a
+        column conditions and a reached model's columns."""
+        steps = self._steps.get(mixed)
+        if steps is None:
+            steps = self._steps[mixed] = {}
+            for up, edges in self.feeds.items():
+                steps[("c", up)] = [(("c", down), typ, (down, typ, expr, "feeds")) for down, typ, expr in edges]
+            if mixed:
+                for col, uses in self.conditions.items():
+                    steps.setdefault(("c", col), []).extend(
+                        (("m", uid), "conditions", (uid, "conditions", clause, "conditions")) for uid, clause in uses
+                    )
+                for uid, cols in self.model_columns.items():
+                    steps[("m", uid)] = [(("c", col), "has", (col, "has", None, "has")) for col in cols]
+        empty: list[tuple[Node, str, Step]] = []
+        return lambda node: steps.get(node, empty)
+
+    def reach(self, start: str, mixed: bool, keep: Callable[[str], bool] | None = None) -> Reach:
+        """Every node downstream of column ``start`` (itself at depth 0) at its shortest depth,
+        with the steps of its reported path; through FEEDS only, or (``mixed``) also through
+        conditions and a reached model's columns; columns and models ``keep`` refuses are
+        neither reached nor passed through."""
+        found: Reach = {("c", start): (0, ())}
+        only = None if keep is None else lambda node: keep(node[1])
+        for depth, layer in shortest_paths(("c", start), self._edges(mixed), self.ranks, keep=only):
+            for node, path in layer.items():
+                found.setdefault(node, (depth, path))
+        return found
 
     @staticmethod
-    def path_to(parent: dict, node: tuple[str, str]) -> list[PruneHop]:
+    def path_to(start: str, path: tuple[Step, ...]) -> list[PruneHop]:
+        """The :class:`PruneHop` of each step of ``path`` from column ``start``."""
         hops: list[PruneHop] = []
-        while True:
-            _, prev, edge = parent[node]
-            if prev is None:
-                break
-            if edge[0] == "feeds":
-                hops.append(PruneHop(kind="feeds", from_key=prev[1], to_key=node[1], type=edge[1], expr=edge[2]))
-            elif edge[0] == "conditions":
-                hops.append(PruneHop(kind="conditions", from_key=prev[1], to_key=node[1], clause=edge[1]))
+        prev = start
+        for key, kind_or_type, detail, edge in path:
+            if edge == "feeds":
+                hops.append(PruneHop(kind="feeds", from_key=prev, to_key=key, type=kind_or_type, expr=detail))
+            elif edge == "conditions":
+                hops.append(PruneHop(kind="conditions", from_key=prev, to_key=key, clause=detail))
             else:
-                hops.append(PruneHop(kind="has", from_key=prev[1], to_key=node[1]))
-            node = prev
-        hops.reverse()
+                hops.append(PruneHop(kind="has", from_key=prev, to_key=key))
+            prev = key
         return hops
 
     def walk(self, start: str, with_conditions: bool, keep: Callable[[str], bool] | None = None) -> dict[str, list[PruneHop]]:
         """Every column (or consumer) downstream of ``start`` with one shortest path: through
         FEEDS only, or also through conditions (a reached model's rows, so all its columns);
         ``keep``: the columns and models the walk may go through."""
-        parent = self.reach(start, with_conditions, keep)
-        return {node[1]: self.path_to(parent, node) for node in parent if node[0] == "c" and node[1] != start}
+        found = self.reach(start, with_conditions, keep)
+        return {node[1]: self.path_to(start, path) for node, (_, path) in found.items() if node[0] == "c" and node[1] != start}
 
     def descendants(self, uids: Iterable[str]) -> set[str]:
         """Model-level children, any depth (for models whose columns are unknown)."""
@@ -189,11 +194,4 @@ class LineageGraph:
         for node in self.project.nodes.values():
             for dep in node.depends_on:
                 children[dep].add(node.unique_id)
-        seen: set[str] = set()
-        queue = deque(uids)
-        while queue:
-            for child in sorted(children.get(queue.popleft(), ())):
-                if child not in seen:
-                    seen.add(child)
-                    queue.append(child)
-        return seen
+        return descendants(uids, lambda u: children.get(u, ()))
