@@ -5,6 +5,8 @@ analyzed in memory (:class:`~catalog.lineage.records.LineageGraph`).
 - :func:`shortest_paths`: breadth first from one node, each node reached at its shortest depth
   with one shortest path (impact, prune, check, the report's PII reach, nearest documented);
 - :func:`reached`: the set of nodes reached, nothing more (reach counts, unmasked PII reach);
+- :func:`depths`: each node reached at its shortest depth, without paths (the MCP server's
+  column lineage);
 - :func:`impact`: :func:`shortest_paths` from several asked columns, the nearest one kept;
 - :func:`tainted`: the columns some path from the asked ones reaches through a computing hop;
 - :func:`closest`: of several answers for one node, the one kept;
@@ -102,6 +104,25 @@ def reached(starts: Iterable[N], out: Callable[[N], Iterable[N]], keep: Callable
                 seen.add(d)
                 stack.append(d)
     return seen
+
+
+def depths(start: N, out: Callable[[N], Iterable[N]], max_depth: int | None = None) -> dict[N, int]:
+    """Each node reached from ``start`` through one edge or more, at most ``max_depth`` edges
+    away: its least number of edges. ``start`` itself is not among them (it is at depth 0),
+    nor passed through again."""
+    found: dict[N, int] = {}
+    layer = [start]
+    depth = 0
+    while layer and (max_depth is None or depth < max_depth):
+        depth += 1
+        nxt: list[N] = []
+        for node in layer:
+            for other in out(node):
+                if other != start and other not in found:
+                    found[other] = depth
+                    nxt.append(other)
+        layer = nxt
+    return found
 
 
 class Near(Protocol):

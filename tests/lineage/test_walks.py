@@ -9,7 +9,7 @@ import pytest
 
 from spelled import walks_from
 
-from catalog.lineage.walks import COPY_TYPES, HopRanks, closest, descendants, hop_order, impact, reached, shortest_paths, tainted
+from catalog.lineage.walks import COPY_TYPES, HopRanks, closest, depths, descendants, hop_order, impact, reached, shortest_paths, tainted
 
 TYPES = ["passthrough", "renamed", "derived", "unknown"]
 
@@ -116,6 +116,18 @@ def test_reached_and_descendants_are_the_ends_of_every_walk(seed):
     assert descendants([start], lambda k: out.get(k, ()), 2) == {w[-1][1] for w in walks if len(w) <= 2}
     keep = lambda k: not k.startswith("m3")  # noqa: E731
     assert reached([start], lambda k: out.get(k, ()), keep) == {w[-1][1] for w in walks if all(keep(d) for _, d, _ in w)}
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_depths_are_each_node_s_shortest_walk_and_leave_the_start_out(seed):
+    edges = _graph(seed)
+    start = edges[0][0]
+    out = {u: [d for uu, d, _ in edges if uu == u] for u, _, _ in edges}
+    walks = [w for w in walks_from(start, edges, 14) if all(d != start for _, d, _ in w)]  # not through the start again
+    shortest = {w[-1][1]: min(len(v) for v in walks if v[-1][1] == w[-1][1]) for w in walks}
+    assert depths(start, lambda k: out.get(k, ())) == shortest
+    assert depths(start, lambda k: out.get(k, ()), 2) == {k: d for k, d in shortest.items() if d <= 2}
+    assert depths(start, lambda k: out.get(k, ()), 0) == {}
 
 
 def test_closest_is_the_nearest_then_the_least_asked_column():
