@@ -11,16 +11,15 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any
 
-from catalog.analyze.records import ColumnKind
 from catalog.errors import Ambiguous, NotFound
 from catalog.lineage.names import require_splits, resolve_column
-from catalog.lineage.walks import COPY_TYPES, HopRanks, closest, impact, tainted
+from catalog.lineage.walks import COPY_TYPES, FEED_TYPES, HopRanks, closest, impact, tainted
 from catalog.memory import paused_gc
 from catalog.store.graph import Graph
 from catalog.store.keys import quote_column
 
 SAFE_TYPES = COPY_TYPES
-FEED_RANKS = HopRanks(k.value for k in ColumnKind)  # the types of FEEDS edges
+FEED_RANKS = HopRanks(FEED_TYPES)  # the types of FEEDS edges
 
 
 # The answer's records are slotted dataclasses, not pydantic models: an impact of a hub column

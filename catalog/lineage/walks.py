@@ -25,6 +25,9 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Seq
 from typing import Any, Protocol, TypeVar
 
 COPY_TYPES = frozenset({"passthrough", "renamed"})
+# the types of FEEDS edges: catalog.analyze.records.ColumnKind's values (tests/lineage checks they
+# agree), named here so that a read command walks lineage without loading the analyzer
+FEED_TYPES = ("passthrough", "renamed", "derived", "source", "unknown", "declared")
 
 N = TypeVar("N", bound=Hashable)
 T = TypeVar("T")

@@ -136,3 +136,15 @@ def test_closest_is_the_nearest_then_the_least_asked_column():
     R = namedtuple("R", "key depth via")
     found = [R("x", 2, "a"), R("x", 1, "c"), R("x", 1, "b"), R("y", 3, "b"), R("y", 3, "a")]
     assert closest(found, lambda r: r.key) == {"x": R("x", 1, "b"), "y": R("y", 3, "a")}
+
+
+def test_the_feed_types_walked_are_the_analyzer_s_column_kinds():
+    """A read command ranks hops without loading the analyzer: the names it ranks must be the
+    analyzer's kinds, each ranked once, the copying ones first."""
+    from catalog.analyze.records import ColumnKind
+    from catalog.lineage.walks import FEED_TYPES
+
+    assert sorted(FEED_TYPES) == sorted(k.value for k in ColumnKind) and len(set(FEED_TYPES)) == len(FEED_TYPES)
+    ranks = HopRanks(FEED_TYPES)
+    assert sorted(ranks.code.values()) == list(range(len(FEED_TYPES)))
+    assert {k for k in FEED_TYPES if ranks.code[k] < len(COPY_TYPES)} == COPY_TYPES
