@@ -16,7 +16,7 @@ install: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[test,fast]"
+	$(BIN)/pip install --quiet -e ".[test,fast,lsp]"
 	touch $@
 
 demo: install

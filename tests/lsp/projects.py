@@ -1,0 +1,45 @@
+"""dbt project folders for the language server's tests, laid out from a corpus target: the
+corpus keeps only ``target/``, and the manifest carries each file's raw Jinja SQL, so each
+model, snapshot and analysis of the root package is written back to its
+``original_file_path``, the sources' YAML from the manifest's sources (their columns from
+catalog.json when the manifest declares none), and
+``dbt_project.yml`` names the project."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import defaultdict
+from pathlib import Path
+
+import yaml
+
+
+def lay_out(target: Path, folder: Path, name: str | None = None) -> Path:
+    """``folder`` as a dbt project of ``target`` (copied to ``folder/target``); ``name``: the
+    project name written in dbt_project.yml (default: the manifest's)."""
+    manifest = json.loads((target / "manifest.json").read_text(encoding="utf-8"))
+    package = manifest["metadata"]["project_name"]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "dbt_project.yml").write_text(yaml.safe_dump({"name": name or package, "version": "1.0.0"}), encoding="utf-8")
+    shutil.copytree(target, folder / "target")
+    for node in manifest["nodes"].values():
+        code = node.get("raw_code", node.get("raw_sql"))
+        if node["package_name"] != package or node["resource_type"] not in ("model", "snapshot", "analysis") or code is None:
+            continue
+        path = folder / node["original_file_path"]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(code, encoding="utf-8")
+    catalog_path = target / "catalog.json"
+    warehouse = json.loads(catalog_path.read_text(encoding="utf-8")).get("sources", {}) if catalog_path.is_file() else {}
+    by_file: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
+    for src in manifest["sources"].values():
+        if src["package_name"] == package:
+            names = list(src.get("columns") or {}) or [c.lower() for c in warehouse.get(src["unique_id"], {}).get("columns", {})]
+            columns = [{"name": c} for c in names]
+            by_file[src["original_file_path"]][src["source_name"]].append({"name": src["name"], "columns": columns})
+    for rel, sources in by_file.items():
+        doc = {"version": 2, "sources": [{"name": s, "tables": tables} for s, tables in sorted(sources.items())]}
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    return folder
