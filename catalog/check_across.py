@@ -11,15 +11,40 @@ project reads makes the finding ``breaking``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from catalog.check import CheckReport, Finding, Hit
 from catalog.errors import NotFound
 from catalog.lineage_graph import PruneHop
 from catalog.query import Answer, BuildView, Hop
 from catalog.store.keys import quote_column
 
+if TYPE_CHECKING:
+    from catalog.extract import DbtProject
+    from catalog.store.graph import Graph
+
 # changes that break a reader of the column in another project, as a finding's `why` words them
 BREAKING = {"removed": "removed", "renamed": "renamed", "data_type": "retyped"}
 _KINDS = {"semantic_model": "semantic"}
+
+
+def check_against_build(graph: Graph, current: DbtProject, name: str, jobs: int | None = None) -> CheckReport:
+    """``current`` (a changed dbt target) against the active build of the project ``name``, from
+    the records that build kept of what it read, with what the change hits in other projects."""
+    from catalog.check import check_states
+    from catalog.compare import analyze_states
+    from catalog.store.records import load_build_project
+    from catalog.store.upstream import foreign_projects, upstream_builds, with_upstream
+
+    active = graph.find_active_build(name)
+    if active is None:
+        raise NotFound(f"project {name!r} has no active build: run `catalog build`, pass --project, or compare with --state")
+    old = load_build_project(graph, name, active)
+    # dbt Mesh: its foreign nodes as a build would read them now, and the other projects it feeds
+    current = with_upstream(graph, current, upstream_builds(graph, foreign_projects(current), {}))
+    old_lineages, lineages = analyze_states(old, current, jobs=jobs)
+    report = check_states(old, old_lineages, current, lineages, base=f"build {active['id']}")
+    return with_consumer_projects(report, BuildView(graph, name, active["id"]))
 
 
 def with_consumer_projects(report: CheckReport, catalog: BuildView) -> CheckReport:

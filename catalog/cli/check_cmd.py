@@ -10,7 +10,6 @@ import typer
 
 from catalog.cli.common import DialectOpt, FormatJsonOpt, JobsOpt, emit, handle_gate_errors, say, warn_inputs
 from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
-from catalog.errors import NotFound
 
 EXIT_FINDINGS = 1  # findings at or above --fail-on; 2: could not run (handle_gate_errors)
 
@@ -94,7 +93,6 @@ def check(
     from catalog.extract import input_warnings, load_project
     from catalog.compare import analyze_states
     from catalog.report.check_md import check_markdown
-    from catalog.store.records import load_build_project
 
     current = load_project(path, dialect=dialect)
     warnings = warn_inputs(input_warnings(current))
@@ -105,21 +103,10 @@ def check(
         old_lineages, lineages = analyze_states(old, current, jobs=jobs)
         report = check_states(old, old_lineages, current, lineages, base=base)
     else:
-        from catalog.check_across import with_consumer_projects
-        from catalog.query import BuildView
-        from catalog.store.upstream import foreign_projects, upstream_builds, with_upstream
+        from catalog.check_across import check_against_build
 
-        name = project or current.name
         with graph_from(uri, user, password, database, timeout) as graph:
-            active = graph.find_active_build(name)
-            if active is None:
-                raise NotFound(f"project {name!r} has no active build: run `catalog build`, pass --project, or compare with --state")
-            old = load_build_project(graph, name, active)
-            # dbt Mesh: its foreign nodes as a build would read them now, and the other projects it feeds
-            current = with_upstream(graph, current, upstream_builds(graph, foreign_projects(current), {}))
-            old_lineages, lineages = analyze_states(old, current, jobs=jobs)
-            report = check_states(old, old_lineages, current, lineages, base=f"build {active['id']}")
-            report = with_consumer_projects(report, BuildView(graph, name, active["id"]))
+            report = check_against_build(graph, current, project or current.name, jobs)
 
     from catalog.report.check_ci import github_annotations, sarif_log
 

@@ -12,14 +12,21 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from catalog.errors import CatalogError
 from catalog.lsp.positions import Place, Span, SqlText, yaml_column_at
 from catalog.lsp.sources import Loaded
 from catalog.query import Answer
 from catalog.store.keys import quote_column
 
+if TYPE_CHECKING:
+    from catalog.check import Finding
+
 LISTED = 8  # names listed in one line of a hover before "and N more"
 YAML = (".yml", ".yaml")
+CONSUMERS = (("metric", "metric", "metrics"), ("exposure", "exposure", "exposures"), ("saved_query", "saved query", "saved queries"),
+             ("semantic_model", "semantic model column", "semantic model columns"))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -46,8 +53,10 @@ class Where:
 class FileAnswers:
     """The answers about one open file of a project, from the view in use."""
 
-    def __init__(self, loaded: Loaded, root: Path, path: Path, text: str):
+    def __init__(self, loaded: Loaded, root: Path, path: Path, text: str, findings: dict[str, list[Finding]] | None = None):
+        """``findings``: `catalog check`'s findings by model, of the last compiled target."""
         self.loaded, self.view, self.root = loaded, loaded.view, root
+        self.findings = findings or {}
         self.rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
         self.yaml = path.suffix in YAML
         self.uid = loaded.files.get(self.rel)
@@ -125,11 +134,11 @@ class FileAnswers:
     def _downstream(self, impact: Answer) -> str:
         models = sorted({r.column.model for r in impact.columns})
         parts = [f"**Downstream**: {_count(len(impact.columns), 'column')} in {_count(len(models), 'model')}" + (f" ({_names(models)})" if models else "")]
-        for kind, title in (("metric", "metrics"), ("exposure", "exposures"), ("saved_query", "saved queries"), ("semantic_model", "semantic model columns")):
+        for kind, one, many in CONSUMERS:
             hits = [c for c in impact.consumers if c.kind == kind]
             if not hits:
                 continue
-            text = f"{len(hits)} {title} ({_names(sorted({c.name for c in hits}))})"
+            text = f"{len(hits)} {one if len(hits) == 1 else many} ({_names(sorted({c.name for c in hits}))})"
             if kind == "exposure":
                 dashboards = [c for c in hits if self.view.nodes[c.unique_id].materialized.startswith("dashboard")]
                 text += f", {len(dashboards)} of them dashboards"
@@ -193,13 +202,22 @@ class FileAnswers:
         return out
 
     def diagnostics(self) -> list[tuple[Span, bool, str]]:
-        """(where, error, message) of the model's unresolved and unknown columns, and of a model
-        whose analysis failed."""
+        """(where, error, message) of the model's unresolved and unknown columns, of a model
+        whose analysis failed, and of `catalog check`'s breaking and policy findings (errors)
+        and partial ones (warnings) for the model."""
         if self.uid is None or self.yaml:
             return []
+        from catalog.report.check_ci import message
+
         v = self.view
         node = v.nodes[self.uid]
         out = []
+        for f in self.findings.get(self.uid, ()):
+            if f.severity == "safe":
+                continue
+            place = self.sql.place(f.column) if f.column != "*" else None
+            span = place.span if place is not None and place.span is not None else Span(0, 0, 0)
+            out.append((span, f.severity in ("breaking", "policy"), f"catalog check: {message(f)}"))
         if node.status in ("failed", "unresolved"):
             out.append((Span(0, 0, 0), node.status == "failed", f"{node.name}: {node.status}: {node.reason or 'no reason given'}"))
         for key in node.columns:

@@ -119,7 +119,7 @@ def yaml_column_at(text: str, line: int, word: str) -> tuple[str, str] | None:
         if hit and len(hit.group(1)) < indent:
             chain.append(hit.group(2))
             indent = len(hit.group(1))
-        if re.match(r"^\S", above):  # the top-level key (models:, sources:, ...)
+        if re.match(r"^[A-Za-z_]", above):  # the top-level key (models:, sources:, ...)
             top = above.split(":", 1)[0].strip()
             break
     else:

@@ -33,6 +33,7 @@ from catalog.lsp.sources import Options, Project, find_root
 
 T = TypeVar("T")
 FIRST_WAIT = 120.0  # seconds a request waits for a project's first view (a large target is analyzed first)
+WATCH_EVERY = 1.0
 COMMANDS = ("catalog.impact", "catalog.trace")
 
 
@@ -90,7 +91,7 @@ class CatalogServer(LanguageServer):
         loaded = project.current(wait=wait)
         if loaded is None:
             return None
-        return FileAnswers(loaded, project.root, path, self.workspace.get_text_document(uri).source)
+        return FileAnswers(loaded, project.root, path, self.workspace.get_text_document(uri).source, project.findings)
 
     def named_at(self, params: types.TextDocumentPositionParams) -> tuple[FileAnswers, Named] | None:
         """The file's answers and the column named at the position (waiting for a first view)."""
@@ -133,6 +134,15 @@ async def in_thread(server: CatalogServer, work: Callable[[], T]) -> T | None:
     return await asyncio.to_thread(guarded(server, work))
 
 
+async def watch(server: CatalogServer) -> None:
+    """Look at each project's manifest (and active build) every :data:`WATCH_EVERY` seconds,
+    so that a `dbt compile` or a new build shows without a question from the editor."""
+    while True:
+        await asyncio.sleep(WATCH_EVERY)
+        for project in list(server.projects.values()):
+            guarded(server, project.refresh)()
+
+
 def _range(span: Span) -> types.Range:
     return types.Range(start=types.Position(line=span.line, character=span.start), end=types.Position(line=span.line, character=span.end))
 
@@ -153,6 +163,7 @@ def make_server(options: Options) -> CatalogServer:
             if root is not None and root not in ls.projects:
                 ls.projects[root] = Project(root, ls.options, ls.tell, ls.changed)
                 ls.projects[root].refresh()
+        asyncio.get_running_loop().create_task(watch(ls))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(ls: CatalogServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -163,7 +174,8 @@ def make_server(options: Options) -> CatalogServer:
     async def did_save(ls: CatalogServer, params: types.DidSaveTextDocumentParams) -> None:
         found = guarded(ls, ls.project_of)(params.text_document.uri)
         if found is not None:
-            found[0].refresh(force=True)  # a stored project: look at its active build now
+            found[0].saved = True  # a stored project: a manifest written after this is checked against the active build
+            found[0].refresh(force=True)  # and its active build looked at now
             guarded(ls, ls.publish)(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)

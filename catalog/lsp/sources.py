@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from catalog.errors import CatalogError
 
 if TYPE_CHECKING:
+    from catalog.check import Finding
     from catalog.mcp.stored import Stored
     from catalog.mcp.view import ProjectView
     from catalog.query import Answer
@@ -100,6 +101,12 @@ class Project:
         self._thread: threading.Thread | None = None
         self._tried = threading.Event()  # the first load has ended, well or not
         self._checked = 0.0
+        # stored builds: `catalog check` of target/ against the active build, run when the
+        # manifest changes after a file of the project was saved (a `dbt compile` after an edit)
+        self.findings: dict[str, list[Finding]] = {}  # unique id -> its findings
+        self.saved = False
+        self._compiled = self._manifest_signature()  # the manifest the findings are of
+        self._checking: threading.Thread | None = None
 
     @property
     def manifest(self) -> Path:
@@ -119,6 +126,7 @@ class Project:
             if (self.loaded is not None and sig == self.loaded.signature) or (sig == self._failed and not force):
                 return
         else:
+            self._check_if_compiled()
             now = time.monotonic()
             if not force and now - self._checked < CHECK_EVERY:
                 return
@@ -128,6 +136,42 @@ class Project:
                 return
             self._thread = threading.Thread(target=self._load, name=f"catalog-lsp-load {self.root.name}", daemon=True)
             self._thread.start()
+
+    def _check_if_compiled(self) -> None:
+        sig = self._manifest_signature()
+        if not self.saved or sig is None or sig == self._compiled:
+            return
+        with self._lock:
+            if self._checking is not None and self._checking.is_alive():
+                return
+            self._compiled = sig
+            self._checking = threading.Thread(target=self._check, name=f"catalog-lsp-check {self.root.name}", daemon=True)
+            self._checking.start()
+
+    def _check(self) -> None:
+        """The findings of `catalog check` of target/ against the project's active build."""
+        from collections import defaultdict
+
+        from catalog.check_across import check_against_build
+        from catalog.extract import load_project
+
+        stored = self.options.stored
+        assert stored is not None
+        try:
+            current = load_project(self.root / "target")
+            report = check_against_build(stored.graph(), current, stored.catalog(self.name, None).project, self.options.jobs)
+        except CatalogError as e:
+            stored.lost(e)
+            self.tell(f"catalog lsp: check of {self.manifest} against the active build: {e}", True)
+            return
+        except Exception as e:  # noqa: BLE001 - the server goes on answering; the user is told
+            self.tell(f"catalog lsp: check of {self.manifest} against the active build: unexpected {type(e).__name__}: {e}", True)
+            return
+        found: dict[str, list[Finding]] = defaultdict(list)
+        for f in report.findings:
+            found[f.unique_id].append(f)
+        self.findings = dict(found)
+        self.changed(self)
 
     def _manifest_signature(self) -> tuple[int, int] | None:
         try:
