@@ -40,6 +40,13 @@ class Editor:
             text_document=types.TextDocumentItem(uri=path.as_uri(), language_id="sql", version=1, text=path.read_text(encoding="utf-8"))))  # fmt: skip
         return path.as_uri()
 
+    def edited(self, rel: str) -> None:
+        """The file's text on disk, as the editor's buffer (one whole-text change)."""
+        path = self.root / rel
+        self.client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=path.as_uri(), version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=path.read_text(encoding="utf-8"))]))  # fmt: skip
+
     def save(self, rel: str) -> None:
         self.client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=self.uri(rel))))
 
