@@ -9,7 +9,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 EXAMPLE := examples/coffee_shop
 
-.PHONY: demo test install browser clean
+.PHONY: demo test install browser neovim clean
 
 install: $(VENV)/.installed
 
@@ -30,7 +30,7 @@ demo: install
 	$(BIN)/catalog neo4j status
 	@echo "Stop the server with: $(BIN)/catalog neo4j stop"
 
-test: install browser
+test: install browser neovim
 	$(BIN)/pytest
 
 # The governance report's test opens the HTML in a real headless Chromium (Debian's package).
@@ -40,6 +40,13 @@ browser:
 	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) ; } || \
 	  echo "chromium not installed: the HTML report test will skip"
+
+# `catalog lsp`'s editor test runs a real headless Neovim (Debian's package), installed the same way.
+neovim:
+	@command -v nvim >/dev/null 2>&1 || \
+	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim >/dev/null) ; } || \
+	  echo "neovim not installed: the editor test of catalog lsp will skip"
 
 clean:
 	rm -rf $(VENV) .pytest_cache
