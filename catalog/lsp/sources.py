@@ -11,8 +11,10 @@ no build, Neo4j down) is told once as a message and leaves the view in use as it
 
 from __future__ import annotations
 
+import multiprocessing
 import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +31,20 @@ if TYPE_CHECKING:
 _NONE = object()  # no load has failed yet
 CHECK_EVERY = 2.0  # seconds between two looks at a stored project's active build
 FILE_KINDS = ("model", "snapshot", "seed", "analysis", "source")
+
+
+_pool: ProcessPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _analyzer() -> ProcessPoolExecutor:
+    """One process, started afresh (spawn), that analyzes targets for the server: the analysis
+    forks its workers, which a process running the server's threads must not do."""
+    global _pool
+    with _pool_lock:
+        if _pool is None or getattr(_pool, "_broken", False):
+            _pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        return _pool
 
 
 def find_root(path: Path) -> Path | None:
@@ -206,12 +222,14 @@ class Project:
             self.tell(text, True)
 
     def _read_memory(self) -> Loaded | None:
-        from catalog.mcp.stored import InMemory
+        from catalog.mcp.stored import InMemory, analyzed_input
 
         sig = self._manifest_signature()
         if sig is None:
             raise CatalogError(f"{self.manifest} does not exist: run `dbt compile` (or `dbt build`) in {self.root} first")
-        source = InMemory(self.root / "target", dialect=self.options.dialect, jobs=self.options.jobs)
+        target = self.root / "target"
+        data = _analyzer().submit(analyzed_input, target, self.options.dialect, self.options.jobs).result()
+        source = InMemory(target, data=data)
         if self._manifest_signature() != sig:  # written again while it was read: read the newer one next
             return None
         return Loaded(source.view(None, None), sig, f"{self.manifest} (in memory)")
