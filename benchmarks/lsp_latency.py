@@ -86,12 +86,14 @@ async def measure(root: Path, args: tuple[str, ...], asked: list[tuple[str, type
         if first is None:
             raise SystemExit(f"no hover at {rel}:{pos.line}:{pos.character}: {ed.messages()}")
         times: dict[str, list[float]] = {"hover": [], "definition": []}
+        answered = {"hover": 0, "definition": 0}
         for rel, pos in asked[1:]:
             for kind in times:
                 t = time.perf_counter()
-                await (ed.hover(rel, pos) if kind == "hover" else ed.definition(rel, pos))
+                got = await (ed.hover(rel, pos) if kind == "hover" else ed.definition(rel, pos))
                 times[kind].append((time.perf_counter() - t) * 1000)
-    out = {"first hover s": first_s}
+                answered[kind] += bool(got)
+    out = {"first hover s": first_s, "hovers answered": answered["hover"], "definitions found": answered["definition"]}
     for kind, values in times.items():
         out |= {f"{kind} p50 ms": pct(values, 50), f"{kind} p95 ms": pct(values, 95), f"{kind} max ms": max(values)}
     return out
@@ -115,7 +117,7 @@ def main() -> None:
     print(f"\n{'stored' if a.stored else 'in memory'} ({os.cpu_count()} cores)")
     print(f"{'':<18}" + "".join(f"{m:>12,}" for m in rows))
     for k in keys:
-        print(f"{k:<18}" + "".join(f"{rows[m][k]:>12.{2 if k.endswith(' s') else 1}f}" for m in rows))
+        print(f"{k:<18}" + "".join(f"{rows[m][k]:>12.{2 if k.endswith(' s') else 1 if k.endswith('ms') else 0}f}" for m in rows))
 
 
 if __name__ == "__main__":
