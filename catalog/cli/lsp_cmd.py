@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from typing import Annotated
 
 import typer
@@ -75,3 +76,4 @@ def lsp(
     finally:
         if options.stored is not None:
             options.stored.close()
+        shutil.rmtree(server.answers_dir, ignore_errors=True)

@@ -74,11 +74,12 @@ class Loaded:
     view: ProjectView
     signature: Any  # the manifest's (mtime, size), or the build id
     origin: str  # for messages: "target/manifest.json" or "build 7 in Neo4j"
+    package: str | None = None  # the dbt project's own package: its files first when two packages name the same path
     files: dict[str, str] = field(default_factory=dict)  # file, relative to the project folder -> unique id
     _answers: dict[tuple[str, str], Answer] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        package = self.view.project
+        package = self.package or self.view.project
         for uid, node in sorted(self.view.nodes.items(), key=lambda kv: kv[0].split(".")[1] != package):
             if node.path and node.kind in FILE_KINDS:
                 self.files.setdefault(Path(node.path).as_posix(), uid)
@@ -232,7 +233,7 @@ class Project:
         source = InMemory(target, data=data)
         if self._manifest_signature() != sig:  # written again while it was read: read the newer one next
             return None
-        return Loaded(source.view(None, None), sig, f"{self.manifest} (in memory)")
+        return Loaded(source.view(None, None), sig, f"{self.manifest} (in memory)", project_name(self.root))
 
     def _read_stored(self) -> Loaded | None:
         stored = self.options.stored
@@ -241,4 +242,4 @@ class Project:
         if self.loaded is not None and self.loaded.signature == catalog.build_id:
             return None
         view = stored.view(catalog.project, catalog.build_id)
-        return Loaded(view, catalog.build_id, f"build {catalog.build_id} of {catalog.project!r} in Neo4j")
+        return Loaded(view, catalog.build_id, f"build {catalog.build_id} of {catalog.project!r} in Neo4j", project_name(self.root))

@@ -9,10 +9,19 @@ from __future__ import annotations
 
 import json
 import shutil
+import uuid
 from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
+
+from catalog.build import Builder
+from catalog.history import forget_project
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coffee_shop"
 
 
 def lay_out(target: Path, folder: Path, name: str | None = None) -> Path:
@@ -43,3 +52,36 @@ def lay_out(target: Path, folder: Path, name: str | None = None) -> Path:
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         (folder / rel).write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
     return folder
+
+
+@dataclass
+class Opened:
+    """A project folder and how `catalog lsp` is started on it."""
+
+    root: Path
+    args: tuple[str, ...]
+    env: dict[str, str] = field(default_factory=dict)
+    origin: str = ""  # the hover's last line: where the answers come from
+
+
+def server_env(settings: Any) -> dict[str, str]:
+    """The environment that points `catalog lsp` at the test server."""
+    password = settings.password
+    secret = password.get_secret_value() if hasattr(password, "get_secret_value") else (password or "")
+    return {"NEO4J_URI": settings.uri, "NEO4J_USER": settings.user or "neo4j", "NEO4J_PASSWORD": secret}
+
+
+def opened(corpus: Path, folder: Path, graph: Any = None, settings: Any = None) -> Iterator[Opened]:
+    """``corpus``'s target laid out in ``folder``, answered in memory; with ``graph``, from a
+    build of it stored under a project name of its own (forgotten afterwards)."""
+    root = lay_out(corpus / "target", folder)
+    if graph is None:
+        yield Opened(root, ("--memory",), origin=f"_From {root / 'target' / 'manifest.json'} (in memory)._")
+        return
+    name = f"test_{uuid.uuid4().hex[:10]}"
+    try:
+        build_id = Builder(graph, root / "target", project_name=name, jobs=1).run().build_id
+        yield Opened(root, ("--project", name), server_env(settings), f"_From build {build_id} of {name!r} in Neo4j._")
+    finally:
+        if graph.read("read/find_project", project=name):
+            forget_project(graph, name)

@@ -128,3 +128,50 @@ def test_evaluator_diagnostics_and_jinja(evaluator):
             }  # fmt: skip
 
     asyncio.run(run())
+
+
+def test_coffee_shop_pii_exposures_and_a_snapshot(coffee_shop):
+    """The bundled example: orders.amount_paid is `coalesce(order_payments.total_paid, 0)` over
+    stg_payments.amount, read by the metric revenue and by the dashboard exposure
+    sales_dashboard (which reads every column of orders); the snapshot customers_snapshot
+    selects email, tagged PII, from stg_customers (its only mention, in SQL without `*`)."""
+
+    async def run():
+        async with editor(coffee_shop.root, *coffee_shop.args, env=coffee_shop.env) as ed:
+            orders = "models/marts/orders.sql"
+            ed.open(orders)
+            paid = ed.at(orders, "as amount_paid", into=3)
+            assert await ed.hover(orders, paid) == "\n".join([
+                "**orders.amount_paid** `DOUBLE`",
+                "",
+                "Total of all successful payments, 0 when none.",
+                "",
+                "- transformation: derived `COALESCE(order_payments.total_paid, 0)`",
+                "- model orders: resolved",
+                "",
+                "**Upstream** (one hop): `stg_payments.amount` (derived)  ",
+                "2 columns upstream in all, 1 of them in sources and seeds",
+                "",
+                "**Downstream**: 5 columns in 4 models (customer_orders_daily, customer_scores, customer_segments, customers)  ",
+                "1 metric (revenue)  ",
+                "1 exposure (sales_dashboard), 1 of them dashboards  ",
+                "1 semantic model column (orders.amount_paid)",
+                "",
+                coffee_shop.origin,
+            ])  # fmt: skip
+            amount = ed.at("models/staging/stg_payments.sql", "as amount", into=3)
+            assert await ed.definition(orders, paid) == [("models/staging/stg_payments.sql", amount.line, amount.character)]
+            daily = ed.at("models/marts/customer_orders_daily.sql", "as amount_paid", into=3)
+            # customers reads it in a CTE and passes it on through `*`: its file's top
+            assert await ed.references(orders, paid) == [("models/marts/customer_orders_daily.sql", daily.line, daily.character),
+                                                         ("models/marts/customers.sql", 0, 0)]  # fmt: skip
+
+            snapshot = "snapshots/customers_snapshot.sql"
+            ed.open(snapshot)
+            hover = await ed.hover(snapshot, ed.at(snapshot, "email"))
+            assert hover.startswith("**customers_snapshot.email** `VARCHAR` · **PII**\n\nE-mail address in lower case.\n\n- transformation: passthrough\n")
+            assert "Position uncertain" not in hover
+            email = ed.at("models/staging/stg_customers.sql", "as email", into=3)
+            assert await ed.definition(snapshot, ed.at(snapshot, "email")) == [("models/staging/stg_customers.sql", email.line, email.character)]
+
+    asyncio.run(run())

@@ -9,7 +9,7 @@ import uuid
 
 import yaml
 
-from conftest import _env
+from projects import server_env
 from editor import editor
 
 
@@ -55,8 +55,8 @@ def test_a_project_never_built_and_neo4j_down(tmp_path, neo4j_settings):
             assert await ed.hover(rel, ed.at(rel, "id")) is None  # still answering
             assert ed.messages() == [expected]
 
-    asyncio.run(run(("--project", never), _env(neo4j_settings),
+    asyncio.run(run(("--project", never), server_env(neo4j_settings),
                     f"catalog lsp: project {never!r} has no active build: run `catalog build PATH`"))  # fmt: skip
-    down = {**_env(neo4j_settings), "NEO4J_URI": "bolt://127.0.0.1:9"}
+    down = {**server_env(neo4j_settings), "NEO4J_URI": "bolt://127.0.0.1:9"}
     asyncio.run(run(("--project", never), down,
                     "catalog lsp: cannot reach Neo4j at bolt://127.0.0.1:9: connection refused (check NEO4J_URI / --uri, NEO4J_USER and NEO4J_PASSWORD)"))  # fmt: skip

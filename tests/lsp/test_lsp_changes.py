@@ -14,7 +14,7 @@ from pathlib import Path
 
 from catalog.build import Builder
 from catalog.history import forget_project
-from conftest import _env
+from projects import server_env
 from edits import edit_sql
 from editor import editor
 from projects import lay_out
@@ -75,7 +75,7 @@ def test_stored_a_new_build_is_answered_and_check_findings_are_diagnostics(share
     first = Builder(graph, root / "target", project_name=name, jobs=1).run().build_id
 
     async def run():
-        async with editor(root, "--project", name, env=_env(neo4j_settings)) as ed:
+        async with editor(root, "--project", name, env=server_env(neo4j_settings)) as ed:
             ed.open(STG_ORDERS)
             at = ed.at(STG_ORDERS, "as order_total,", into=3)
             assert (await ed.hover(STG_ORDERS, at)).endswith(f"_From build {first} of {name!r} in Neo4j._")
