@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING, Any
 from catalog.errors import CatalogError
 
 if TYPE_CHECKING:
-    from catalog.check import Finding
+    from catalog.check import CheckReport, Finding
     from catalog.mcp.stored import Stored
     from catalog.mcp.view import ProjectView
     from catalog.query import Answer
+    from catalog.settings import Neo4jSettings
 
 _NONE = object()  # no load has failed yet
 CHECK_EVERY = 2.0  # seconds between two looks at a stored project's active build
@@ -45,6 +46,19 @@ def _analyzer() -> ProcessPoolExecutor:
         if _pool is None or getattr(_pool, "_broken", False):
             _pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
         return _pool
+
+
+def _check_target(settings: Neo4jSettings, target: Path, name: str, jobs: int | None) -> CheckReport:
+    """`catalog check` of ``target`` against the active build of ``name`` (in the analyzer's
+    process: the analysis forks)."""
+    from catalog.check_across import check_against_build
+    from catalog.extract import load_project
+    from catalog.store.connection import open_driver
+    from catalog.store.graph import Graph
+
+    current = load_project(target)
+    with open_driver(settings) as driver:
+        return check_against_build(Graph(driver, settings.database, timeout=settings.timeout, uri=settings.uri), current, name, jobs)
 
 
 def find_root(path: Path) -> Path | None:
@@ -169,14 +183,11 @@ class Project:
         """The findings of `catalog check` of target/ against the project's active build."""
         from collections import defaultdict
 
-        from catalog.check_across import check_against_build
-        from catalog.extract import load_project
-
         stored = self.options.stored
         assert stored is not None
         try:
-            current = load_project(self.root / "target")
-            report = check_against_build(stored.graph(), current, stored.catalog(self.name, None).project, self.options.jobs)
+            name = stored.catalog(self.name, None).project
+            report = _analyzer().submit(_check_target, stored.settings, self.root / "target", name, self.options.jobs).result()
         except CatalogError as e:
             stored.lost(e)
             self.tell(f"catalog lsp: check of {self.manifest} against the active build: {e}", True)
