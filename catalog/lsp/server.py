@@ -170,6 +170,10 @@ def make_server(options: Options) -> CatalogServer:
         ls.loop = ls.loop or asyncio.get_running_loop()
         guarded(ls, ls.publish)(params.text_document.uri)
 
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    async def did_change(ls: CatalogServer, params: types.DidChangeTextDocumentParams) -> None:
+        guarded(ls, ls.publish)(params.text_document.uri)  # the places of the edited text
+
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     async def did_save(ls: CatalogServer, params: types.DidSaveTextDocumentParams) -> None:
         found = guarded(ls, ls.project_of)(params.text_document.uri)
