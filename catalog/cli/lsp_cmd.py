@@ -54,7 +54,7 @@ def lsp(
         from catalog.lsp.server import make_server
     except ImportError as e:
         fail(f"catalog lsp needs pygls ({e.name} is not installed): pip install 'dbt-column-catalog[lsp]'")
-    from catalog.lsp.sources import Options
+    from catalog.lsp.sources import Options, stop_analyzer
 
     if memory:
         if project is not None:
@@ -76,4 +76,5 @@ def lsp(
     finally:
         if options.stored is not None:
             options.stored.close()
+        stop_analyzer()
         shutil.rmtree(server.answers_dir, ignore_errors=True)

@@ -48,6 +48,17 @@ def _analyzer() -> ProcessPoolExecutor:
         return _pool
 
 
+def stop_analyzer() -> None:
+    """End the analyzer's process, even in the middle of an analysis (the server is stopping)."""
+    global _pool
+    with _pool_lock:
+        pool, _pool = _pool, None
+    if pool is not None:
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
 def _check_target(settings: Neo4jSettings, target: Path, name: str, jobs: int | None) -> CheckReport:
     """`catalog check` of ``target`` against the active build of ``name`` (in the analyzer's
     process: the analysis forks)."""
