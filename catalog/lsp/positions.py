@@ -129,7 +129,7 @@ def yaml_column_at(text: str, line: int, word: str) -> tuple[str, str] | None:
             break
     else:
         return None
-    if not chain:
+    if not chain or top not in ("models", "sources", "snapshots", "seeds"):
         return None
     if top == "sources" and len(chain) >= 2:
         return f"{chain[1]}.{chain[0]}", word

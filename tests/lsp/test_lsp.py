@@ -11,8 +11,10 @@ model columns read it (as tests/mcp/test_mcp_memory.py finds). orders.order_cost
 from __future__ import annotations
 
 import asyncio
+import shutil
 
 from editor import editor
+from projects import EXAMPLE
 
 STG_ORDERS = "models/staging/stg_orders.sql"
 ORDERS = "models/marts/orders.sql"
@@ -165,6 +167,16 @@ def test_coffee_shop_pii_exposures_and_a_snapshot(coffee_shop):
             # customers reads it in a CTE and passes it on through `*`: its file's top
             assert await ed.references(orders, paid) == [("models/marts/customer_orders_daily.sql", daily.line, daily.character),
                                                          ("models/marts/customers.sql", 0, 0)]  # fmt: skip
+
+            # the example's schema YAML: the column under orders, then under customer_orders_daily
+            marts = "models/marts/_marts.yml"
+            shutil.copy(EXAMPLE / marts, coffee_shop.root / marts)
+            ed.open(marts)
+            first = await ed.hover(marts, ed.at(marts, "- name: amount_paid", into=8))
+            assert first.startswith("**orders.amount_paid** `DOUBLE`\n\nTotal of all successful payments, 0 when none.\n")
+            daily = await ed.hover(marts, ed.at(marts, "- name: amount_paid", nth=1, into=8))
+            assert daily.startswith("**customer_orders_daily.amount_paid** `DOUBLE`\n\nSum paid on that day.\n")
+            assert await ed.hover(marts, ed.at(marts, "- name: amount_paid", nth=2, into=8)) is None  # a semantic model's measure
 
             snapshot = "snapshots/customers_snapshot.sql"
             ed.open(snapshot)
