@@ -44,8 +44,14 @@ def _analyzer() -> ProcessPoolExecutor:
     global _pool
     with _pool_lock:
         if _pool is None or getattr(_pool, "_broken", False):
-            _pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            _pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_may_fork)
         return _pool
+
+
+def _may_fork() -> None:
+    """In the analyzer's process (one thread): a spawned process inherits ``spawn`` as its start
+    method, which would make the analysis run its models one by one; it may fork its workers."""
+    multiprocessing.set_start_method(None, force=True)
 
 
 def stop_analyzer() -> None:
