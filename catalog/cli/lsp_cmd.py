@@ -41,8 +41,10 @@ def lsp(
     where the upstream columns are written; find references: where the columns that read it
     are. Code lenses: "N downstream" and "M upstream" above each column, running impact or
     trace, whose answer opens as a Markdown document. Diagnostics: unresolved and unknown
-    columns with their reason. Where the raw SQL does not name a column with certainty, the
-    hover says so and navigation goes to the file's first line.
+    columns with their reason, and over a stored build, once a saved file was compiled (`dbt
+    compile`), `catalog check`'s findings against the active build. Where the raw SQL does
+    not name a column with certainty, the hover says so and navigation goes to the file's
+    first line.
 
     Answers come from the project's active build stored in Neo4j (--project and the
     connection options; a new build is used once it is active), or with --memory from the
