@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
-from typing import Annotated
+import sys
+from typing import Annotated, BinaryIO
 
 import typer
 
@@ -73,10 +74,24 @@ def lsp(
         stored = Stored(settings, project=project, jobs=jobs, whole_build_timeout=settings.timeout if asked else None)
         options = Options(memory=False, project=project, jobs=jobs, stored=stored)
     server = make_server(options)
+    stdin, stdout = _own_stdio()
     try:
-        server.start_io()
+        server.start_io(stdin, stdout)
     finally:
         if options.stored is not None:
             options.stored.close()
         stop_analyzer()
         shutil.rmtree(server.answers_dir, ignore_errors=True)
+
+
+def _own_stdio() -> tuple[BinaryIO, BinaryIO]:
+    """The editor's connection on file descriptors of the server's own (not inherited by the
+    processes it starts), and devnull on 0 and 1: a child process that outlives a killed server
+    cannot hold the connection open, nor write into it; stray prints go to stderr."""
+    stdin, stdout = os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb")
+    for fd, mode in ((0, os.O_RDONLY), (1, os.O_WRONLY)):
+        null = os.open(os.devnull, mode)
+        os.dup2(null, fd)
+        os.close(null)
+    sys.stdout = sys.stderr
+    return stdin, stdout

@@ -56,13 +56,17 @@ class CatalogServer(LanguageServer):
                 self.tell(f"catalog lsp: {path} is not inside a dbt project (no dbt_project.yml above it): no lineage for it", False)
             return None
         if root not in self.projects:
-            self.projects[root] = Project(root, self.options, self.tell, self.changed)
+            self.projects[root] = Project(root, self.options, self.tell, self.changed, self.log)
         return self.projects[root], path
 
     def tell(self, text: str, error: bool) -> None:
         """A message to the user, from any thread."""
         kind = types.MessageType.Error if error else types.MessageType.Warning
         self._soon(lambda: self.window_show_message(types.ShowMessageParams(type=kind, message=text)))
+
+    def log(self, text: str) -> None:
+        """A line for the editor's log, from any thread."""
+        self._soon(lambda: self.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=text)))
 
     def changed(self, project: Project) -> None:
         """A new view is in use (from its loading thread): fresh diagnostics and lenses."""
@@ -161,7 +165,7 @@ def make_server(options: Options) -> CatalogServer:
         for uri in folders:  # start reading each project's view before the first question
             root = find_root(Path(to_fs_path(uri) or uri).resolve())
             if root is not None and root not in ls.projects:
-                ls.projects[root] = Project(root, ls.options, ls.tell, ls.changed)
+                ls.projects[root] = Project(root, ls.options, ls.tell, ls.changed, ls.log)
                 ls.projects[root].refresh()
         asyncio.get_running_loop().create_task(watch(ls))
 

@@ -135,12 +135,17 @@ class Options:
 class Project:
     """One dbt project folder and the view its answers come from."""
 
-    def __init__(self, root: Path, options: Options, tell: Callable[[str, bool], None], changed: Callable[[Project], None]):
-        """``tell(text, error)``: show the user a message; ``changed(project)``: a new view is in use."""
+    def __init__(
+        self, root: Path, options: Options, tell: Callable[[str, bool], None], changed: Callable[[Project], None],
+        log: Callable[[str], None] = lambda text: None,
+    ):  # fmt: skip
+        """``tell(text, error)``: show the user a message; ``changed(project)``: a new view is in
+        use; ``log(text)``: a line for the editor's log (what is being read, what answers)."""
         self.root = root
         self.options = options
         self.name = options.project or project_name(root)
         self.tell = tell
+        self.log = log
         self.changed = changed
         self.loaded: Loaded | None = None
         self.problem: str | None = None
@@ -226,7 +231,10 @@ class Project:
         return st.st_mtime_ns, st.st_size
 
     def _load(self) -> None:
+        started = time.monotonic()
         try:
+            if self.options.memory:
+                self.log(f"catalog lsp: analyzing {self.manifest}")
             loaded = self._read_memory() if self.options.memory else self._read_stored()
         except CatalogError as e:
             if self.options.stored is not None:
@@ -237,6 +245,7 @@ class Project:
         else:
             if loaded is not None:
                 self.loaded, self.problem, self._failed = loaded, None, _NONE
+                self.log(f"catalog lsp: answering from {loaded.origin}, {len(loaded.view.nodes)} nodes, read in {time.monotonic() - started:.1f} s")
                 self.changed(self)
         finally:
             self._tried.set()

@@ -119,4 +119,8 @@ async def editor(root: Path, *args: str, env: dict[str, str] | None = None) -> A
         server = client._server  # a test that failed before shutdown: the server stops with it
         if server is not None and server.returncode is None:
             server.kill()
-        await client.stop()
+            await server.wait()
+            for task in client._async_tasks:  # its analyzer's process may still hold the pipes
+                task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
+            await asyncio.wait_for(client.stop(), 10)
