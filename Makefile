@@ -1,6 +1,7 @@
 # The two commands of the README:
 #   make demo   start a local Neo4j, build the bundled example, show an impact analysis
-#   make test   run the whole test suite (starts a local Neo4j if none is configured)
+#   make test   run the whole test suite (starts a local Neo4j if none is configured) and
+#               build the documentation site strictly; reads ../shared (the dbt corpus)
 # Both create the virtualenv .venv and install the package first. Needs python3 (3.10+),
 # and for Neo4j: java 17+ and mvn (or NEO4J_URI pointing at a running server).
 
@@ -14,23 +15,30 @@ EXAMPLE := examples/coffee_shop
 install: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null || \
+	  { echo "catalog needs Python 3.10 or later as $(PYTHON) (or give one: make PYTHON=python3.12 ...)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[test,fast,lsp]"
+	@# setuptools explains every editable install in a boxed warning that reads like a failure
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install --quiet -e ".[test,fast,docs,lsp]"
 	touch $@
 
+# With NEO4J_URI set, the demo uses that server and starts none (no java or mvn needed).
 demo: install
-	$(BIN)/catalog neo4j start
+	@if [ -n "$$NEO4J_URI" ]; then echo "Using the Neo4j server at $$NEO4J_URI (NEO4J_URI)"; \
+	  else $(BIN)/catalog neo4j start; fi
 	$(BIN)/catalog build $(EXAMPLE)
 	$(BIN)/catalog impact stg_orders.order_id --with-conditions --project coffee_shop
 	$(BIN)/catalog trace customers.lifetime_value --project coffee_shop
-	@echo
-	@echo "Explore the graph in Neo4j Browser at the Browser address below: log in as the User shown,"
-	@echo "with the password in the file it names (cat it; it is readable only by you)."
-	$(BIN)/catalog neo4j status
-	@echo "Stop the server with: $(BIN)/catalog neo4j stop"
+	@if [ -z "$$NEO4J_URI" ]; then \
+	  echo; \
+	  echo "Explore the graph in Neo4j Browser at the Browser address below: log in as the User shown,"; \
+	  echo "with the password in the file it names (cat it; it is readable only by you)."; \
+	  $(BIN)/catalog neo4j status; \
+	  echo "Stop the server with: $(BIN)/catalog neo4j stop"; fi
 
 test: install browser neovim
+	@[ -d ../shared ] || echo "../shared (the dbt corpus) is not beside the repository: the tests that read it will skip"
 	$(BIN)/pytest
 
 # The governance report's test opens the HTML in a real headless Chromium (Debian's package).
@@ -49,4 +57,4 @@ neovim:
 	  echo "neovim not installed: the editor test of catalog lsp will skip"
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache site

@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bulk_import import Imported, reference  # noqa: E402
-from catalog.build import Builder  # noqa: E402
+from catalog.builds import Builder  # noqa: E402
 from catalog.history import forget_project  # noqa: E402
 from catalog.settings import Neo4jSettings  # noqa: E402
 from catalog.store.connection import open_driver  # noqa: E402

@@ -63,7 +63,7 @@ def positions(root: Path, files: int, seed: int) -> list[tuple[str, types.Positi
 
 
 def stored_args(root: Path, models: int) -> tuple[str, ...]:
-    from catalog.build import Builder
+    from catalog.builds import Builder
     from catalog.settings import Neo4jSettings
     from catalog.store.connection import open_driver
     from catalog.store.graph import Graph

@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-from catalog.build import Builder  # noqa: E402
+from catalog.builds import Builder  # noqa: E402
 from catalog.mcp.server import make_server  # noqa: E402
 from catalog.mcp.stored import Stored  # noqa: E402
 from catalog.query import BuildView  # noqa: E402

@@ -27,7 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from catalog.build import Builder  # noqa: E402
+from catalog.builds import Builder  # noqa: E402
 from catalog.query import BuildView  # noqa: E402
 from catalog.settings import Neo4jSettings  # noqa: E402
 from catalog.store.connection import open_driver  # noqa: E402
@@ -78,7 +78,7 @@ def impact_split(catalog: BuildView, column: str, runs: int) -> tuple[list[float
     name, the one read of the subgraph (find_impact_subgraph) and the walk over it that makes
     the answer's records."""
     from catalog.memory import paused_gc
-    from catalog.query import _walk_downstream
+    from catalog.query import downstream_of
 
     resolve_ms, read_ms, walk_ms = [], [], []
     for _ in range(runs):
@@ -89,7 +89,7 @@ def impact_split(catalog: BuildView, column: str, runs: int) -> tuple[list[float
             t = time.perf_counter()
             columns = catalog.impact_subgraph(asked, None)
             t2 = time.perf_counter()
-            _walk_downstream(asked, columns, None)
+            downstream_of(asked, columns, None)
             t3 = time.perf_counter()
         read_ms.append((t2 - t) * 1000)
         walk_ms.append((t3 - t2) * 1000)

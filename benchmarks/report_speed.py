@@ -27,10 +27,12 @@ OLD_QUERIES = ("report_most_depended_on", "report_pii_propagation", "report_inhe
 
 
 def compare(graph, project: str) -> None:
+    from catalog.lineage.graph import ColumnGraph
     from catalog.memory import paused_gc
     from catalog.query import BuildView
-    from catalog.report.governance import ALL_ROWS, PICTURE_CANDIDATES, _details, _walked_rows, inheritable_rows
-    from catalog.report.reach import BuildLineage
+    from catalog.report.governance_pictures import PICTURE_CANDIDATES
+    from catalog.report.governance_reach import inheritable_rows, walked_rows
+    from catalog.store.report_reads import ALL_ROWS, BuildReads
 
     catalog = BuildView(graph, project)
     params = {"project": project, "build_id": catalog.build_id}
@@ -42,9 +44,9 @@ def compare(graph, project: str) -> None:
     c0, t0 = cpu_seconds(), time.perf_counter()
     rows = graph.read_values("read/report_build_columns", **params, skip=0, limit=ALL_ROWS)
     with paused_gc():
-        walked = BuildLineage(rows)
+        walked = ColumnGraph(rows)
         read_wall = time.perf_counter() - t0
-        _walked_rows(walked, PICTURE_CANDIDATES, lambda keys: _details(graph, params, keys))
+        walked_rows(walked, PICTURE_CANDIDATES, BuildReads(graph, project, catalog.build_id).column_details)
         inheritable_rows(walked)
     new_wall, new_cpu = time.perf_counter() - t0, cpu_seconds() - c0
     print(f"  any-depth sections, Cypher (before)     {old_wall:7.2f} s (cpu {old_cpu:6.2f})  {', '.join(OLD_QUERIES)}")
@@ -53,7 +55,7 @@ def compare(graph, project: str) -> None:
 
 
 def main() -> None:
-    from catalog.build import Builder
+    from catalog.builds import Builder
     from catalog.settings import Neo4jSettings
     from catalog.store.connection import open_driver
     from catalog.store.graph import Graph

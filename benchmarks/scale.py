@@ -108,7 +108,7 @@ def cli_start(runs: int) -> None:
 def analysis_rows(project_dir: Path, floor_sample: int | None, jobs: int | None):
     from catalog.analyze.project import analyze_project
     from catalog.artifacts import find_target_dir
-    from catalog.build import fingerprints
+    from catalog.builds import fingerprints
     from catalog.extract import load_project
     from catalog.memory import paused_gc
 
@@ -204,7 +204,7 @@ def store_rows(project_dir: Path, label: str, runs: int, bulk: bool, jobs: int |
     import shutil
     import tempfile
 
-    from catalog.build import Builder
+    from catalog.builds import Builder
     from catalog.errors import NotFound
     from catalog.history import forget_project
     from catalog.query import BuildView

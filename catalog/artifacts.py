@@ -248,6 +248,30 @@ def find_target_dir(path: Path) -> Path:
     )
 
 
+def read_dbt_project(project_dir: Path) -> dict[str, Any]:
+    """``project_dir/dbt_project.yml`` as a mapping; empty when the file is absent."""
+    path = project_dir / "dbt_project.yml"
+    if not path.is_file():
+        return {}
+    from ruamel.yaml import YAML, YAMLError
+
+    try:
+        reader = YAML(typ="safe", pure=True)
+        reader.allow_duplicate_keys = True  # as dbt's own loader reads them: the last one wins
+        doc = reader.load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, YAMLError) as e:
+        raise ArtifactError(f"{path}: cannot read it as YAML ({str(e).splitlines()[0] if str(e) else type(e).__name__})") from e
+    return doc if isinstance(doc, dict) else {}
+
+
+def packages_install_path(project_dir: Path) -> str:
+    """Where ``dbt deps`` puts the project's packages, relative to it (``packages-install-path``;
+    ``modules-path`` before dbt 1.0; ``dbt_packages`` by default)."""
+    settings = read_dbt_project(project_dir)
+    found = settings.get("packages-install-path", settings.get("modules-path"))
+    return found.strip().rstrip("/") if isinstance(found, str) and found.strip() else "dbt_packages"
+
+
 def read_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()

@@ -20,8 +20,13 @@ same change included), and gets a class:
 - ``partial``: values (or rows) change, and nothing reads a column that disappears;
 - ``safe``: added columns, documentation, columns nothing reads that disappear;
 - ``policy``: a PII column newly flows (value lineage, any depth) into a column not tagged PII,
-  into a public or contracted model, or into an exposure. A PII column is one tagged so, or one
-  that a tagged column passes through unchanged (passthrough or renamed, any depth up).
+  into a public or contracted model, or into an exposure. A PII column is one tagged so, one a
+  tagged column is computed from (its value), or one that either passes on unchanged
+  (passthrough or renamed, any depth up).
+
+Over 600 lines: the answer's records and the one checker that fills them are kept together, so
+that each finding's fields sit beside the code that makes them; the walks are
+:mod:`catalog.lineage`'s.
 """
 
 from __future__ import annotations
@@ -32,11 +37,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from catalog.analyze.records import ColumnKind, ModelLineage, column_key
+from catalog.analyze.records import ColumnKind, ColumnLineage, ModelLineage, column_key
 from catalog.extract import DbtColumn, DbtNode, DbtProject, is_pii
-from catalog.compare import ColumnChange, StateDiff, diff_state, sql_changed_models
+from catalog.compare import ClauseChange, ColumnChange, StateDiff, diff_state, sql_changed_models
 from catalog.contract import ContractBreak, contract_breaks
-from catalog.lineage_graph import LineageGraph, PruneHop, hop_dict
+from catalog.lineage.records import LineageGraph, PruneHop, hop_dict
+from catalog.lineage.walks import reached
 from catalog.masking import is_masked, masking_names
 from catalog.prune import prune_state
 from catalog.store.keys import short_label
@@ -44,6 +50,7 @@ from catalog.store.keys import short_label
 Severity = Literal["breaking", "policy", "partial", "safe"]
 FailOn = Literal["breaking", "partial", "never"]
 ORDER: dict[str, int] = {"breaking": 0, "policy": 0, "partial": 1, "safe": 2}
+COPIES = (ColumnKind.PASSTHROUGH, ColumnKind.RENAMED)  # the kinds of a column that holds its source's value
 # kinds of what a finding hits, by the unique id's first part
 HIT_KINDS = {
     "model": "column",
@@ -84,9 +91,12 @@ class Finding(BaseModel, frozen=True):
     why: str = ""  # the reason for the severity
     hits: tuple[Hit, ...] = ()
     tests: tuple[str, ...] = ()  # names of the dbt tests that read the changed column (or, for "*", the model)
+    clauses: tuple[ClauseChange, ...] = ()  # rows ("*"): the conditions whose SQL changed, as written
 
     def hit_names(self, kind: str) -> list[str]:
-        return sorted({h.name.split(":", 1)[-1] for h in self.hits if h.kind == kind})
+        """Names of the hits of a kind: ``revenue`` for this project's ``metric:revenue``,
+        ``finance:revenue`` for another project's (dbt Mesh)."""
+        return sorted({h.name if ":" in h.owner else h.name.split(":", 1)[-1] for h in self.hits if h.kind == kind})
 
     def hit_models(self) -> list[str]:
         return sorted(set(self.hit_model_counts()))
@@ -119,7 +129,8 @@ class CheckReport(BaseModel):
     selector: str = ""  # the models to rebuild, as `prune --state` selects them (`dbt build -s`)
     exposure_owners: dict[str, str] = {}  # name of an exposure hit -> its owner's name (or email)
     exposure_precision: dict[str, str] = {}  # name of an exposure hit -> column (it lists its columns) or model
-    files: dict[str, str] = {}  # unique id of a model with findings -> its file in the project (original_file_path)
+    files: dict[str, str] = {}  # unique id of a model with findings -> its file in its package (original_file_path)
+    packages: dict[str, str] = {}  # unique id of a model of an installed package with findings -> that package
     tests: tuple[DbtTestHit, ...] = ()  # the dbt tests that read a changed column; their names are in the selector
 
     def counts(self) -> dict[str, int]:
@@ -152,6 +163,7 @@ class CheckReport(BaseModel):
                     "exposures_hit": f.hit_names("exposure"),
                     "saved_queries_hit": f.hit_names("saved_query"),
                     "tests": list(f.tests),
+                    **({"clauses": [c.model_dump() for c in f.clauses]} if f.clauses else {}),  # of a changed condition
                     "hits": [
                         {"key": h.key, "name": h.name, "kind": h.kind, "lineage": h.lineage, "path": [hop_dict(p) for p in h.path]}
                         for h in f.hits
@@ -188,10 +200,12 @@ def check_states(
     owners = {e.name: e.owner for uid, e in new.exposures.items() if uid in hit and e.owner}
     precision = {e.name: e.precision for uid, e in new.exposures.items() if uid in hit}
     selector = prune_state(old, old_lineages, new, new_lineages, diff=diff).selector()
-    files = {f.unique_id: new.nodes[f.unique_id].path or "" for f in report.findings if f.unique_id in new.nodes}
+    nodes = [new.nodes[uid] for uid in sorted({f.unique_id for f in report.findings}) if uid in new.nodes and not new.nodes[uid].external_project]
+    files = {n.unique_id: n.path for n in nodes if n.path}
+    packages = {n.unique_id: n.package_name for n in nodes if n.path and n.package_name.lower() != new.name.lower()}
     findings, tests = tests_of_findings(report.findings, (old, old_lineages), (new, new_lineages))
     selector = " ".join([selector, *sorted({t.name for t in tests})]).strip()
-    return report.model_copy(update={"selector": selector, "exposure_owners": owners, "exposure_precision": precision, "files": files, "findings": findings, "tests": tests})
+    return report.model_copy(update={"selector": selector, "exposure_owners": owners, "exposure_precision": precision, "files": files, "packages": packages, "findings": findings, "tests": tests})
 
 
 # what a finding's test must see again: not a change of documentation or tags alone
@@ -332,7 +346,10 @@ class _Checker:
             seen.add(c.column)
             docs = self._doc_changes(before, node, c.column) if c.change == "modified" else ()
             found = self._finding(node, c.column, kinds + docs + self._contract_kinds(uid, c.column, kinds), detail, renamed_to)
-            out.append(found.model_copy(update={"cause": cause}) if cause else found)
+            update = {"cause": cause} if cause else {}
+            if c.clauses:
+                update["clauses"] = c.clauses
+            out.append(found.model_copy(update=update) if update else found)
         for column, found in sorted(self.breaks.get(uid, {}).items()):
             if column not in seen:  # a contract change alone: YAML data types, constraints, materialization
                 seen.add(column)
@@ -550,7 +567,7 @@ class _Checker:
                 Hit(key=t, name=hit_name(self.new_graph, t, self.new_graph.column_model[t]), kind=_kind(self.new_graph.column_model[t]), owner=self.new_graph.column_model[t], lineage="value", path=tuple(p))
                 for t, p in sorted(fresh.items())
             )
-            through = "" if key in pii[key] else f" (passed unchanged into {', '.join(short_label(t) for t in sorted(pii[key]))}, tagged PII)"
+            through = "" if key in pii[key] else _pii_origin(pii[key])
             out.append(
                 Finding(
                     unique_id=uid,
@@ -619,27 +636,41 @@ def _collect(graph: LineageGraph, starts: Iterable[str], skip_owner: str, keep: 
     return tuple(sorted(best.values(), key=lambda h: (h.lineage != "value", len(h.path), h.key)))
 
 
-def pii_columns(project: DbtProject, graph: LineageGraph) -> dict[str, set[str]]:
-    """PII column -> the tagged columns that make it PII: each tagged column itself, and the
-    columns it passes through unchanged (passthrough or renamed, any depth up): the same
-    values, under another name."""
-    out: dict[str, set[str]] = defaultdict(set)
+def pii_columns(project: DbtProject, graph: LineageGraph) -> dict[str, dict[str, bool]]:
+    """PII column -> the tagged columns that make it PII, each with whether it reaches them
+    unchanged: each tagged column itself, the columns it is computed from (``email`` of
+    ``lower(trim(email)) as email``: its value), and the columns either passes on unchanged
+    (passthrough or renamed, any depth up): the same values, under another name."""
+    out: dict[str, dict[str, bool]] = defaultdict(dict)
+
+    def column(key: str) -> ColumnLineage | None:
+        lin = graph.lineages.get(graph.column_model.get(key, ""))
+        return lin.column(graph.column_name[key]) if lin is not None else None
+
+    def copied_from(key: str) -> list[str]:
+        col = column(key)
+        return [s.key for s in col.sources] if col is not None and col.kind in COPIES else []
+
     for node in project.nodes.values():
         for c in node.columns:
             if not is_pii(c.tags, c.meta):
                 continue
             tagged = column_key(node.unique_id, c.key_name(project.dialect))
-            stack = [tagged]
-            while stack:
-                key = stack.pop()
-                if tagged in out[key]:
-                    continue
-                out[key].add(tagged)
-                lin = graph.lineages.get(graph.column_model.get(key, ""))
-                col = lin.column(graph.column_name[key]) if lin is not None else None
-                if col is not None and col.kind in (ColumnKind.PASSTHROUGH, ColumnKind.RENAMED):
-                    stack += [s.key for s in col.sources]
+            own = column(tagged)
+            unchanged = own is None or own.kind in COPIES
+            sources = [s.key for s in own.sources] if own is not None else []
+            for key in [*sources, *reached(sources, copied_from)]:
+                out[key][tagged] = out[key].get(tagged, False) or unchanged
+            out[tagged][tagged] = True
     return out
+
+
+def _pii_origin(tagged: dict[str, bool]) -> str:
+    """`` (passed unchanged into customers.email, tagged PII)``: why a column is PII."""
+    same = [short_label(t) for t, unchanged in sorted(tagged.items()) if unchanged]
+    read = [short_label(t) for t, unchanged in sorted(tagged.items()) if not unchanged]
+    parts = ([f"passed unchanged into {', '.join(same)}"] if same else []) + ([f"the value of {', '.join(read)}"] if read else [])
+    return f" ({'; '.join(parts)}, tagged PII)"
 
 
 def _pii_reach(

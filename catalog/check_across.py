@@ -11,47 +11,22 @@ project reads makes the finding ``breaking``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from catalog.check import CheckReport, Finding, Hit
 from catalog.errors import NotFound
-from catalog.lineage_graph import PruneHop
+from catalog.lineage.records import PruneHop
 from catalog.query import Answer, BuildView, Hop
 from catalog.store.keys import quote_column
-
-if TYPE_CHECKING:
-    from catalog.extract import DbtProject
-    from catalog.store.graph import Graph
 
 # changes that break a reader of the column in another project, as a finding's `why` words them
 BREAKING = {"removed": "removed", "renamed": "renamed", "data_type": "retyped"}
 _KINDS = {"semantic_model": "semantic"}
 
 
-def check_against_build(graph: Graph, current: DbtProject, name: str, jobs: int | None = None) -> CheckReport:
-    """``current`` (a changed dbt target) against the active build of the project ``name``, from
-    the records that build kept of what it read, with what the change hits in other projects."""
-    from catalog.check import check_states
-    from catalog.compare import analyze_states
-    from catalog.store.records import load_build_project
-    from catalog.store.upstream import foreign_projects, upstream_builds, with_upstream
-
-    active = graph.find_active_build(name)
-    if active is None:
-        raise NotFound(f"project {name!r} has no active build: run `catalog build`, pass --project, or compare with --state")
-    old = load_build_project(graph, name, active)
-    # dbt Mesh: its foreign nodes as a build would read them now, and the other projects it feeds
-    current = with_upstream(graph, current, upstream_builds(graph, foreign_projects(current), {}))
-    old_lineages, lineages = analyze_states(old, current, jobs=jobs)
-    report = check_states(old, old_lineages, current, lineages, base=f"build {active['id']}")
-    return with_consumer_projects(report, BuildView(graph, name, active["id"]))
-
-
 def with_consumer_projects(report: CheckReport, catalog: BuildView) -> CheckReport:
     """``report`` with the hits of each finding in other projects (``catalog``: the producer's
     build the change is compared with)."""
     findings: list[Finding] = []
-    precision = dict(report.exposure_precision)
+    precision, owners = dict(report.exposure_precision), dict(report.exposure_owners)
     for f in report.findings:
         answer = _impact(catalog, f)
         hits = _hits(answer) if answer is not None else ()
@@ -63,8 +38,10 @@ def with_consumer_projects(report: CheckReport, catalog: BuildView) -> CheckRepo
         if set(f.changes) & set(BREAKING) and f.severity != "breaking":
             update |= {"severity": "breaking", "why": f"a {'/'.join(BREAKING[c] for c in f.changes if c in BREAKING)} column that another project reads ({', '.join(readers)})"}
         findings.append(f.model_copy(update=update))
-        precision |= {c.name: c.precision for c in answer.consumers if c.project and c.precision}
-    return report.model_copy(update={"findings": tuple(findings), "exposure_precision": precision})
+        # named with their project, as the hits are (finance:customer_dashboard)
+        precision |= {f"{c.project}:{c.name}": c.precision for c in answer.consumers if c.project and c.precision}
+        owners |= {f"{c.project}:{c.name}": c.owner for c in answer.consumers if c.project and c.owner}
+    return report.model_copy(update={"findings": tuple(findings), "exposure_precision": precision, "exposure_owners": owners})
 
 
 def _impact(catalog: BuildView, f: Finding) -> Answer | None:

@@ -18,8 +18,12 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import SqlglotError
+from sqlglot.tokens import TokenType
 
 from catalog.analyze.project import analyze_project
+from catalog.analyze.relations import EPHEMERAL_PREFIX
 from catalog.analyze.records import ModelLineage, ModelStatus, column_key
 from catalog.extract import DbtNode, DbtProject
 
@@ -33,6 +37,21 @@ class ColumnChange(BaseModel, frozen=True):
     # modified: what changed, among expression, lineage (upstream columns, lineage type,
     # resolution) and data_type
     aspects: tuple[str, ...] = ()
+    clauses: tuple[ClauseChange, ...] = ()  # rows: the conditions whose SQL changed
+
+
+class ClauseChange(BaseModel, frozen=True):
+    """A condition of a model's SQL that changed: ``WHERE: `status = 1` -> `status IN (1, 2)```."""
+
+    clause: str  # WHERE, HAVING, QUALIFY, GROUP BY, JOIN <relation> ON
+    scope: str = ""  # the CTE or subquery it is in; "" for the model's own SELECT
+    before: str | None = None  # its SQL (normalized names); None: added
+    after: str | None = None  # None: removed
+
+    def text(self) -> str:
+        where = f" in {self.scope}" if self.scope else ""
+        before, after = (f"`{t}`" if t is not None else "none" for t in (self.before, self.after))
+        return f"{self.clause}{where}: {before} -> {after}"
 
 
 class StateDiff(BaseModel):
@@ -77,7 +96,7 @@ def diff_state(
                 changes[uid] = found
                 if not names and (rows or any(c.change != "removed" for c in found)):
                     opaque.append(uid)
-            elif _sql_text(before.sql) != _sql_text(node.sql):
+            elif _sql_changed(before, node, new.dialect):
                 unaffected.append(uid)
         elif node.resource_type in ("seed", "source") and before is not None:
             found = _relation_changes(before, node, new.dialect)
@@ -119,7 +138,7 @@ def sql_changed_models(old: DbtProject, new: DbtProject) -> set[str]:
         if node.resource_type in ("model", "snapshot")
         and (before := old.nodes.get(uid)) is not None
         and before.resource_type in ("model", "snapshot")
-        and _sql_text(before.sql) != _sql_text(node.sql)
+        and _sql_changed(before, node, new.dialect)
     }
 
 
@@ -138,8 +157,46 @@ def _seed_checksums(project: DbtProject) -> dict[str, str]:
     }
 
 
+def _sql_changed(before: DbtNode, node: DbtNode, dialect: str) -> bool:
+    """Whether a model's own SQL changed (whitespace aside): the ephemeral models dbt inlines
+    as ``__dbt__cte__`` CTEs are models of their own, compared as such."""
+    a, b = _sql_text(before.sql), _sql_text(node.sql)
+    if a == b:
+        return False
+    if EPHEMERAL_PREFIX not in a.lower() and EPHEMERAL_PREFIX not in b.lower():
+        return True
+    return _without_ephemeral_ctes(before.sql or "", dialect) != _without_ephemeral_ctes(node.sql or "", dialect)
+
+
 def _sql_text(sql: str | None) -> str:
     return " ".join((sql or "").split())
+
+
+def _without_ephemeral_ctes(sql: str, dialect: str) -> list[str] | str:
+    """The SQL's tokens without the ``__dbt__cte__x as (...)`` CTEs (comments aside), or its
+    text when it does not tokenize."""
+    try:
+        tokens = Dialect.get_or_raise(dialect).tokenize(sql)
+    except (SqlglotError, ValueError):
+        return _sql_text(sql)
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.text.lower().startswith(EPHEMERAL_PREFIX) and tokens[i + 1 : i + 2] and tokens[i + 1].token_type == TokenType.ALIAS:
+            depth, j = 0, i + 2
+            while j < len(tokens):
+                depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(tokens[j].token_type, 0)
+                if depth == 0:
+                    break
+                j += 1
+            i = j + 1
+            if i < len(tokens) and tokens[i].token_type == TokenType.COMMA:
+                i += 1
+            continue
+        out.append(f"{t.token_type.name}:{t.text}")
+        i += 1
+    return out
 
 
 def _model_changes(
@@ -158,7 +215,7 @@ def _model_changes(
     for name in sorted(set(old_cols) - set(new_cols)):
         found.append(ColumnChange(column=name, change="removed"))
 
-    sql_changed = _sql_text(before.sql) != _sql_text(node.sql)
+    sql_changed = _sql_changed(before, node, dialect)
     definitions_old = definitions_new = None
     problem = ""
     if sql_changed:  # the analysis made them from its own parse (see sql_changed_models)
@@ -200,16 +257,36 @@ def _model_changes(
 
     old_conds = {(c.column.key, c.clause.value) for c in old_lin.conditions} if old_lin else set()
     new_conds = {(c.column.key, c.clause.value) for c in new_lin.conditions} if new_lin else set()
+    both = definitions_old is not None and definitions_new is not None
+    clauses = clause_changes(definitions_old.clauses, definitions_new.clauses) if both else ()  # type: ignore[union-attr]
     rows_why = []
     if old_conds != new_conds:
         rows_why += [f"-{clause} {key}" for key, clause in sorted(old_conds - new_conds)]
         rows_why += [f"+{clause} {key}" for key, clause in sorted(new_conds - old_conds)]
         rows_why = ["conditions " + ", ".join(rows_why)]
-    elif definitions_old is not None and definitions_new is not None and definitions_old.rows != definitions_new.rows:
-        rows_why = ["FROM / JOIN / WHERE / GROUP BY / HAVING / QUALIFY / DISTINCT / LIMIT changed"]
+    elif both and definitions_old.rows != definitions_new.rows:  # type: ignore[union-attr]
+        # the same columns: say which condition changed, as written
+        rows_why = ["; ".join(c.text() for c in clauses) or "FROM / JOIN / WHERE / GROUP BY / HAVING / QUALIFY / DISTINCT / LIMIT changed"]
     if rows_why:
-        found.append(ColumnChange(column="*", change="rows", detail=rows_why[0]))
+        found.append(ColumnChange(column="*", change="rows", detail=rows_why[0], clauses=clauses))
     return found, bool(rows_why)
+
+
+def clause_changes(old: tuple[tuple[str, str, str], ...], new: tuple[tuple[str, str, str], ...]) -> tuple[ClauseChange, ...]:
+    """The conditions (:attr:`Definitions.clauses`) whose SQL differs, matched by the CTE or
+    subquery they are in, their clause and their order there."""
+
+    def keyed(clauses: tuple[tuple[str, str, str], ...]) -> dict[tuple[str, str, int], str]:
+        seen: dict[tuple[str, str], int] = {}
+        out = {}
+        for scope, clause, sql in clauses:
+            n = seen[(scope, clause)] = seen.get((scope, clause), 0) + 1
+            out[(scope, clause, n)] = sql
+        return out
+
+    a, b = keyed(old), keyed(new)
+    order = list(b) + [k for k in a if k not in b]
+    return tuple(ClauseChange(clause=k[1], scope=k[0], before=a.get(k), after=b.get(k)) for k in order if a.get(k) != b.get(k))
 
 
 def _relation_changes(before: DbtNode, node: DbtNode, dialect: str) -> list[ColumnChange]:

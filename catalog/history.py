@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Callable
+from datetime import datetime, timezone
 from typing import Any
 
 from pydantic import BaseModel
 
-from catalog.errors import NotFound, StoreError
+from catalog.errors import Ambiguous, NotFound, StoreError
 from catalog.store.keys import unscoped_key
 from catalog.store.graph import Graph
 
@@ -36,6 +38,21 @@ class BuildInfo(BaseModel):
     catalog_version: str | None = None
     error: str | None = None
     timings: dict[str, float] = {}
+    # where the build's inputs came from (catalog.builds.provenance); None on builds stored before
+    git_commit: str | None = None
+    git_branch: str | None = None
+    git_dirty: bool | None = None
+    git_source: str | None = None
+    git_note: str | None = None
+    invocation_id: str | None = None
+    generated_at: str | None = None  # dbt's, from the manifest
+
+    @property
+    def commit_label(self) -> str:
+        """The commit's first 10 characters, ``+dirty`` when the tree had changes; empty when not known."""
+        if not self.git_commit:
+            return ""
+        return self.git_commit[:10] + ("+dirty" if self.git_dirty else "")
 
     @classmethod
     def from_row(cls, b: dict[str, Any]) -> "BuildInfo":
@@ -96,8 +113,84 @@ def list_builds(graph: Graph, project: str) -> list[BuildInfo]:
     return [BuildInfo.from_row(r["build"]) for r in graph.read("read/list_builds", project=project)]
 
 
-def _visible(row: dict[str, Any], build: int) -> bool:
-    return row["since"] <= build and (row["until"] is None or row["until"] > build)
+def finished_builds(graph: Graph, project: str) -> list[BuildInfo]:
+    """The builds of ``project`` that can be read (active or superseded), newest first."""
+    builds = [b for b in list_builds(graph, project) if b.status in ("active", "superseded")]
+    if not builds:
+        raise NotFound(f"project {project!r} has no finished build")
+    return builds
+
+
+class BuildAt(str):
+    """A commit (prefix) or time naming a build (``--at``), never read as a build id."""
+
+
+_COMMIT_PREFIX = re.compile(r"[0-9a-f]{4,40}")
+_DATE_FIRST = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def parse_time(text: str) -> datetime | None:
+    """``2026-11-01``, ``2026-11-01T14:30``, ``2026-11-01 14:30:00+01:00``, ``...Z`` as an aware
+    time (UTC when no offset is given; a date is its first moment); None for anything else."""
+    text = text.strip()
+    if not _DATE_FIRST.match(text):
+        return None
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+
+
+def _finished_at(b: BuildInfo) -> datetime | None:
+    return parse_time(b.finished_at) if b.finished_at else None
+
+
+def build_at(graph: Graph, project: str, ref: str) -> int:
+    """The build ``ref`` names by its commit or a time: the newest finished build of the commit
+    (a prefix of at least 4 hex digits), else the build that was active at that time (the last
+    one to become active at or before it)."""
+    text = ref.strip()
+    builds = finished_builds(graph, project)
+    prefix = text.lower()
+    if _COMMIT_PREFIX.fullmatch(prefix):
+        hits = [b for b in builds if b.git_commit and b.git_commit.startswith(prefix)]
+        commits = sorted({b.git_commit or "" for b in hits})
+        if len(commits) > 1:
+            raise Ambiguous(f"commit {text!r} is ambiguous in project {project!r}: {', '.join(c[:12] for c in commits)}; give more of it")
+        if hits:
+            return hits[0].id
+    when = parse_time(text)
+    if when is None:
+        if _COMMIT_PREFIX.fullmatch(prefix):
+            raise NotFound(f"no finished build of project {project!r} was built from a commit starting with {text!r} (see `catalog builds`)")
+        raise NotFound(f"{text!r} is neither a build id, a commit (4 or more hex digits) nor a time (2026-11-01, 2026-11-01T14:30:00Z)")
+    active_then = [(at, b.id) for b in builds if (at := _finished_at(b)) is not None and at <= when]
+    if not active_then:
+        first = min((b.finished_at or "" for b in builds), default="")
+        raise NotFound(f"no build of project {project!r} was active at {when.isoformat()}: the first became active at {first}")
+    return max(active_then)[1]
+
+
+def build_ref(graph: Graph, project: str, ref: str) -> int:
+    """The build ``--build`` names: its id, or a commit (prefix) or time (:func:`build_at`). Digits
+    are a build id when the project has that build; otherwise a commit prefix of only digits
+    (one in 25 short commit hashes), and when no commit matches either, the build id again, whose
+    error then says there is no such build."""
+    text = ref.strip()
+    if not text.isdigit():
+        return build_at(graph, project, text)
+    if len(text) < 4 or any(b.id == int(text) for b in finished_builds(graph, project)):
+        return int(text)
+    try:
+        return build_at(graph, project, text)
+    except NotFound:
+        return int(text)
+
+
+def visible(row: dict[str, Any], build: int) -> bool:
+    """Whether a relationship (its ``since`` and ``until``) is seen by ``build``."""
+    return row["since"] <= build and (row.get("until") is None or row["until"] > build)
 
 
 def diff_builds(graph: Graph, project: str, from_build: int | None = None, to_build: int | None = None) -> BuildDiff:
@@ -128,9 +221,9 @@ def diff_builds(graph: Graph, project: str, from_build: int | None = None, to_bu
         else:
             ident = ("conditions", unscoped_key(r["up"], project), unscoped_key(r["model"], project), r["clause"])
             props = {"clause": r["clause"]}
-        if _visible(r, from_build):
+        if visible(r, from_build):
             before[ident] = props
-        if _visible(r, to_build):
+        if visible(r, to_build):
             after[ident] = props
     edges: list[EdgeChange] = []
     for ident in sorted(set(before) | set(after)):
@@ -144,9 +237,9 @@ def diff_builds(graph: Graph, project: str, from_build: int | None = None, to_bu
     old: dict[str, dict[str, Any]] = {}
     new: dict[str, dict[str, Any]] = {}
     for r in state_rows:
-        if _visible(r, from_build):
+        if visible(r, from_build):
             old[r["unique_id"]] = r
-        if _visible(r, to_build):
+        if visible(r, to_build):
             new[r["unique_id"]] = r
     statuses = []
     for uid in sorted(set(old) | set(new)):
@@ -164,9 +257,9 @@ def _column_changes(graph: Graph, project: str, from_build: int, to_build: int, 
     new: dict[tuple[str, str], dict[str, Any]] = {}
     for r in graph.read("read/find_build_column_changes", project=project, from_build=lo, to_build=hi):
         props = {k: r[k] for k in COLUMN_ASPECTS}
-        if _visible(r, from_build):
+        if visible(r, from_build):
             old[(r["unique_id"], r["column"])] = props
-        if _visible(r, to_build):
+        if visible(r, to_build):
             new[(r["unique_id"], r["column"])] = props
     out = []
     for ident in sorted(set(old) | set(new)):
@@ -215,6 +308,7 @@ def collect_garbage(graph: Graph, project: str, keep: int) -> GcResult:
     # one read by a consumer on stays
     kept = sorted(b.id for b in builds if b.id >= min(own | set(read_by)))
     keep_from = kept[0]
+    graph.write("write/set_history_from", project=project, keep_from=keep_from)  # first: `history` says what it no longer knows
     rels = graph.run_autocommit("write/delete_old_relationships", project=project, keep_from=keep_from)
     deleted = graph.write("write/delete_old_builds", project=project, keep_from=keep_from)
     nodes = graph.run_autocommit("write/delete_unseen_nodes", project=project)

@@ -31,17 +31,10 @@ def project_masking_functions(project_dir: Path, project: str | None = None) -> 
     """The project's own masking functions: ``vars.catalog_masking_functions`` of
     ``project_dir/dbt_project.yml`` (or ``vars.<project>.catalog_masking_functions``), lower
     case; none when the file or the var is absent."""
-    path = project_dir / "dbt_project.yml"
-    if not path.is_file():
-        return ()
-    from ruamel.yaml import YAML, YAMLError
+    from catalog.artifacts import read_dbt_project
 
-    try:
-        reader = YAML(typ="safe", pure=True)
-        reader.allow_duplicate_keys = True  # as dbt's own loader reads them: the last one wins
-        doc = reader.load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, YAMLError) as e:
-        raise ArtifactError(f"{path}: cannot read it as YAML ({str(e).splitlines()[0] if str(e) else type(e).__name__})") from e
+    path = project_dir / "dbt_project.yml"
+    doc = read_dbt_project(project_dir)
     variables = doc.get("vars") if isinstance(doc, dict) else None
     if not isinstance(variables, dict):
         return ()

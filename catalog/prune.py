@@ -12,7 +12,7 @@ Two ways in:
 - :func:`prune_state`: the changed columns are found by comparing an old dbt target
   (manifest.json and catalog.json, as with dbt's ``--state``) with the current one, column
   by column (:mod:`catalog.compare`), and the closure is computed in memory from the current
-  project's lineage (:class:`~catalog.lineage_graph.LineageGraph`, the same rules as the
+  project's lineage (:class:`~catalog.lineage.records.LineageGraph`, the same rules as the
   Cypher), so it runs in CI without a graph.
 """
 
@@ -27,7 +27,7 @@ from pydantic import BaseModel
 from catalog.analyze.records import ModelLineage
 from catalog.compare import ColumnChange, StateDiff, diff_state
 from catalog.extract import DbtProject
-from catalog.lineage_graph import LineageGraph, PruneHop, hop_dict
+from catalog.lineage.records import LineageGraph, PruneHop, hop_dict
 from catalog.query import BuildView
 from catalog.store.keys import short_label, unscoped_key
 
@@ -93,7 +93,7 @@ class PrunePlan(BaseModel):
                     "depth": m.depth,
                     "path": [hop_dict(h) for h in m.path],
                     "columns": list(m.columns),
-                    "changes": [c.model_dump() for c in m.changes],
+                    "changes": [c.model_dump(exclude=set() if c.clauses else {"clauses"}) for c in m.changes],  # clauses: of a changed condition
                 }
                 for m in self.models
             ],
@@ -159,12 +159,11 @@ def prune_graph(catalog: BuildView, names: list[str]) -> PrunePlan:
 def closure(graph: LineageGraph, start_keys: Iterable[str]) -> list[PrunedModel]:
     """The models to rebuild when ``start_keys`` change, in memory: the same answer as
     ``read/find_prune_models`` (the path may differ among equally short ones)."""
-    best: dict[str, tuple[tuple[int, int, str, str], dict, tuple[str, str]]] = {}
+    best: dict[str, tuple[tuple[int, int, str, str], tuple]] = {}
     columns: dict[str, set[str]] = defaultdict(set)
     for start in sorted(set(start_keys)):
         for mixed in (False, True):
-            parent = graph.reach(start, mixed)
-            for node, (depth, _, _) in parent.items():
+            for node, (depth, path) in graph.reach(start, mixed).items():
                 if node[0] == "c":
                     uid = graph.column_model[node[1]]
                     columns[uid].add(graph.column_name[node[1]])
@@ -174,10 +173,10 @@ def closure(graph: LineageGraph, start_keys: Iterable[str]) -> list[PrunedModel]
                     continue
                 rank = (2 if mixed else (0 if depth == 0 else 1), depth, start, node[1])
                 if uid not in best or rank < best[uid][0]:
-                    best[uid] = (rank, parent, node)
+                    best[uid] = (rank, path)
     out = []
-    for uid, (rank, parent, node) in sorted(best.items()):
-        path = graph.path_to(parent, node)
+    for uid, (rank, steps) in sorted(best.items()):
+        path = graph.path_to(rank[2], steps)
         lineage = ("changed", "value", "condition")[rank[0]]
         model = _reached_model(graph.project, uid, lineage, rank[2], rank[3], path)
         out.append(model.model_copy(update={"columns": tuple(sorted(columns[uid]))}))

@@ -11,13 +11,16 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any
 
-from catalog.column_names import require_splits, resolve_column
+from catalog.analyze.records import ColumnKind
 from catalog.errors import Ambiguous, NotFound
+from catalog.lineage.names import require_splits, resolve_column
+from catalog.lineage.walks import COPY_TYPES, HopRanks, closest, impact, tainted
 from catalog.memory import paused_gc
 from catalog.store.graph import Graph
 from catalog.store.keys import quote_column
 
-SAFE_TYPES = frozenset({"passthrough", "renamed"})
+SAFE_TYPES = COPY_TYPES
+FEED_RANKS = HopRanks(k.value for k in ColumnKind)  # the types of FEEDS edges
 
 
 # The answer's records are slotted dataclasses, not pydantic models: an impact of a hub column
@@ -91,6 +94,7 @@ class ConsumerHit:
     hops: tuple[Hop, ...]
     precision: str | None = None  # an exposure's: column (it lists the columns it reads) or model
     project: str | None = None  # the stored project it belongs to, when not the asked one (dbt Mesh)
+    owner: str | None = None  # an exposure's owner (name or email)
 
 
 CONSUMER_KINDS = ("metric", "exposure", "saved_query")
@@ -116,9 +120,14 @@ class Answer:
 class BuildView:
     """One project of one graph, as of one build (the active one unless given)."""
 
-    def __init__(self, graph: Graph, project: str | None = None, build_id: int | None = None):
+    def __init__(self, graph: Graph, project: str | None = None, build_id: int | str | None = None):
+        """``build_id``: a build id, or a commit (prefix) or time naming one (:func:`catalog.history.build_at`)."""
         self.graph = graph
         self.project = project or self._only_project()
+        if isinstance(build_id, str):
+            from catalog.history import BuildAt, build_at, build_ref
+
+            build_id = build_at(graph, self.project, build_id) if isinstance(build_id, BuildAt) else build_ref(graph, self.project, build_id)
         build = self._build(build_id)
         self.build_id: int = build["id"]
         self.dialect: str | None = build.get("dialect")  # how the build's column names compare
@@ -171,6 +180,8 @@ class BuildView:
     def columns(self) -> list[ColumnId]:
         if self._columns is None:
             rows = self.graph.read("read/list_columns", project=self.project, build_id=self.build_id)
+            # and the source columns only the SQL reading them names, which trace reaches too
+            rows += self.graph.read("read/list_columns_known_from_sql", project=self.project, build_id=self.build_id)
             self._columns = [ColumnId(key=r["key"], unique_id=r["unique_id"], model=r["model"], name=r["name"]) for r in rows]
         return self._columns
 
@@ -252,7 +263,7 @@ class BuildView:
         asked = [self.resolve(n) for n in names]
         with paused_gc():  # tens of thousands of small records, no cycles
             columns = self.impact_subgraph(asked, max_depth)
-            reached = _walk_downstream(asked, columns, max_depth)
+            reached = downstream_of(asked, columns, max_depth)
         conditions: list[ConditionUse] = []
         if with_conditions:
             keys = [c.key for c in asked] + [r.column.key for r in reached]
@@ -291,10 +302,10 @@ class BuildView:
         rows = self.graph.read(
             "read/find_consumers_downstream", project=self.project, column_keys=list(before), build_id=self.build_id, builds=self.builds
         )
-        best: dict[str, ConsumerHit] = {}
+        hits: list[ConsumerHit] = []
         for r in rows:
             depth, hops, via = before[r["start"]]
-            hit = ConsumerHit(
+            hits.append(ConsumerHit(
                 key=r["key"],
                 unique_id=r["unique_id"],
                 name=r["name"],
@@ -304,9 +315,9 @@ class BuildView:
                 hops=tuple(hops) + tuple(Hop(from_key=h["from"], to_key=h["to"], type=h["type"], expr=h["expr"], resolved=True) for h in r["hops"]),
                 precision=r["precision"],
                 project=self.foreign(r["project"]),
-            )
-            if hit.key not in best or (hit.depth, hit.via) < (best[hit.key].depth, best[hit.key].via):
-                best[hit.key] = hit
+                owner=r["owner"],
+            ))
+        best = closest(hits, lambda h: h.key)
         return sorted((h for h in best.values() if max_depth is None or h.depth <= max_depth), key=lambda h: (h.kind, h.name))
 
     def resolve_consumer(self, text: str) -> ColumnId | None:
@@ -352,12 +363,8 @@ class BuildView:
         for r in _best_per_column(rows, "target"):
             depth, hops, via = starts[r.via]
             found.append(replace(r, depth=r.depth + depth, hops=r.hops + hops, via=via))
-        best: dict[str, Reached] = {}
-        for r in found:
-            if max_depth is not None and r.depth > max_depth:  # a consumer's inputs and what feeds them
-                continue
-            if r.column.key not in best or (r.depth, r.via) < (best[r.column.key].depth, best[r.column.key].via):
-                best[r.column.key] = r
+        # a consumer's inputs and what feeds them may lie further than max_depth
+        best = closest((r for r in found if max_depth is None or r.depth <= max_depth), lambda r: r.column.key)
         columns = sorted(best.values(), key=lambda x: (x.column.model, x.column.name))
         return Answer(project=self.project, build_id=self.build_id, asked=tuple(asked), columns=tuple(columns))
 
@@ -366,87 +373,37 @@ class BuildView:
         return [ConditionUse(**r) for r in rows]
 
 
-def _walk_downstream(asked: list[ColumnId], columns: list[list[Any]], max_depth: int | None) -> list[Reached]:
-    """Impact over ``find_impact_subgraph``'s columns ([key, unique_id, model, name, feeds, consumed]):
-    every column reached from an asked one, at its shortest depth over all asked columns (ties:
-    the first asked key), with one shortest path (breadth first, columns and edges in key
-    order), and whether only pass-throughs and renames reach it on every path."""
+def downstream_of(asked: list[ColumnId], columns: list[list[Any]], max_depth: int | None) -> list[Reached]:
+    """Impact over ``find_impact_subgraph``'s columns ([key, unique_id, model, name, feeds,
+    consumed, project]): every column reached from an asked one
+    (:func:`catalog.lineage.walks.impact`), with its reported shortest path, and whether only
+    pass-throughs and renames reach it on every path."""
     names = {c[0]: c for c in columns}
-    # key -> its edges [down, type, expr, resolved] in the subgraph, in order (sorted in place)
+    # key -> its edges [down, type, expr, resolved] in the subgraph, and each as (down, type, its record)
     feeds: dict[str, list[list[Any]]] = {}
+    steps: dict[str, list[tuple[str, str, Hop]]] = {}
     for c in columns:
-        out = c[4]
+        key, out = c[0], c[4]
         if max_depth is not None:  # an edge may leave the subgraph at its last hop
             out = [f for f in out if f[0] in names]
-        if len(out) > 1:
-            out.sort(key=_edge_order)
-        feeds[c[0]] = out
-    hop_of: dict[int, Hop] = {}  # one record per edge (by its row), shared by the paths over it
-    best: dict[str, tuple[int, tuple[Hop, ...], str]] = {}  # key -> depth, one shortest path, asked key
-    for start in sorted(asked, key=lambda c: c.key):
-        layer: dict[str, tuple[Hop, ...]] = {start.key: ()}
-        seen: set[str] = set()  # the start too may be reached again, through a cycle
-        depth = 0
-        while layer and (max_depth is None or depth < max_depth):
-            depth += 1
-            nxt: dict[str, tuple[Hop, ...]] = {}
-            for key in sorted(layer):
-                path = layer[key]
-                for f in feeds.get(key, ()):
-                    down = f[0]
-                    if down in seen or down in nxt:
-                        continue
-                    hop = hop_of.get(id(f))
-                    if hop is None:
-                        hop = hop_of[id(f)] = Hop(key, down, f[1], f[2], f[3])
-                    nxt[down] = path + (hop,)
-            seen.update(nxt)
-            for key, path in nxt.items():
-                if key not in best or depth < best[key][0]:
-                    best[key] = (depth, path, start.key)
-            layer = nxt
-    tainted = _tainted([c.key for c in asked], feeds)
+        feeds[key] = out
+        steps[key] = [(f[0], f[1], Hop(key, f[0], f[1], f[2], f[3])) for f in out]
+    empty: list[tuple[str, str, Hop]] = []
+    starts = [c.key for c in asked]
+    best = impact(starts, lambda k: steps.get(k, empty), FEED_RANKS, max_depth)
+    unsafe = tainted(starts, feeds)
     reached: list[Reached] = []
     for key in sorted(best, key=lambda k: (names[k][2] or names[k][1], names[k][3])):
         depth, path, via = best[key]
         _, unique_id, model, name, _, _, project = names[key]
-        reached.append(Reached(ColumnId(key, unique_id, model or unique_id, name, project), depth, path, via, None, key not in tainted))
+        reached.append(Reached(ColumnId(key, unique_id, model or unique_id, name, project), depth, path, via, None, key not in unsafe))
     return reached
-
-
-def _edge_order(edge: list[Any]) -> tuple[str, str]:
-    return edge[0], edge[1] or ""
-
-
-def _tainted(starts: list[str], out_edges: dict[str, list[Any]]) -> set[str]:
-    """The columns some path from a ``starts`` column reaches through a calculating hop, over
-    ``out_edges`` (column key -> its edges, each [down, type, ...]): the columns downstream
-    (inclusive) of a calculating edge out of a column reached from a start."""
-    clean: set[str] = set()  # reached from a start over pass-throughs and renames only
-    bad: list[str] = []  # the ends of the calculating edges out of those
-    stack = list(starts)
-    while stack:
-        key = stack.pop()
-        if key in clean:
-            continue
-        clean.add(key)
-        for edge in out_edges.get(key, ()):
-            (stack if edge[1] in SAFE_TYPES else bad).append(edge[0])
-    tainted: set[str] = set()
-    while bad:
-        key = bad.pop()
-        if key in tainted:
-            continue
-        tainted.add(key)
-        bad.extend(edge[0] for edge in out_edges.get(key, ()))
-    return tainted
 
 
 def _best_per_column(rows: list[dict[str, Any]], via_field: str) -> list[Reached]:
     """One entry per reached column: the shortest path over all asked columns."""
-    best: dict[str, Reached] = {}
-    for r in rows:
-        reached = Reached(
+    found = (
+        Reached(
             column=ColumnId(key=r["column"], unique_id=r["unique_id"], model=r["model"] or r["unique_id"], name=r["name"], project=r.get("project")),
             depth=r["depth"],
             hops=tuple(
@@ -455,7 +412,7 @@ def _best_per_column(rows: list[dict[str, Any]], via_field: str) -> list[Reached
             via=r[via_field],
             resource_type=r.get("resource_type"),
         )
-        old = best.get(reached.column.key)
-        if old is None or (reached.depth, reached.via) < (old.depth, old.via):
-            best[reached.column.key] = reached
+        for r in rows
+    )
+    best = closest(found, lambda r: r.column.key)
     return sorted(best.values(), key=lambda x: (x.column.model, x.column.name))

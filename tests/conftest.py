@@ -18,7 +18,7 @@ from neo4j import Driver, GraphDatabase
 from pydantic import SecretStr
 
 from catalog import local_neo4j
-from catalog.build import Builder, BuildSummary
+from catalog.builds import Builder, BuildSummary
 from catalog.errors import ServerError
 from catalog.history import forget_project
 from catalog.query import BuildView
@@ -28,7 +28,7 @@ from catalog.store.graph import Graph
 from local_servers import own_local_server_env
 from needs import unavailable
 
-# tests/ mirrors catalog/ (tests/build, tests/check, tests/query, ...); a test may use another
+# tests/ mirrors catalog/ (tests/builds, tests/check, tests/query, ...); a test may use another
 # folder's helpers by module name (``from test_build_views import view``), so every folder
 # is on the path, whichever is collected first
 for _folder in sorted(Path(__file__).resolve().parent.iterdir()):
@@ -192,7 +192,7 @@ def shared_dir() -> Path:
 
 # --------------------------------------------------------------------------- builds in a real Neo4j
 # A Graph and builds under unique project names, for the tests of every folder that store
-# something (tests/build, tests/check, tests/query, ...).
+# something (tests/builds, tests/check, tests/query, ...).
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "coffee_shop"
 

@@ -94,12 +94,6 @@ def ordinal_items(node: exp.Expression) -> Iterator[exp.Literal]:
             yield item
 
 
-def columns_in(node: exp.Expression) -> Iterator[exp.Column]:
-    for sub, clause in walk_value(node):
-        if isinstance(sub, exp.Column) and clause is None and not isinstance(sub.this, exp.Star):
-            yield sub
-
-
 def walk_value(
     node: exp.Expression, windows: dict[str, exp.Window] | None = None
 ) -> Iterator[tuple[exp.Expression, ConditionClause | None]]:

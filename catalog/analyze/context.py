@@ -21,6 +21,13 @@ DEDUPING_DIALECTS = frozenset({"duckdb"})  # the later ones become name_1, name_
 REFUSING_DIALECTS = frozenset(
     {"postgres", "snowflake", "bigquery", "redshift", "databricks", "spark", "spark2", "trino", "presto", "athena", "mysql", "tsql", "oracle", "clickhouse"}
 )
+# Dialects where ``col -> 'key'`` extracts a JSON field: sqlglot reads it as a lambda when it is
+# a function's argument (``coalesce(col -> 'key', ...)``); the analyzer reads it back as the
+# JSON operator it is (see catalog.analyze.model).
+JSON_ARROW_DIALECTS = frozenset({"postgres", "duckdb", "mysql", "sqlite", "materialize", "risingwave", "starrocks"})
+# Dialects where a FROM item of a set-returning function of one column, ``generate_series(a, b)
+# AS x``, names that column ``x``
+FUNCTION_ALIAS_DIALECTS = frozenset({"postgres", "duckdb", "materialize", "risingwave"})
 # ... where a column of a joined relation is named ``relation.column`` when its name is ambiguous
 # (ClickHouse; see SelectScope.qualified_names), and two identical names are refused
 QUALIFYING_DIALECTS = frozenset({"clickhouse"})
@@ -31,7 +38,7 @@ class ModelContext:
 
     __slots__ = (
         "unique_id", "dialect", "col", "positional_params", "lateral_aliases", "aliases_first",
-        "dedupes", "qualifies", "refuses_duplicates", "conditions",
+        "dedupes", "qualifies", "refuses_duplicates", "names_function_column", "conditions",
     )  # fmt: skip
 
     def __init__(self, unique_id: str, dialect: str):
@@ -44,6 +51,7 @@ class ModelContext:
         self.dedupes = dialect in DEDUPING_DIALECTS  # names a duplicate output name name_1, ...
         self.qualifies = dialect in QUALIFYING_DIALECTS  # names an ambiguous joined column relation.column
         self.refuses_duplicates = dialect in REFUSING_DIALECTS
+        self.names_function_column = dialect in FUNCTION_ALIAS_DIALECTS  # generate_series(...) AS x: column x
         self.conditions: set[tuple[Ref, ConditionClause]] = set()
 
     def add_conditions(self, lin: Lin, clause: ConditionClause) -> None:

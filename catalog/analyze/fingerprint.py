@@ -55,14 +55,38 @@ class _ModelFingerprint:
         self._r: dict[int, str] = {}
         self._v: dict[int, dict[int, str]] = {}  # index -> scope -> value of a set operation's column
         self._n: dict[int, tuple[list[str], bool]] = {}
+        self._p: dict[int, list[tuple[str, str | exp.Expression]] | None] = {}
         self._busy: set[tuple] = set()
 
     def run(self, query: exp.Query, names: list[str]) -> Definitions:
+        clauses = self._clauses(query)
         query = normalize_identifiers(query, dialect=self.dialect)
         root = build_scope(query)
         if root is None:
             raise ValueError("no query scope")
-        return Definitions(rows=self.rows(root), columns={n: self.value(typed(n), root) for n in names})
+        return Definitions(rows=self.rows(root), columns={n: self.value(typed(n), root) for n in names}, clauses=clauses)
+
+    def _clauses(self, query: exp.Query) -> tuple[tuple[str, str, str], ...]:
+        """The conditions of every SELECT as written: what a reader is told when the rows'
+        definition changed."""
+        out = []
+        for e in query.find_all(exp.Select):
+            holder = e.parent
+            where = holder.alias_or_name if isinstance(holder, (exp.CTE, exp.Subquery)) else ""
+            for join in e.args.get("joins") or []:
+                if join.args.get("on") is not None:
+                    out.append((where, f"JOIN {join.this.alias_or_name} ON", self._sql(join.args["on"])))
+            for arg, clause in (("where", "WHERE"), ("group", "GROUP BY"), ("having", "HAVING"), ("qualify", "QUALIFY")):
+                node = e.args.get(arg)
+                if node is not None:
+                    out.append((where, clause, self._sql(node).removeprefix("GROUP BY ") if arg == "group" else self._sql(node.this)))
+        return tuple(out)
+
+    def _sql(self, node: exp.Expression) -> str:
+        try:
+            return node.sql(dialect=self.dialect, comments=False)
+        except SqlglotError:
+            return node.sql(comments=False)
 
     # ------------------------------------------------------------------ outputs of a scope
     @staticmethod
@@ -75,10 +99,8 @@ class _ModelFingerprint:
         if known is not None:
             return known
         e = scope.expression
-        if isinstance(e, exp.SetOperation):  # the first branch's names, down a chain without recursion
-            first = scope
-            while isinstance(first.expression, exp.SetOperation) and first.set_operation_scopes:
-                first = first.set_operation_scopes[0]
+        if isinstance(e, exp.SetOperation):  # the first branch's names
+            first = self._first_branch(scope)
             known = self._n[id(scope)] = ([], True) if first is scope else self._names(first)
             return known
         if not isinstance(e, exp.Select):
@@ -91,6 +113,37 @@ class _ModelFingerprint:
                 names.append(self._own_name(p))
         self._n[id(scope)] = (names, star)
         return names, star
+
+    @staticmethod
+    def _first_branch(scope: Scope) -> Scope:
+        """The first branch of a set operation, down a chain without recursion."""
+        while isinstance(scope.expression, exp.SetOperation) and scope.set_operation_scopes:
+            scope = scope.set_operation_scopes[0]
+        return scope
+
+    def _positions(self, scope: Scope) -> list[tuple[str, str | exp.Expression]] | None:
+        """A SELECT's outputs in order: (name, its projection), a plain star expanded to
+        (name, what it reads) over CTEs and subqueries of known columns; None when a star's
+        columns are not known (``select *, 'x' as run`` in a UNION branch reads as its columns)."""
+        key = id(scope)
+        if key in self._p:
+            return self._p[key]
+        out: list[tuple[str, str | exp.Expression]] | None = [] if isinstance(scope.expression, exp.Select) else None
+        for p in self._projections(scope):
+            if out is None:
+                break
+            if not _is_star(p):
+                out.append((self._own_name(p), p))
+                continue
+            star = p.this if isinstance(p, exp.Column) else p
+            table = p.table if isinstance(p, exp.Column) else ""
+            sources = [scope.sources.get(table)] if table else [s for _, s in scope.selected_sources.values()]
+            if any(star.args.values()) or not all(isinstance(s, Scope) and not self._names(s)[1] for s in sources):
+                out = None
+                continue
+            out += [(n, self._source_token(s, n)) for s in sources for n in self._names(s)[0]]
+        self._p[key] = out
+        return out
 
     def _may_have(self, source: Any, name: str) -> bool:
         if isinstance(source, Scope):
@@ -135,7 +188,7 @@ class _ModelFingerprint:
         try:
             e = scope.expression
             if isinstance(e, exp.SetOperation):
-                names, _ = self._names(scope)
+                names = [n for n, _ in self._positions(self._first_branch(scope)) or ()]
                 out = self._value_at(names.index(name), scope) if name in names else _h("all", self.whole(scope))
             elif isinstance(e, exp.Select):
                 out = self._select_value(name, scope)
@@ -201,11 +254,13 @@ class _ModelFingerprint:
                 values = [below if i == 0 and below is not None else self._value_at(index, b) for i, b in enumerate(branches)]
                 below = done[id(s)] = _h("setop", *values)
             return done[id(scope)]
-        projections = self._projections(scope)
-        if index >= len(projections) or any(_is_star(p) for p in projections[: index + 1]):
+        positions = self._positions(scope)
+        if positions is None or index >= len(positions):
             return _h("all", self.whole(scope))
-        p = projections[index]
-        return _h("col", self.canon(_unalias(p), scope, own=self._own_name(p)), self._windows(scope))
+        name, p = positions[index]
+        if isinstance(p, str):  # a column a star passes on
+            return _h("pass", p)
+        return _h("col", self.canon(_unalias(p), scope, own=name), self._windows(scope))
 
     def _windows(self, scope: Scope) -> str:
         windows = scope.expression.args.get("windows") if isinstance(scope.expression, exp.Select) else None

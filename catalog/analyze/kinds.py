@@ -84,15 +84,18 @@ class Selected:
     """The columns a SELECT gives, in order, as its items and stars add them.
 
     A name given twice is one column with the later lineage, unless ``dedupe`` (DuckDB, which
-    names the later column ``name_1``, ``name_2``, ...: the first suffix no column has taken)."""
+    names the later column ``name_1``, ``name_2``, ...: the first suffix no column has taken)
+    or the warehouse's catalog lists the later one as ``name_2`` (``name_3``, ...: Snowflake's
+    view of one column selected twice): ``listed`` is the catalog's names of the columns."""
 
-    __slots__ = ("names", "cols", "exprs", "dedupe", "renamed", "twice")
+    __slots__ = ("names", "cols", "exprs", "dedupe", "listed", "renamed", "twice")
 
-    def __init__(self, dedupe: bool):
+    def __init__(self, dedupe: bool, listed: Iterable[str] = ()):
         self.names: list[str] = []
         self.cols: dict[str, Lin] = {}
         self.exprs: dict[str, exp.Expression | str] = {}
         self.dedupe = dedupe
+        self.listed = frozenset(listed)
         self.renamed: set[str] = set()  # names the warehouse gave duplicates
         self.twice: list[tuple[str, exp.Expression | str, exp.Expression | str]] = []  # (name, first, second)
 
@@ -105,20 +108,37 @@ class Selected:
             cols[name] = lin
             self.exprs[name] = expr
             return name
-        if not self.dedupe:
-            self.twice.append((name, self.exprs[name], expr))
-            cols[name] = lin
-            if explicit:
-                self.exprs[name] = expr
-            return name
-        n = 1
-        while f"{name}_{n}" in cols:
-            n += 1
-        new = f"{name}_{n}"
+        if self.dedupe:
+            n = 1
+            while f"{name}_{n}" in cols:
+                n += 1
+            new = f"{name}_{n}"
+        else:
+            new = self.listed_name(name)
+            if new is None:
+                self.twice.append((name, self.exprs[name], expr))
+                cols[name] = lin
+                if explicit:
+                    self.exprs[name] = expr
+                return name
         if lin.kind == PASS:  # a bare column under the warehouse's new name
             lin = Lin(lin.sources, RENAMED, lin.resolved, lin.reason, lin.window_refs, lin.defined_by)
         self.renamed.add(new)
         return self.add(new, lin, expr)
+
+    def listed_name(self, name: str) -> str | None:
+        """The catalog's name for a second column named ``name``: the first ``name_2``,
+        ``name_3``, ... not taken yet, when the catalog lists it."""
+        if not self.listed:
+            return None
+        n = 2
+        while f"{name}_{n}" in self.cols:
+            n += 1
+        return f"{name}_{n}" if f"{name}_{n}" in self.listed else None
+
+    def keeps_both(self, name: str) -> bool:
+        """A second column named ``name`` is a column of its own (not the first one replaced)."""
+        return self.dedupe or self.listed_name(name) is not None
 
 
 def lower(name: str) -> str:

@@ -18,6 +18,9 @@ table functions), which is what makes one pass per model enough. The rules live 
 
 Each part is an object or a function handed what it reads (a ``ModelContext``, a SELECT's
 ``Names``); none of them knows the analyzer.
+
+Over 600 lines on purpose: the walk over the scopes and one SELECT's items are one recursion
+(a subquery's result is a source of the SELECT around it); the rules it calls live apart, above.
 """
 
 from __future__ import annotations
@@ -33,8 +36,8 @@ from sqlglot.tokens import Token, TokenType
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.scope import Scope, build_scope
 
-from catalog.analyze.conditions import Conditions, columns_in, walk_value
-from catalog.analyze.context import ModelContext
+from catalog.analyze.conditions import Conditions, walk_value
+from catalog.analyze.context import JSON_ARROW_DIALECTS, ModelContext
 from catalog.analyze.fingerprint import TableColumns, definitions
 from catalog.analyze.kinds import (
     DERIVED,
@@ -175,6 +178,8 @@ class ModelAnalyzer:
         if query is None:
             return self._fail(ModelStatus.UNRESOLVED, "no SELECT statement in the compiled SQL")
         query = self._drop_ephemeral_ctes(query)
+        if self.dialect in JSON_ARROW_DIALECTS and "->" in self.sql:
+            _json_arrows(query, self.dialect)
         root = build_scope(query)
         if root is None:
             return self._fail(ModelStatus.UNRESOLVED, "no query scope in the compiled SQL")
@@ -336,7 +341,7 @@ class ModelAnalyzer:
             return UnknownItem(f"relation {'.'.join(parts)} is not a node of the dbt project")
         if uid == self.unique_id:
             return RelationItem(uid, self.columns_of(uid), self_ref=True)
-        return RelationItem(uid, self.columns_of(uid))
+        return RelationItem(uid, self.columns_of(uid), exact=self.relations.is_ephemeral(uid))
 
     def reads_external_source(self, table: exp.Table) -> bool:
         path = _file_read(table)
@@ -416,15 +421,18 @@ class SelectScope:
             args = node.this
         elif isinstance(node, exp.Table) and isinstance(node.this, exp.Func):
             args = node.this
-        refs = [self.names.resolve(c) for c in columns_in(args)]
-        sources, resolved, reason = merge(refs)
-        # generate_series(1, 3), unnest([1, 2]): no upstream column, like a literal
-        lin = Lin(sources, DERIVED if sources else (SOURCE if resolved else UNKNOWN), resolved, reason)
+        # computed from what the arguments read, scalar subqueries included
+        # (generate_series((select min(d) from t), current_date)); generate_series(1, 3),
+        # unnest([1, 2]): no upstream column, like a literal
+        value = self._expression(args)
+        lin = Lin(value.sources, value.kind, value.resolved, value.reason)
         alias = node.args.get("alias")
         col = self.col
         names = [col(c) for c in alias.columns] if isinstance(alias, exp.TableAlias) and alias.columns else None
-        if names is None and isinstance(node, exp.Unnest) and isinstance(alias, exp.TableAlias) and alias.name:
-            names = [col(alias.this)]  # BigQuery: UNNEST(arr) AS x names the element column
+        if names is None and isinstance(alias, exp.TableAlias) and alias.name and (
+            isinstance(node, exp.Unnest) or (self.ctx.names_function_column and _one_column(node, args))
+        ):
+            names = [col(alias.this)]  # UNNEST(arr) AS x, generate_series(a, b) AS x: the column x
         offset = node.args.get("offset") if isinstance(node, exp.Unnest) else None
         if isinstance(offset, exp.Expression) and offset.name and names is not None:
             names = [*names, col(offset)]  # WITH OFFSET AS pos
@@ -467,12 +475,12 @@ class SelectScope:
 
     def items(self) -> Output:
         """The SELECT's output: its items in order, stars expanded."""
-        selected = Selected(self.ctx.dedupes)
+        top = self.scope.parent is None  # the model's own output
+        selected = Selected(self.ctx.dedupes, (self.analyzer.output_names or ()) if top else ())
         cols = selected.cols
         self.qualify = self.qualified_names()
         opaque: str | None = None
         unexpanded: list[tuple[FromItem, frozenset[str]]] = []
-        top = self.scope.parent is None  # the model's own output
         for i, proj in enumerate(self.select.expressions):
             star = star_of(proj)
             if star is not None:
@@ -495,7 +503,7 @@ class SelectScope:
                     name = f"{spelling}.{name}"  # ClickHouse: r.elo
             lin = self.classify(proj, name)
             before = cols.get(name)
-            if before is not None and top and not selected.dedupe:  # the model's output, named twice
+            if before is not None and top and not selected.keeps_both(name):  # the model's output, named twice
                 first = selected.exprs[name]
                 if isinstance(first, exp.Expression) and (before.sources, before.kind, before.resolved) != (lin.sources, lin.kind, lin.resolved):
                     lin = self._named_twice(name, first, proj)  # two lineages for one column
@@ -621,6 +629,59 @@ def _file_read(table: exp.Table) -> str | None:
     if isinstance(this, exp.Identifier) and this.quoted and not table.args.get("db") and ("/" in this.name or "." in this.name):
         return this.name
     return None
+
+
+# functions whose lambda argument is a lambda in a dialect of JSON arrows too (DuckDB's list_transform)
+_HIGHER_ORDER = (exp.Transform, exp.ArrayFilter, exp.ArrayAll, exp.ArrayAny, exp.Reduce, exp.ArraySort)
+
+
+def _json_arrows(query: exp.Query, dialect: str) -> None:
+    """``f(col -> 'key', ...)``: sqlglot reads a function's argument ``col -> 'key'`` as a lambda
+    of parameter ``col`` returning ``'key'``. In a dialect where ``->`` extracts JSON, such a
+    "lambda" that never reads its parameter and starts with a literal is that extraction: put the
+    column back (``col -> 'a' ->> 'b'``, ``col -> 'k' = 'v'`` included)."""
+    for lam in list(query.find_all(exp.Lambda)):
+        params = lam.expressions
+        if len(params) != 1 or not isinstance(params[0], exp.Identifier) or isinstance(lam.parent, _HIGHER_ORDER):
+            continue
+        param = params[0]
+        name = param.name.lower()
+        if any(i.name.lower() == name for i in lam.this.find_all(exp.Identifier)):
+            continue  # x -> x + 1: a lambda
+        first = lam.this
+        while not isinstance(first, exp.Literal) and isinstance(first.args.get("this"), exp.Expression):
+            first = first.args["this"]
+        if not isinstance(first, exp.Literal):
+            continue
+        try:
+            extract = sqlglot.parse_one(f"{param.sql(dialect=dialect)} -> {first.sql(dialect=dialect)}", read=dialect)
+        except SqlglotError:
+            continue
+        body = lam.this
+        if first is body:
+            lam.replace(extract)
+        else:
+            first.replace(extract)
+            lam.replace(body)
+
+
+# set-returning functions of one column (Postgres, DuckDB), besides UNNEST
+_ONE_COLUMN_FUNCTIONS = (exp.GenerateSeries, exp.ExplodingGenerateSeries)
+_ONE_COLUMN_NAMES = frozenset(
+    {"generate_series", "range", "generate_subscripts", "regexp_split_to_table", "string_to_table", "json_object_keys", "jsonb_object_keys", "regexp_matches"}
+)
+
+
+def _one_column(node: exp.Expression, func: exp.Expression) -> bool:
+    """Whether FROM item ``node``, ``[LATERAL] func(...) AS x``, is a function of one column
+    (which ``x`` then names), with no ``WITH ORDINALITY``."""
+    if node.args.get("ordinality") or func.args.get("offset"):
+        return False
+    if isinstance(func, exp.Anonymous):
+        return func.name.lower() in _ONE_COLUMN_NAMES
+    if isinstance(func, exp.Unnest):
+        return len(func.expressions) == 1  # unnest(a, b): a column of each
+    return isinstance(func, _ONE_COLUMN_FUNCTIONS)
 
 
 def _query_of(statement: exp.Expression) -> exp.Query | None:

@@ -45,13 +45,16 @@ class FromItem:
 class RelationItem(FromItem):
     """A dbt relation (model, source, seed, snapshot) and its known columns."""
 
-    def __init__(self, unique_id: str, names: list[str] | None, self_ref: bool = False):
+    def __init__(self, unique_id: str, names: list[str] | None, self_ref: bool = False, exact: bool = False):
         self.unique_id = unique_id
         self.names = names
         self.self_ref = self_ref
+        self.exact = exact  # its names are all it has (an ephemeral model, as analyzed): no other is read
         self._cache: dict[str, Lin] = {}
 
-    def get(self, name: str) -> Lin:
+    def get(self, name: str) -> Lin | None:
+        if self.exact and self._known is not None and name not in self._known:
+            return None
         lin = self._cache.get(name)
         if lin is None:
             lin = self._cache[name] = Lin(frozenset(((self.unique_id, name),)), PASS)

@@ -86,6 +86,9 @@ class Definitions(BaseModel, frozen=True):
 
     rows: str  # hash of everything that decides which rows the model has
     columns: dict[str, str]  # per output column: hash of its value's definition, through CTEs
+    # the conditions as written, per SELECT: (the CTE or subquery alias, "" for the model's own
+    # SELECT; the clause: WHERE, HAVING, QUALIFY, GROUP BY, JOIN <relation> ON; its SQL)
+    clauses: tuple[tuple[str, str, str], ...] = ()
 
 
 class ModelLineage(BaseModel):

@@ -93,6 +93,7 @@ class RelationIndex:
             if len(parts) >= 2:
                 self._by_schema[parts[-2:]].add(node.unique_id)  # type: ignore[index]
             self._by_name[parts[-1]].add(node.unique_id)
+        self._ephemeral_ids = frozenset(self._ephemeral.values())
 
     @classmethod
     def for_project(cls, project: DbtProject) -> "RelationIndex":
@@ -100,6 +101,10 @@ class RelationIndex:
 
     def ephemeral(self, name: str) -> str | None:
         return self._ephemeral.get(name.lower())
+
+    def is_ephemeral(self, unique_id: str) -> bool:
+        return unique_id in self._ephemeral_ids
+
 
     def lookup_path(self, path: str) -> str | None:
         """The external source that reads the file ``path``, if one does."""

@@ -19,7 +19,7 @@ from catalog.analyze.records import ModelLineage, ModelStatus, column_key
 from catalog.analyze.relations import RelationIndex
 from catalog.extract import DbtExposure, DbtNode, DbtProject, DbtSemanticModel, measure_owners
 
-# (upstream key, consumer key, type, expr): what :class:`catalog.lineage_graph.LineageGraph` takes
+# (upstream key, consumer key, type, expr): what :class:`catalog.lineage.records.LineageGraph` takes
 ConsumerEdge = tuple[str, str, str, str]
 
 

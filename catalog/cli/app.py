@@ -18,7 +18,7 @@ from typing import Any
 import typer
 
 from catalog import __version__
-from catalog.cli.common import Interrupted, error, stop_on_signals
+from catalog.cli.common import Interrupted, emit, error, stop_on_signals
 
 # name -> (module under catalog.cli, its function or, for a group, its Typer app), in the
 # order of a user's day: store, ask, look back, analyze without Neo4j, run the server
@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "docs": ("docs_cmd", "docs"),
     "builds": ("history_cmd", "builds"),
     "diff": ("history_cmd", "diff"),
+    "history": ("history_cmd", "history"),
     "gc": ("history_cmd", "gc"),
     "forget": ("history_cmd", "forget"),
     "lineage": ("lineage_cmd", "lineage"),
@@ -47,7 +48,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"catalog {__version__}")
+        emit("text", text=lambda: f"catalog {__version__}")
         raise typer.Exit()
 
 

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from catalog.cli.common import BuildOpt, FormatJsonOpt, ProjectOpt, emit, handle_errors, say
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
+from catalog.cli.common import AtOpt, BuildOpt, FormatJsonOpt, ProjectOpt, build_ref, emit, handle_errors, say
+from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 from catalog.report.limits import DEFAULT_ANSWER_ROWS
 
 
@@ -47,6 +47,7 @@ def _emit(answer, kind: str, fmt: Format, as_json: bool, max_rows: int) -> None:
 
 
 @handle_errors
+@neo4j_options()
 def impact(
     columns: Columns,
     depth: DepthOpt = None,
@@ -58,11 +59,8 @@ def impact(
     max_rows: MaxRowsOpt = DEFAULT_ANSWER_ROWS,
     project: ProjectOpt = None,
     build: BuildOpt = None,
-    uri: UriOpt = None,
-    user: UserOpt = None,
-    password: PasswordOpt = None,
-    database: DatabaseOpt = None,
-    timeout: TimeoutOpt = None,
+    at: AtOpt = None,
+    neo4j: Neo4jOptions = NEO4J,
 ) -> None:
     """What changes downstream if these columns change: every column reached, at any depth,
     with the shortest path, the type of each hop, and whether it only passes the value
@@ -70,13 +68,14 @@ def impact(
     from catalog.memory import paused_gc
     from catalog.query import BuildView
 
-    with paused_gc(), graph_from(uri, user, password, database, timeout) as graph:  # tens of thousands of records, no cycles
-        answer = BuildView(graph, project, build).impact(columns, max_depth=depth, with_conditions=with_conditions)
+    with paused_gc(), neo4j.graph() as graph:  # tens of thousands of records, no cycles
+        answer = BuildView(graph, project, build_ref(build, at)).impact(columns, max_depth=depth, with_conditions=with_conditions)
         _emit(answer, "impact", fmt, as_json, max_rows)
     say(f"{len(answer.columns)} downstream columns in {len(answer.models())} models")
 
 
 @handle_errors
+@neo4j_options()
 def trace(
     columns: Columns,
     depth: DepthOpt = None,
@@ -85,18 +84,15 @@ def trace(
     max_rows: MaxRowsOpt = DEFAULT_ANSWER_ROWS,
     project: ProjectOpt = None,
     build: BuildOpt = None,
-    uri: UriOpt = None,
-    user: UserOpt = None,
-    password: PasswordOpt = None,
-    database: DatabaseOpt = None,
-    timeout: TimeoutOpt = None,
+    at: AtOpt = None,
+    neo4j: Neo4jOptions = NEO4J,
 ) -> None:
     """Where these columns come from: every upstream column back to sources and seeds, with
     the expression at each hop, so you can read how the value is computed."""
     from catalog.memory import paused_gc
     from catalog.query import BuildView
 
-    with paused_gc(), graph_from(uri, user, password, database, timeout) as graph:
-        answer = BuildView(graph, project, build).trace(columns, max_depth=depth)
+    with paused_gc(), neo4j.graph() as graph:
+        answer = BuildView(graph, project, build_ref(build, at)).trace(columns, max_depth=depth)
         _emit(answer, "trace", fmt, as_json, max_rows)
     say(f"{len(answer.columns)} upstream columns in {len(answer.models())} models")

@@ -6,11 +6,12 @@ from typing import Annotated
 
 import typer
 
-from catalog.cli.common import DialectOpt, Interrupted, JobsOpt, JsonOpt, ProjectPath, handle_errors, print_json, say, show, warn_inputs
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
+from catalog.cli.common import DialectOpt, Interrupted, JobsOpt, JsonOpt, ProjectPath, emit, handle_errors, say, warn_inputs
+from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 
 
 @handle_errors
+@neo4j_options()
 def build(
     path: ProjectPath,
     full: Annotated[bool, typer.Option("--full", help="Analyze every model again, reusing nothing.")] = False,
@@ -30,11 +31,7 @@ def build(
     ] = None,
     dialect: DialectOpt = None,
     jobs: JobsOpt = None,
-    uri: UriOpt = None,
-    user: UserOpt = None,
-    password: PasswordOpt = None,
-    database: DatabaseOpt = None,
-    timeout: TimeoutOpt = None,
+    neo4j: Neo4jOptions = NEO4J,
 ) -> None:
     """Analyze a dbt project and store its column lineage in Neo4j as a new build.
 
@@ -47,19 +44,16 @@ def build(
     that project's active build in the same database (or the --upstream one), so lineage runs
     across the projects; the build records which producer builds it read.
     """
-    from catalog.build import Builder, BuildSummary
+    from catalog.builds import Builder, BuildSummary
     from catalog.report.build_summary import summary_table
     from catalog.store.upstream import parse_upstream
 
     pins = parse_upstream(upstream or [])
-    with graph_from(uri, user, password, database, timeout) as graph:
+    with neo4j.graph() as graph:
         builder = Builder(graph, path, full=full, dialect=dialect, jobs=jobs, progress=say, project_name=project_name, upstream=pins)
         try:
             summary: BuildSummary = builder.run()
         except (Interrupted, KeyboardInterrupt) as e:
             raise Interrupted.of(e, builder.left_behind() if builder.undone is not None else "") from None
     warn_inputs(summary.warnings)
-    if as_json:
-        print_json(summary.model_dump(mode="json"))
-    else:
-        show(summary_table(summary))
+    emit("table", as_json, json=lambda: summary.model_dump(mode="json"), table=lambda: summary_table(summary))

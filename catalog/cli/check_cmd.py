@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from catalog.cli.common import DialectOpt, FormatJsonOpt, JobsOpt, emit, handle_gate_errors, say, warn_inputs
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
+from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 
 EXIT_FINDINGS = 1  # findings at or above --fail-on; 2: could not run (handle_gate_errors)
 
@@ -25,6 +25,7 @@ class Format(str, Enum):
     md = "md"
     github = "github"
     sarif = "sarif"
+    gitlab = "gitlab"
 
 
 class FailOn(str, Enum):
@@ -34,6 +35,7 @@ class FailOn(str, Enum):
 
 
 @handle_gate_errors
+@neo4j_options()
 def check(
     path: Annotated[Path, typer.Argument(help="The changed dbt target folder (or project folder holding target/).")],
     state: Annotated[
@@ -47,18 +49,15 @@ def check(
             "--format",
             "-f",
             help="table; json; md (a pull-request comment, under GitHub's size limit, marked <!-- catalog-check --> to update in place); "
-            "github (workflow annotations on the changed model's file and line); sarif (SARIF 2.1.0, for code scanning).",
+            "github (workflow annotations on the changed model's file and line); sarif (SARIF 2.1.0, for code scanning); "
+            "gitlab (a GitLab Code Quality report, for the merge request's widget and diff).",
         ),
     ] = Format.table,
     as_json: FormatJsonOpt = False,
     project: Annotated[str | None, typer.Option("--project", help="Without --state: the project in the graph (default: the manifest's project name).")] = None,
     dialect: DialectOpt = None,
     jobs: JobsOpt = None,
-    uri: UriOpt = None,
-    user: UserOpt = None,
-    password: PasswordOpt = None,
-    database: DatabaseOpt = None,
-    timeout: TimeoutOpt = None,
+    neo4j: Neo4jOptions = NEO4J,
 ) -> None:
     """Every changed column of PATH against its base, what it hits downstream (models,
     columns, semantic models, metrics, exposures, saved queries; value and condition lineage
@@ -89,39 +88,25 @@ def check(
     """
     if state is not None and project is not None:
         raise typer.BadParameter("--project names a project in the graph; with --state the base is BASE_TARGET")
-    from catalog.check import check_states
-    from catalog.extract import input_warnings, load_project
-    from catalog.compare import analyze_states
+    from catalog.check_change import check_change
+    from catalog.report.check_ci import github_annotations, gitlab_code_quality, sarif_log
     from catalog.report.check_md import check_markdown
 
-    current = load_project(path, dialect=dialect)
-    warnings = warn_inputs(input_warnings(current))
-    if state is not None:
-        old = load_project(state, dialect=dialect)
-        warnings += warn_inputs(input_warnings(old))
-        base = str(state)
-        old_lineages, lineages = analyze_states(old, current, jobs=jobs)
-        report = check_states(old, old_lineages, current, lineages, base=base)
-    else:
-        from catalog.check_across import check_against_build
-
-        with graph_from(uri, user, password, database, timeout) as graph:
-            report = check_against_build(graph, current, project or current.name, jobs)
-
-    from catalog.report.check_ci import github_annotations, sarif_log
-
+    checked = check_change(path, state=state, project=project, dialect=dialect, jobs=jobs, graph=neo4j.graph, warned=warn_inputs)
+    report, level = checked.report, fail_on.value
+    warnings = [w.model_dump(mode="json") for w in (*checked.current_warnings, *checked.base_warnings)]
     emit(
         fmt,
         as_json,
-        json=lambda: {**report.to_dict(), "fail_on": fail_on.value, "warnings": warnings},
-        md=lambda: check_markdown(report, fail_on.value),
-        github=lambda: github_annotations(report, fail_on.value, project_root(path), Path.cwd()),
-        sarif=lambda: sarif_log(report, fail_on.value, project_root(path), Path.cwd()),
+        json=lambda: {**report.to_dict(), "fail_on": level, "warnings": warnings},
+        md=lambda: check_markdown(report, level),
+        github=lambda: github_annotations(report, level, project_root(path), Path.cwd()),
+        sarif=lambda: sarif_log(report, level, project_root(path), Path.cwd()),
+        gitlab=lambda: gitlab_code_quality(report, level, project_root(path), Path.cwd()),
         table=lambda: check_table(report),
     )
-    failing = report.failing(fail_on.value)  # type: ignore[arg-type]
-    counts = report.counts()
-    say(", ".join(f"{n} {k}" for k, n in counts.items()) + f" finding(s); --fail-on {fail_on.value}: " + ("fails" if failing else "passes"))
+    failing = report.failing(level)  # type: ignore[arg-type]
+    say(", ".join(f"{n} {k}" for k, n in report.counts().items()) + f" finding(s); --fail-on {level}: " + ("fails" if failing else "passes"))
     if failing:
         raise typer.Exit(EXIT_FINDINGS)
 

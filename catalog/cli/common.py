@@ -85,11 +85,11 @@ def _console(stderr: bool) -> Console:
     from rich.console import Console
 
     stream = sys.stderr if stderr else sys.stdout
-    # Without a terminal (pipes, CI) rich would wrap tables at 80 columns.
+    # Without a terminal (pipes, CI) rich would wrap tables at 80 columns: 200 unless $COLUMNS says.
     return Console(
         stderr=stderr,
         soft_wrap=True,
-        width=None if stream.isatty() else 200,
+        width=None if stream.isatty() or os.environ.get("COLUMNS", "").isdigit() else 200,
         markup=False,
         emoji=False,
         highlight=False,
@@ -116,19 +116,35 @@ def print_json(data: Any) -> None:
     sys.stdout.write(json_text(data))
 
 
-def emit(fmt: Any, as_json: bool = False, **renderers: Callable[[], Any]) -> None:
+class Verbatim(str):
+    """Text :func:`emit` writes exactly as it is, no newline added (a diff, newline-delimited JSON)."""
+
+
+def text_lines(*parts: str) -> Verbatim:
+    """Texts one below the other, each ending its line, as :func:`print_text` prints them."""
+    return Verbatim("".join(p if p.endswith("\n") else p + "\n" for p in parts))
+
+
+def emit(fmt: Any, as_json: bool = False, **renderers: Callable[[], Any]) -> Any:
     """Print a command's answer in the format asked: the one place every answer is written.
-    ``fmt``: the ``--format`` value (``--json`` is ``--format json``); ``renderers``: per format
-    name, what makes the answer in it: data (a dict or list) is printed as indented JSON, text
-    as it is (Markdown, selectors, annotations), anything else as a rich renderable (tables)."""
+    ``fmt``: the ``--format`` value (``--json`` is ``--format json``), or the one format a
+    command has; ``renderers``: per format name, what makes the answer in it: data (a dict or
+    list) is printed as indented JSON, :class:`Verbatim` text exactly, other text as a line
+    (Markdown, selectors, annotations), a function as a writer given stdout (an answer too large
+    to hold whole; what it returns is returned), anything else as a rich renderable (tables)."""
     name = "json" if as_json else getattr(fmt, "value", fmt)
     out = renderers[name]()
     if isinstance(out, (dict, list)):
         print_json(out)
+    elif isinstance(out, Verbatim):
+        sys.stdout.write(out)
     elif isinstance(out, str):
         print_text(out)
+    elif callable(out):
+        return out(sys.stdout)
     else:
         show(out)
+    return None
 
 
 def say(message: str) -> None:
@@ -218,7 +234,31 @@ ProjectPath = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout instead of a table.")]
 FormatJsonOpt = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
 ProjectOpt = Annotated[str | None, typer.Option("--project", help="dbt project name in the graph; needed only when the database holds several.")]
-BuildOpt = Annotated[int | None, typer.Option("--build", min=1, help="Read this build id (default: the active build).")]
+BuildOpt = Annotated[
+    str | None,
+    typer.Option("--build", help="Read this build: its id, a commit (prefix) it was built from, or a time (the build active then); default: the active build."),
+]
+AtOpt = Annotated[
+    str | None,
+    typer.Option("--at", help="Read the build that was active at this time (2026-11-01, 2026-11-01T14:30:00Z; UTC unless an offset is given) or the newest built from this commit (prefix)."),
+]
+
+
+def build_ref(build: str | None, at: str | None) -> str | None:
+    """The build a command reads: ``--build`` (an id, commit or time) or ``--at`` (a commit or
+    time, never an id: ``--at 1234567`` is a commit), not both; resolved against the stored
+    builds by :class:`catalog.query.BuildView`."""
+    if build is not None and at is not None:
+        raise typer.BadParameter("give --build or --at, not both", param_hint="--at")
+    if build is not None and build.strip().isdigit() and int(build) < 1:
+        raise typer.BadParameter(f"{build} is not a build id (ids start at 1)", param_hint="--build")
+    if at is None:
+        return build
+    from catalog.history import BuildAt
+
+    return BuildAt(at)
+
+
 DialectOpt = Annotated[
     str | None,
     typer.Option("--dialect", help="SQL dialect for sqlglot; default: from the manifest's adapter type."),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -15,18 +14,19 @@ from catalog.cli.common import (
     JobsOpt,
     JsonOpt,
     ProjectOpt,
+    Verbatim,
+    emit,
     fail,
     handle_gate_errors,
-    print_json,
     say,
 )
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, ReadTimeoutOpt, UriOpt, UserOpt
-from catalog.errors import CatalogError
+from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 
 EXIT_CHANGES = 1  # --check: something would change; 2: could not run (handle_gate_errors)
 
 
 @handle_gate_errors
+@neo4j_options(whole_build=True)
 def docs(
     path: Annotated[Path, typer.Argument(help="A dbt project folder: its YAML files are read and written, its target/ read.")],
     write: Annotated[bool, typer.Option("--write", help="Apply the changes to the YAML files.")] = False,
@@ -47,11 +47,7 @@ def docs(
     build: BuildOpt = None,
     dialect: DialectOpt = None,
     jobs: JobsOpt = None,
-    uri: UriOpt = None,
-    user: UserOpt = None,
-    password: PasswordOpt = None,
-    database: DatabaseOpt = None,
-    timeout: ReadTimeoutOpt = None,
+    neo4j: Neo4jOptions = NEO4J,
 ) -> None:
     """Write undocumented columns' descriptions and missing PII tags into the project's YAML,
     along the column lineage.
@@ -68,59 +64,21 @@ def docs(
     it (--write) or only says whether anything would change (--check, for CI).
     """
     from catalog.cli.inputs import read_input
-    from catalog.docs.inputs import docs_input, project_folder
-    from catalog.docs.plan import plan_docs, select_models, versioned_label
-    from catalog.docs.yaml_files import unified_diff
+    from catalog.docs.run import plan_project_docs, write_docs
 
     if write and check:
         fail("--write and --check exclude each other: --check changes nothing", EXIT_USAGE)
     if not descriptions and not pii:
         fail("--no-docs without --pii leaves nothing to write", EXIT_USAGE)
     stored = project is not None or build is not None
-    loaded = read_input(
-        None if stored else path, dialect=dialect, jobs=jobs, project=project, build=build,
-        uri=uri, user=user, password=password, database=database, timeout=timeout, consumers=False,
-    )  # fmt: skip
-    data = docs_input(path, loaded)
-    selected = select_models(data.relations, select, data.versions, data.latest_versions) if select else None
-    folder = project_folder(path)
-    plan = plan_docs(data, folder, docs=descriptions, pii=pii, selected=selected)
-    label = lambda col: versioned_label(col, data.versions)  # noqa: E731
-    for c in plan.conflicts:
-        cands = "; ".join(f"{label(x.column)}: {x.description!r}" for x in c.candidates)
-        say(f"{label(c.column)}: not written, its nearest documented columns disagree: {cands}")
-    if as_json:
-        print_json({
-            "project": data.project,
-            "build_id": loaded.build_id,
-            "changes": [c.model_dump(mode="json") for c in plan.changes],
-            "conflicts": [{**c.model_dump(mode="json"), "version": data.versions.get(c.column.unique_id)} for c in plan.conflicts],
-            "files": [{"path": f.path, "new": f.before is None} for f in plan.files],
-        })  # fmt: skip
-    elif not write or diff:
-        sys.stdout.write("".join(unified_diff(f) for f in plan.files))
+    loaded = read_input(None if stored else path, dialect=dialect, jobs=jobs, project=project, build=build, neo4j=neo4j, consumers=False)
+    run = plan_project_docs(path, loaded, select=select, docs=descriptions, pii=pii)
+    for conflict in run.conflicts():
+        say(conflict)
+    if as_json or not write or diff:
+        emit("diff", as_json, diff=lambda: Verbatim(run.diff()), json=run.to_dict)
     if write:
-        for f in plan.files:
-            _replace(folder / f.path, f.after)
-    files = f"{len(plan.files)} YAML file{'s' if len(plan.files) != 1 else ''}"
-    done = f"{len(plan.changes)} columns written to {files}" if write else f"{len(plan.changes)} columns, {files} would change"
-    say(done if plan.files else "Nothing to change.")
-    if check and plan.files:
+        write_docs(run)
+    say(run.summary(written=write))
+    if check and run.plan.files:
         raise typer.Exit(EXIT_CHANGES)
-
-
-def _replace(target: Path, text: str) -> None:
-    """Write ``target`` whole or not at all (a temporary file beside it, then renamed)."""
-    import os
-
-    tmp = target.with_name(f".{target.name}.catalog-docs.tmp")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-        if target.exists():
-            os.chmod(tmp, target.stat().st_mode & 0o7777)
-        os.replace(tmp, target)
-    except OSError as e:
-        tmp.unlink(missing_ok=True)
-        raise CatalogError(f"{target}: cannot write it ({e.strerror})") from e

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, ProjectPath, handle_errors, print_json, print_text, warn_inputs
+from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, ProjectPath, emit, handle_errors, text_lines, warn_inputs
 
 GoldenOpt = Annotated[
     Path,
@@ -48,13 +48,10 @@ def evaluate(
     actual = from_lineages(lineages)
     scores = resolved_shares(lineages, score(actual, expected))
     differences = diff(actual, expected, [uid for uid in expected if uid in actual]) if show_diff else []
-    if as_json:
-        doc = {"project": project.name, "golden": str(golden), "warnings": warnings, **scores.as_dict()}
-        if show_diff:
-            doc["differences"] = {d.unique_id: d.lines for d in differences}
-        print_json(doc)
-        return
-    print_text(f"{project.name} against {golden}")
-    print_text(format_scores(scores))
+    doc = {"project": project.name, "golden": str(golden), "warnings": warnings, **scores.as_dict()}
     if show_diff:
-        print_text(format_diff(differences, limit=len(differences)) or "no differences")
+        doc["differences"] = {d.unique_id: d.lines for d in differences}
+    text = [f"{project.name} against {golden}", format_scores(scores)]
+    if show_diff:
+        text.append(format_diff(differences, limit=len(differences)) or "no differences")
+    emit("text", as_json, json=lambda: doc, text=lambda: text_lines(*text))

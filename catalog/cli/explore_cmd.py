@@ -8,14 +8,15 @@ from typing import Annotated
 
 import typer
 
-from catalog.cli.common import BuildOpt, DialectOpt, JobsOpt, JsonOpt, ProjectOpt, handle_errors, print_json, print_text, say
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, ReadTimeoutOpt, UriOpt, UserOpt
+from catalog.cli.common import AtOpt, BuildOpt, DialectOpt, JobsOpt, JsonOpt, ProjectOpt, build_ref, emit, handle_errors, say
+from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 from catalog.cli.inputs import OptionalProjectPath, read_input
 
 DEFAULT_OUTPUT = Path("catalog-explorer.html")
 
 
 @handle_errors
+@neo4j_options(whole_build=True)
 def explore(
     path: OptionalProjectPath = None,
     output: Annotated[
@@ -23,13 +24,10 @@ def explore(
     ] = DEFAULT_OUTPUT,
     project: ProjectOpt = None,
     build: BuildOpt = None,
+    at: AtOpt = None,
     dialect: DialectOpt = None,
     jobs: JobsOpt = None,
-    uri: UriOpt = None,
-    user: UserOpt = None,
-    password: PasswordOpt = None,
-    database: DatabaseOpt = None,
-    timeout: ReadTimeoutOpt = None,
+    neo4j: Neo4jOptions = NEO4J,
     as_json: JsonOpt = False,
 ) -> None:
     """Write the lineage explorer: one HTML file that works offline, opened from disk.
@@ -48,13 +46,12 @@ def explore(
     from catalog.report.explorer import write_explorer
 
     data = read_input(
-        path, dialect=dialect, jobs=jobs, project=project, build=build,
-        uri=uri, user=user, password=password, database=database, timeout=timeout, consumers=True,
+        path, dialect=dialect, jobs=jobs, project=project, build=build_ref(build, at),
+        neo4j=neo4j, consumers=True,
     )  # fmt: skip
     size = write_explorer(output, data)
-    if as_json:
-        print_json({"path": str(output.resolve()), "bytes": size, "project": data.project, "build": data.build_id,
-                    "nodes": len(data.relations)})  # fmt: skip
-        return
-    say(f"Explorer of {len(data.relations)} nodes written in {time.perf_counter() - t0:.1f}s ({size / 1e6:.1f} MB):")
-    print_text(str(output.resolve()))
+    if not as_json:
+        say(f"Explorer of {len(data.relations)} nodes written in {time.perf_counter() - t0:.1f}s ({size / 1e6:.1f} MB):")
+    emit("path", as_json, path=lambda: str(output.resolve()), json=lambda: {
+        "path": str(output.resolve()), "bytes": size, "project": data.project, "build": data.build_id, "nodes": len(data.relations),
+    })  # fmt: skip

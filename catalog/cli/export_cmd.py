@@ -4,15 +4,14 @@ target (no Neo4j) or from a build stored in Neo4j."""
 from __future__ import annotations
 
 import json
-import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from catalog.cli.common import BuildOpt, DialectOpt, JobsOpt, ProjectOpt, handle_errors, say
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, ReadTimeoutOpt, UriOpt, UserOpt
+from catalog.cli.common import AtOpt, BuildOpt, DialectOpt, JobsOpt, ProjectOpt, Verbatim, build_ref, emit, handle_errors, say
+from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 from catalog.cli.inputs import OptionalProjectPath, read_input
 from catalog.errors import CatalogError
 from catalog.export.openlineage_http import DEFAULT_ENDPOINT, send_events
@@ -54,6 +53,7 @@ DatasetNamespaceOpt = Annotated[
 
 
 @handle_errors
+@neo4j_options(whole_build=True)
 def export(
     path: OptionalProjectPath = None,
     fmt: FormatOpt = ExportFormat.OPENLINEAGE,
@@ -67,11 +67,8 @@ def export(
     jobs: JobsOpt = None,
     project: ProjectOpt = None,
     build: BuildOpt = None,
-    uri: UriOpt = None,
-    user: UserOpt = None,
-    password: PasswordOpt = None,
-    database: DatabaseOpt = None,
-    timeout: ReadTimeoutOpt = None,
+    at: AtOpt = None,
+    neo4j: Neo4jOptions = NEO4J,
 ) -> None:
     """Export a dbt project's column lineage as OpenLineage run events (newline-delimited JSON).
 
@@ -97,8 +94,8 @@ def export(
     from catalog.export.openlineage import default_dataset_namespace, openlineage_events
 
     data = read_input(
-        path, dialect=dialect, jobs=jobs, project=project, build=build,
-        uri=uri, user=user, password=password, database=database, timeout=timeout, consumers=False,
+        path, dialect=dialect, jobs=jobs, project=project, build=build_ref(build, at),
+        neo4j=neo4j, consumers=False,
     )  # fmt: skip
     if dataset_namespace is None:
         dataset_namespace, missing = default_dataset_namespace(data)
@@ -119,4 +116,4 @@ def export(
         sent = send_events(events, url, endpoint=endpoint, api_key=api_key)
         say(f"{sent} OpenLineage events sent to {url}")
     if output is None and url is None:
-        sys.stdout.write(lines)
+        emit("events", events=lambda: Verbatim(lines))

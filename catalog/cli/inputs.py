@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from catalog.cli.common import EXIT_USAGE, fail
-from catalog.cli.connect import graph_from
+from catalog.cli.connect import Neo4jOptions
 
 if TYPE_CHECKING:
     from catalog.export.openlineage import ExportInput
@@ -30,12 +30,8 @@ def read_input(
     dialect: str | None,
     jobs: int | None,
     project: str | None,
-    build: int | None,
-    uri: str | None,
-    user: str | None,
-    password: str | None,
-    database: str | None,
-    timeout: float | None = None,
+    build: str | None,
+    neo4j: Neo4jOptions,
     consumers: bool,
 ) -> ExportInput:
     """The project's nodes and lineage, from PATH's artifacts or from a stored build; with
@@ -48,10 +44,10 @@ def read_input(
 
     if path is not None:
         if project is not None or build is not None:
-            fail("--project and --build read a build stored in Neo4j: give them without PATH", EXIT_USAGE)
+            fail("--project, --build and --at read a build stored in Neo4j: give them without PATH", EXIT_USAGE)
         loaded = load_project(path, dialect=dialect)
         return export_input(loaded, analyze_project(loaded, jobs=jobs), consumers=consumers)
     if dialect is not None:
         fail("--dialect applies to PATH: a stored build keeps the dialect it was built with", EXIT_USAGE)
-    with graph_from(uri, user, password, database, timeout, whole_build=True) as graph:
+    with neo4j.graph() as graph:
         return stored_export_input(BuildView(graph, project, build), consumers=consumers)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 import time
 
-from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, ProjectPath, handle_errors, say, show, warn_inputs
+from catalog.cli.common import DialectOpt, JobsOpt, JsonOpt, ProjectPath, emit, handle_errors, say, warn_inputs
 
 
 @handle_errors
@@ -27,10 +26,11 @@ def lineage(path: ProjectPath, as_json: JsonOpt = False, dialect: DialectOpt = N
     if as_json:
         # each model's lineage encoded as it is analyzed: the project's is never all in memory
         warnings = warn_inputs(input_warnings(project))
-        analyzed = write_lineage_json(sys.stdout, project.name, project.dialect, analyze_project_packed(project, jobs=jobs), warnings)
+        packed = analyze_project_packed(project, jobs=jobs)
+        analyzed = emit("json", json=lambda: lambda out: write_lineage_json(out, project.name, project.dialect, packed, warnings))
     else:
         lineages = analyze_project(project, jobs=jobs)
         warn_inputs(input_warnings(project))
-        show(lineage_table(project, lineages))
+        emit("table", table=lambda: lineage_table(project, lineages))
         analyzed = len(lineages)
     say(f"{analyzed} models analyzed in {time.perf_counter() - t0:.2f}s")

@@ -10,10 +10,11 @@ from typing import Annotated, BinaryIO
 import typer
 
 from catalog.cli.common import EXIT_USAGE, DialectOpt, JobsOpt, fail, handle_errors
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt
+from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 
 
 @handle_errors
+@neo4j_options()
 def lsp(
     memory: Annotated[
         bool,
@@ -26,11 +27,7 @@ def lsp(
     dialect: DialectOpt = None,
     jobs: JobsOpt = None,
     stdio: Annotated[bool, typer.Option("--stdio", help="Serve on stdin and stdout (the default and only transport; editors pass it).")] = True,
-    uri: UriOpt = None,
-    user: UserOpt = None,
-    password: PasswordOpt = None,
-    database: DatabaseOpt = None,
-    timeout: TimeoutOpt = None,
+    neo4j: Neo4jOptions = NEO4J,
 ) -> None:
     """Serve column lineage to an editor over the Language Server Protocol (stdio), for the
     model, snapshot and analysis .sql files and the schema YAML of dbt projects.
@@ -67,10 +64,8 @@ def lsp(
         if dialect is not None:
             fail("--dialect applies to --memory: a stored build keeps the dialect it was built with", EXIT_USAGE)
         from catalog.mcp.stored import Stored
-        from catalog.settings import Neo4jSettings
-
-        settings = Neo4jSettings.from_env(uri, user, password, database, timeout)
-        asked = timeout is not None or bool(os.environ.get("NEO4J_TIMEOUT", "").strip())  # as `catalog mcp` reads a build
+        settings = neo4j.settings()
+        asked = neo4j.timeout_asked  # as `catalog mcp` reads a build
         stored = Stored(settings, project=project, jobs=jobs, whole_build_timeout=settings.timeout if asked else None)
         options = Options(memory=False, project=project, jobs=jobs, stored=stored)
     server = make_server(options)

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from catalog.cli.common import EXIT_USAGE, BuildOpt, DialectOpt, JobsOpt, ProjectOpt, fail, handle_errors, say
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt
+from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 
 
 @handle_errors
+@neo4j_options()
 def mcp(
     path: Annotated[
         Path | None,
@@ -32,28 +32,27 @@ def mcp(
         str | None,
         typer.Option("--token", envvar="CATALOG_MCP_TOKEN", help="With --http: requests must carry `Authorization: Bearer TOKEN` (default: $CATALOG_MCP_TOKEN).", show_default=False),
     ] = None,
-    uri: UriOpt = None,
-    user: UserOpt = None,
-    password: PasswordOpt = None,
-    database: DatabaseOpt = None,
-    timeout: TimeoutOpt = None,
+    neo4j: Neo4jOptions = NEO4J,
 ) -> None:
     """Serve the catalog over the Model Context Protocol (stdio by default), read-only, for
     Claude, VS Code, Cursor and other MCP clients.
 
     Tools: search, column_lineage, impact, trace, path, model, check_change, and over stored
-    builds builds, diff, cypher (read-only Cypher with the --timeout and a row cap) and
-    graph_schema. Each tool takes `project` and `build` (default: --project, --build, else the
-    active build); every list is bounded (`limit`, `total`, `truncated`, `next_cursor`). Errors
-    are tool errors with the CLI's one-line message; the server goes on answering.
+    builds projects, builds, diff, cypher (read-only Cypher of the catalog graph, planned and
+    refused before it runs unless it only reads the graph, ended at --timeout, with a row cap)
+    and graph_schema. Each tool takes `project` and `build` (default: --project, --build, else the
+    active build); every list is bounded (`limit`, `total`, `truncated`, `next_cursor`), and so is
+    every input. Errors are tool errors with the CLI's one-line message; the server goes on
+    answering.
 
-    Over stored builds, Neo4j is connected at start and again after it was unreachable (a
-    failure is the answer to the question that met it), and the default build's records are
-    read in the background for search, model and column_lineage.
+    Over stored builds, Neo4j is asked once at start: unreachable, one warning line on stderr
+    and the server still starts (each question connects again; a failure is the answer to the
+    question that met it); a --project or --build it does not hold exits 2. The default
+    build's records are read in the background for search, model and column_lineage.
     """
+    from catalog.errors import NotFound
     from catalog.mcp.server import make_server
     from catalog.mcp.stored import InMemory, Stored
-    from catalog.settings import Neo4jSettings
 
     if path is not None:
         if project is not None or build is not None:
@@ -63,14 +62,22 @@ def mcp(
     else:
         if dialect is not None:
             fail("--dialect applies to PATH: a stored build keeps the dialect it was built with", EXIT_USAGE)
-        settings = Neo4jSettings.from_env(uri, user, password, database, timeout)
-        asked = timeout is not None or bool(os.environ.get("NEO4J_TIMEOUT", "").strip())  # as `catalog explore` reads a build
+        settings = neo4j.settings()
+        asked = neo4j.timeout_asked  # as `catalog explore` reads a build
         source = Stored(settings, project=project, build=build, jobs=jobs, whole_build_timeout=settings.timeout if asked else None)
+        unreachable = source.unreachable()
+        if unreachable:  # Neo4j may start later: each question connects again
+            say(f"catalog mcp: warning: {unreachable}; serving anyway, each question tries again")
+        else:
+            try:
+                source.check_defaults()
+            except NotFound as e:
+                fail(str(e), EXIT_USAGE)
         source.warm()
         where = f"Neo4j at {settings.uri}"
     if token is not None and not http:
         fail("--token applies to --http", EXIT_USAGE)
-    server = make_server(source, timeout=timeout)
+    server = make_server(source, timeout=neo4j.timeout)
     try:
         if http:
             from catalog.mcp.http import serve_http

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from catalog import NEO4J_VERSION
-from catalog.cli.common import EXIT_NOT_RUNNING, handle_errors, print_text, say
+from catalog.cli.common import EXIT_NOT_RUNNING, emit, handle_errors, say
 
 if TYPE_CHECKING:
     from catalog.local_neo4j import ServerStatus
@@ -16,7 +16,7 @@ app = typer.Typer(
     name="neo4j",
     help=(
         "Run a local Neo4j Community server for the catalog, without Docker.\n\n"
-        f"The first start downloads Neo4j {NEO4J_VERSION} (about 140 MB of jars) from "
+        f"The first start downloads Neo4j {NEO4J_VERSION} (139 MB of jars) from "
         "Maven Central with 'mvn', then runs it with 'java' (17 or 21) in the background. "
         "The server listens on 127.0.0.1 only; its Bolt URI (bolt://127.0.0.1:7687 by default) "
         "is the catalog's default NEO4J_URI.\n\n"
@@ -42,7 +42,7 @@ JsonFlag = Annotated[
 
 def _report(status: ServerStatus, as_json: bool) -> None:
     if as_json:
-        print_text(status.model_dump_json())
+        emit("json", json=status.model_dump_json)  # one line, as text
         return
     say(f"Neo4j {status.version} (Community): {status.state}" + (f", pid {status.pid}" if status.pid else ""))
     if status.running:

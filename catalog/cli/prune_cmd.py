@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from catalog.cli.common import BuildOpt, DialectOpt, JobsOpt, ProjectOpt, emit, handle_errors, say, warn_inputs
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
+from catalog.cli.common import AtOpt, BuildOpt, DialectOpt, JobsOpt, ProjectOpt, build_ref, emit, handle_errors, say, warn_inputs
+from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -51,6 +51,7 @@ StateOpt = Annotated[
 
 
 @handle_errors
+@neo4j_options()
 def prune(
     path: PathArg = None,
     changed: ChangedOpt = None,
@@ -59,13 +60,10 @@ def prune(
     as_json: Annotated[bool, typer.Option("--json", help="Same as --format json: every model with the reason it is included.")] = False,
     project: ProjectOpt = None,
     build: BuildOpt = None,
+    at: AtOpt = None,
     dialect: DialectOpt = None,
     jobs: JobsOpt = None,
-    uri: UriOpt = None,
-    user: UserOpt = None,
-    password: PasswordOpt = None,
-    database: DatabaseOpt = None,
-    timeout: TimeoutOpt = None,
+    neo4j: Neo4jOptions = NEO4J,
 ) -> None:
     """The smallest set of models to rebuild after some columns changed, printed as a dbt
     selector: `dbt build -s "$(catalog prune -c stg_orders.status)"`.
@@ -76,7 +74,7 @@ def prune(
     feed. A model reached by nothing is left out, even when it depends on a changed model.
     Ephemeral models and sources are reported but not selected (dbt does not build them).
 
-    --changed COLUMN, without PATH: from the stored build in Neo4j (--build, --project).
+    --changed COLUMN, without PATH: from the stored build in Neo4j (--build or --at, --project).
 
     --changed COLUMN with PATH: from PATH's artifacts, analyzed in memory; no Neo4j.
 
@@ -109,31 +107,16 @@ def prune(
             "(for example `catalog prune --state prod-target/ target/`)",
             param_hint="PATH",
         )
-    if path is not None and (project is not None or build is not None):
-        raise typer.BadParameter("--project and --build read the graph; with PATH the artifacts are read instead")
-
-    from catalog.analyze.project import analyze_project
-    from catalog.compare import analyze_states
-    from catalog.extract import input_warnings, load_project
-    from catalog.prune import prune_artifacts, prune_graph, prune_state
-    from catalog.query import BuildView
+    if path is not None and (project is not None or build is not None or at is not None):
+        raise typer.BadParameter("--project, --build and --at read the graph; with PATH the artifacts are read instead")
+    from catalog.prune_change import prune_change
 
     t0 = time.perf_counter()
     warnings: list[dict] = []
-    if path is not None:
-        current = load_project(path, dialect=dialect)
-        warnings += warn_inputs(input_warnings(current))
-        if state is not None:
-            old = load_project(state, dialect=dialect)
-            warnings += warn_inputs(input_warnings(old))
-            old_lineages, lineages = analyze_states(old, current, jobs=jobs)
-            plan = prune_state(old, old_lineages, current, lineages, also_changed=names)
-        else:
-            plan = prune_artifacts(current, analyze_project(current, jobs=jobs), names)
-    else:
-        with graph_from(uri, user, password, database, timeout) as graph:
-            plan = prune_graph(BuildView(graph, project, build), names)
-
+    plan = prune_change(
+        names, path=path, state=state, project=project, build=build_ref(build, at), dialect=dialect, jobs=jobs,
+        graph=neo4j.graph, warned=lambda found: warnings.extend(warn_inputs(found)),
+    )  # fmt: skip
     emit(fmt, as_json, json=lambda: {**plan.to_dict(), "warnings": warnings}, table=lambda: plan_table(plan), selector=plan.selector)
     _summary(plan, time.perf_counter() - t0)
 

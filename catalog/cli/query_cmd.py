@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from catalog.cli.common import JsonOpt, handle_errors, print_json, say, show
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, TimeoutOpt, UriOpt, UserOpt, graph_from
+from catalog.cli.common import JsonOpt, emit, handle_errors, say
+from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 from catalog.errors import CatalogError, NotFound
 from catalog.store import cypher
 
@@ -87,6 +87,7 @@ def _parameters_line(query: cypher.QueryFile) -> str:
 
 
 @handle_errors
+@neo4j_options()
 def query(
     name: Annotated[
         str | None,
@@ -103,11 +104,7 @@ def query(
     ] = None,
     list_: Annotated[bool, typer.Option("--list", help="List every query file with its summary and parameters.")] = False,
     as_json: JsonOpt = False,
-    timeout: TimeoutOpt = None,
-    uri: UriOpt = None,
-    user: UserOpt = None,
-    password: PasswordOpt = None,
-    database: DatabaseOpt = None,
+    neo4j: Neo4jOptions = NEO4J,
 ) -> None:
     """Run one of the catalog's Cypher files (cypher/) against the graph, read-only, and
     print its rows: the same queries the CLI uses, and the ones made for Neo4j Browser.
@@ -127,17 +124,15 @@ def query(
     check_runnable(qname)
     described = cypher.describe(qname)
     check_params(described, params)
-    with graph_from(uri, user, password, database, timeout) as graph:
-        rows = graph.read(qname, timeout_=timeout, **params)
+    with neo4j.graph() as graph:
+        rows = graph.read(qname, timeout_=neo4j.timeout, **params)
     declared = [c.strip() for c in _returns(described)]
     columns = list(rows[0]) if rows else declared
     if rows and sorted(columns) == sorted(declared):  # a collected query's maps come in no set order
         columns = declared
         rows = [{c: r[c] for c in columns} for r in rows]
-    if as_json:
-        print_json({"query": qname, "parameters": params, "columns": columns, "rows": rows})
-    else:
-        show(_rows_table(qname, columns, rows))
+    emit("table", as_json, json=lambda: {"query": qname, "parameters": params, "columns": columns, "rows": rows},
+         table=lambda: _rows_table(qname, columns, rows))  # fmt: skip
     say(f"{len(rows)} row{'' if len(rows) == 1 else 's'}")
 
 
@@ -172,20 +167,23 @@ def _rows_table(name: str, columns: list[str], rows: list[dict[str, Any]]) -> Ta
 
 def _list(as_json: bool) -> None:
     queries = [cypher.describe(n) for n in cypher.names()]
-    if as_json:
-        print_json(
-            [
-                {
-                    "name": q.name,
-                    "summary": q.summary,
-                    "parameters": list(q.parameters),
-                    "returns": q.returns,
-                    "read_only": not q.name.startswith(REFUSED_PREFIXES),
-                }
-                for q in queries
-            ]
-        )
-        return
+    emit("table", as_json, json=lambda: _queries_json(queries), table=lambda: _queries_table(queries))
+
+
+def _queries_json(queries: list[cypher.QueryFile]) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": q.name,
+            "summary": q.summary,
+            "parameters": list(q.parameters),
+            "returns": q.returns,
+            "read_only": not q.name.startswith(REFUSED_PREFIXES),
+        }
+        for q in queries
+    ]
+
+
+def _queries_table(queries: list[cypher.QueryFile]) -> Table:
     from rich.table import Table
     from rich.text import Text
 
@@ -202,4 +200,4 @@ def _list(as_json: bool) -> None:
             Text(q.summary),
             Text(_parameters_line(q)),
         )
-    show(t)
+    return t

@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import contextlib
-import os
-import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, TextIO
-from urllib.parse import quote
 
 import typer
 
-from catalog.cli.common import EXIT_USAGE, BuildOpt, ProjectOpt, fail, handle_errors, print_text, say
-from catalog.cli.connect import DatabaseOpt, PasswordOpt, ReadTimeoutOpt, UriOpt, UserOpt, graph_from
+from catalog.cli.common import EXIT_USAGE, AtOpt, BuildOpt, ProjectOpt, build_ref, emit, fail, handle_errors, say
+from catalog.cli.connect import NEO4J, Neo4jOptions, neo4j_options
 from catalog.errors import CatalogError
-from catalog.report.limits import DEFAULT_MAX_ROWS, DEFAULT_TOP
+from catalog.report.limits import DEFAULT_MAX_ROWS, DEFAULT_TOP, MD_CHARS
 
 DEFAULT_HTML = Path("catalog-report.html")
 
@@ -31,6 +28,7 @@ class Format(str, Enum):
 
 
 @handle_errors
+@neo4j_options(whole_build=True)
 def report(
     fmt: Annotated[
         Format, typer.Option("--format", "-f", help="html (one self-contained file), md (Markdown, for a pull request) or json.")
@@ -44,6 +42,14 @@ def report(
         int,
         typer.Option("--max-rows", min=0, help="Rows shown per list in html and md (0: all); json always has every row."),
     ] = DEFAULT_MAX_ROWS,
+    max_chars: Annotated[
+        int,
+        typer.Option(
+            "--max-chars", min=0,
+            help=f"md: at most this many characters, for a pull request (fewer rows per table, then the last sections "
+            f"left out, and said so at its top; 0: no limit). Default {MD_CHARS:,}, under GitHub's limit.",
+        ),
+    ] = MD_CHARS,
     explorer: Annotated[
         Path | None,
         typer.Option(
@@ -60,69 +66,40 @@ def report(
     ] = 0,
     project: ProjectOpt = None,
     build: BuildOpt = None,
-    uri: UriOpt = None,
-    user: UserOpt = None,
-    password: PasswordOpt = None,
-    database: DatabaseOpt = None,
-    timeout: ReadTimeoutOpt = None,
+    at: AtOpt = None,
+    neo4j: Neo4jOptions = NEO4J,
 ) -> None:
     """Governance report of a build: lineage coverage (model statuses and reasons, resolved
     and unresolved columns), where PII-tagged columns flow, undocumented columns of public
     models, unused columns, the most depended-on columns, descriptions that could be inherited
     along passthrough and renamed edges, and pictures of the lineage around key columns; with
     --history N, how those figures moved over the last N builds."""
-    from catalog.memory import paused_gc
-    from catalog.query import BuildView
-    from catalog.report.governance import collect_report, report_parts
-    from catalog.report.governance_html import report_html
-    from catalog.report.governance_render import report_markdown, write_report_json
+    from catalog.report.run import governance_report
 
     t0 = time.perf_counter()
     if explorer is not None and fmt != Format.html:
         fail("--explorer goes with the html report (--format html)", EXIT_USAGE)
     target = output if output is not None else (DEFAULT_HTML if fmt == Format.html else None)
-    # hundreds of thousands of small records and no cycles: the collector would walk them
-    # again and again (two thirds of the time of a 1,300-model report)
-    with paused_gc():
-        with graph_from(uri, user, password, database, timeout, whole_build=True) as graph:
-            catalog = BuildView(graph, project, build)
-            say(f"Reading build {catalog.build_id} of {catalog.project}…")
-            progress = lambda msg: say(f"  {msg}")  # noqa: E731
-            if fmt == Format.json:  # written as it is read: a large build's report is never whole in memory
-                with report_parts(catalog, top=top, progress=progress, history=history) as parts, _written(target) as out:
-                    write_report_json(out, parts)
-                _done(target, t0)
-                return
-            data = collect_report(catalog, top=top, progress=progress, history=history)
-            explored = None
-            if explorer is not None:  # the explorer's modules (and sqlglot) only when asked for
-                from catalog.export.stored import stored_export_input
-
-                explored = stored_export_input(catalog, consumers=True)
-        href = None
-        if explorer is not None and explored is not None and target is not None:
-            from catalog.report.explorer import write_explorer
-
-            size = write_explorer(explorer, explored)
-            say(f"Explorer written ({size / 1e6:.1f} MB): {explorer.resolve()}")
-            href = quote(Path(os.path.relpath(explorer.resolve(), target.resolve().parent)).as_posix(), safe="/")
-        if fmt == Format.md:
-            text = report_markdown(data, max_rows=max_rows)
-        else:
-            text = report_html(data, max_rows=max_rows, explorer=href)
-    with _written(target) as out:
-        out.write(text)
+    governance_report(
+        neo4j.graph, fmt.value, lambda write: _output(target, fmt, write), project=project, build=build_ref(build, at),
+        top=top, history=history, max_rows=max_rows, max_chars=max_chars, explorer=explorer, target=target, say=say,
+    )  # fmt: skip
     _done(target, t0)
 
 
-@contextlib.contextmanager
-def _written(target: Path | None) -> Iterator[TextIO]:
-    """Where the report goes: stdout, or ``target``; a file is written next to it first and
-    becomes ``target`` once the report is whole (an error on the way leaves no half report),
-    anything else (/dev/null, a pipe) is written as it is."""
+def _output(target: Path | None, fmt: Format, write: Callable[[TextIO], object]) -> None:
+    """The report, written by ``write``, on stdout or into ``target``."""
     if target is None:
-        yield sys.stdout
+        emit(fmt, **{fmt.value: lambda: write})
         return
+    with _written(target) as out:
+        write(out)
+
+
+@contextlib.contextmanager
+def _written(target: Path) -> Iterator[TextIO]:
+    """``target`` written next to it first, becoming ``target`` once the report is whole (an
+    error on the way leaves no half report); anything else (/dev/null, a pipe) is written as it is."""
     direct = target.exists() and not target.is_file()
     part = target if direct else target.with_name(f".{target.name}.part")
     try:
@@ -140,4 +117,4 @@ def _written(target: Path | None) -> Iterator[TextIO]:
 def _done(target: Path | None, t0: float) -> None:
     if target is not None:
         say(f"Report written in {time.perf_counter() - t0:.1f}s:")
-        print_text(str(target.resolve()))
+        emit("path", path=lambda: str(target.resolve()))

@@ -2,8 +2,8 @@
 PII flows, per YAML file.
 
 The lineage is a project's analyzed lineage, from its artifacts or from a stored build (the
-same records either way: ``ExportInput``), walked by the report's own code
-(:class:`catalog.report.reach.BuildLineage`, :func:`catalog.report.governance.inheritable_descriptions`):
+same records either way: ``ExportInput``), walked as the report walks it
+(:class:`catalog.lineage.graph.ColumnGraph`, :func:`catalog.report.governance_reach.inheritable_descriptions`):
 
 - a column without a description inherits the description of the nearest documented column
   its value is copied from (passthrough and renamed hops only, through undocumented
@@ -12,9 +12,10 @@ same records either way: ``ExportInput``), walked by the report's own code
   through a masked column (:mod:`catalog.masking`) is tagged ``pii`` when it is not tagged so.
 
 Only the models and snapshots of the project itself are written, each in the YAML file its
-manifest entry's ``patch_path`` names; a model that has none gets a file beside its SQL,
-named as the project's other YAML files are (``_<folder>.yml``, ``<model>.yml`` or one
-fixed name), or an entry in that file when it exists.
+manifest entry's ``patch_path`` names; a model that has none goes into the one file that
+documents the other models of its folder, else gets a file beside its SQL, named as the
+project's other YAML files are (``_<folder>.yml``, ``<model>.yml`` or one fixed name), or an
+entry in that file when it exists.
 """
 
 from __future__ import annotations
@@ -27,14 +28,15 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from catalog.analyze.records import ColumnKind, ModelLineage, column_key
+from catalog.analyze.records import ModelLineage, column_key
 from catalog.docs.versions import VersionLayout, place, read_layout, version_key, versions_by_model
 from catalog.docs.yaml_files import ColumnEdit, YamlChange, edit_yaml_file
 from catalog.errors import CatalogError
-from catalog.extract import DbtNode, is_pii
-from catalog.masking import is_masked, masking_names
-from catalog.report.governance import Col, Inheritable, inheritable_descriptions
-from catalog.report.reach import BuildLineage
+from catalog.extract import DbtNode
+from catalog.lineage.graph import ColumnGraph, record_rows, unmasked_reach
+from catalog.lineage.walks import descendants
+from catalog.report.governance_model import Col, Inheritable
+from catalog.report.governance_reach import inheritable_descriptions
 
 WRITTEN = ("model", "snapshot")
 
@@ -72,46 +74,22 @@ class DocsPlan(BaseModel, frozen=True):
     changes: tuple[ColumnChange, ...]  # what the files' edits hold, file by file
     conflicts: tuple[Inheritable, ...]  # undocumented columns whose nearest candidates disagree
     files: tuple[YamlChange, ...]  # the files that change
+    # the packages of the models and snapshots there are (selected), when none is the project's own
+    only_packages: tuple[str, ...] = ()
 
 
 # ---------------------------------------------------------------------------- the lineage
 def lineage_rows(data: DocsInput) -> list[tuple[str, str, list[list[Any]]]]:
-    """The rows ``cypher/read/report_build_columns`` returns for a build of these records (the
-    build stores a model's analyzed columns, else its catalog and YAML columns), with each
-    column's ``masked`` flag."""
-    functions = masking_names(data.masking_functions)
-    feeds: dict[str, list[list[str]]] = defaultdict(list)
-    names: dict[str, list[str]] = {}
-    masked: set[str] = set()
-    for uid, lin in data.lineages.items():
-        names[uid] = [c.name for c in lin.columns]
-        for c in lin.columns:
-            down = column_key(uid, c.name)
-            if c.kind == ColumnKind.DERIVED and is_masked(c.expr, data.dialect, functions):
-                masked.add(down)
-            for s in c.sources:
-                feeds[s.key].append([down, c.kind.value])
-    rows = []
-    for uid in sorted(data.relations):
-        node = data.relations[uid]
-        documented = {c.key_name(data.dialect): c for c in node.columns}
-        columns = []
-        for name in names.get(uid) or list(documented):
-            key = column_key(uid, name)
-            c = documented.get(name)
-            text = c.description if c is not None and c.description.strip() else None
-            pii = c is not None and is_pii(c.tags, c.meta)
-            columns.append([key, uid, node.display_name, name, text is not None, text, pii, sorted(feeds.get(key, [])), key in masked])
-        rows.append((uid, node.resource_type, sorted(columns)))
-    return rows
+    """The rows ``cypher/read/report_build_columns`` returns for a build of these records."""
+    return record_rows(data.relations, data.lineages, data.dialect, data.masking_functions)
 
 
-def pii_reach(walked: BuildLineage) -> dict[str, list[str]]:
+def pii_reach(walked: ColumnGraph) -> dict[str, list[str]]:
     """Column key -> the PII-tagged columns whose values reach it unmasked, for the model and
     snapshot columns not tagged PII themselves."""
     out: dict[str, list[str]] = defaultdict(list)
     for tagged in walked.pii_columns():
-        for key in walked.unmasked_reach(tagged):
+        for key in unmasked_reach(walked, tagged):
             i = walked.index[key]
             if walked.in_build[i] and not walked.pii[i] and walked.resource_type[i] in WRITTEN:
                 out[key].append(tagged)
@@ -164,9 +142,9 @@ def select_models(
         starts = by_name[name]
         out = set(starts)
         if up is not None:
-            out |= _walk(starts, lambda u: relations[u].depends_on if u in relations else (), int(up) if up else None)
+            out |= descendants(starts, lambda u: relations[u].depends_on if u in relations else (), int(up) if up else None)
         if down is not None:
-            out |= _walk(starts, lambda u: children.get(u, ()), int(down) if down else None)
+            out |= descendants(starts, lambda u: children.get(u, ()), int(down) if down else None)
         return out
 
     picked: set[str] = set()
@@ -188,27 +166,16 @@ def _version_is(kind: str, version: str | None, latest: str | None) -> bool:
     return {"latest": a == b, "prerelease": a > b, "old": a < b}[kind]
 
 
-def _walk(starts: list[str], step: Any, depth: int | None) -> set[str]:
-    seen: set[str] = set()
-    layer = list(starts)
-    level = 0
-    while layer and (depth is None or level < depth):
-        level += 1
-        layer = [n for u in layer for n in step(u) if n not in seen]
-        seen.update(layer)
-    return seen
-
-
 # ---------------------------------------------------------------------------- the plan
 def plan_docs(
     data: DocsInput, project_dir: Path, *, docs: bool = True, pii: bool = False, selected: set[str] | None = None
 ) -> DocsPlan:
     """The changes to ``project_dir``'s YAML files (none written here)."""
-    walked = BuildLineage(lineage_rows(data))
-    ours = {
-        uid: n for uid, n in data.relations.items()
-        if n.resource_type in WRITTEN and n.package_name == data.project and (selected is None or uid in selected)
-    }  # fmt: skip
+    walked = ColumnGraph(lineage_rows(data))
+    candidates = {uid: n for uid, n in data.relations.items() if n.resource_type in WRITTEN and (selected is None or uid in selected)}
+    ours = {uid: n for uid, n in candidates.items() if n.package_name == data.project}
+    if not ours:  # package models are never written: their YAML is the package's
+        return DocsPlan(changes=(), conflicts=(), files=(), only_packages=tuple(sorted({n.package_name for n in candidates.values()})))
     file_of = _yaml_files(data, ours)
     changes: list[ColumnChange] = []
     conflicts: list[Inheritable] = []
@@ -244,7 +211,7 @@ def _by_label(cols: Iterable[Col]) -> tuple[Col, ...]:
     return tuple(sorted(cols, key=lambda c: (c.label, c.unique_id)))
 
 
-def _col(walked: BuildLineage, key: str) -> Col:
+def _col(walked: ColumnGraph, key: str) -> Col:
     uid, model, name = walked.names[walked.index[key]]  # type: ignore[misc]
     return Col(model=model or uid, unique_id=uid, name=name)
 
@@ -315,6 +282,7 @@ def _yaml_files(data: DocsInput, ours: dict[str, DbtNode]) -> Callable[[str], st
     """Unique id -> its YAML file (relative): the one it is documented in, else the one the
     project's naming gives beside its SQL."""
     pattern, suffix = _naming(data)
+    shared = _folder_files(data)
 
     def file_of(uid: str) -> str:
         known = data.patch_paths.get(uid)
@@ -324,10 +292,28 @@ def _yaml_files(data: DocsInput, ours: dict[str, DbtNode]) -> Callable[[str], st
         if not node.path:
             raise CatalogError(f"{node.resource_type} {node.name}: the manifest gives no file for it, so no YAML file can go beside it")
         sql = PurePosixPath(node.path)
+        if str(sql.parent) in shared:
+            return shared[str(sql.parent)]
         stem = pattern.format(folder=sql.parent.name or data.project, model=node.name)
         return str(sql.parent / f"{stem}{suffix}")
 
     return file_of
+
+
+def _folder_files(data: DocsInput) -> dict[str, str]:
+    """Folder of SQL files -> the one YAML file that documents the project's models of that
+    folder, wherever it is (``models/shopify.yml`` for ``models/rest/``), when one file does and
+    it is not named after one of them (``<model>.yml``, one file per model)."""
+    files: dict[str, set[str]] = defaultdict(set)
+    named_after: set[str] = set()
+    for uid, patch in data.patch_paths.items():
+        node = data.relations.get(uid)
+        if node is None or node.package_name != data.project or not node.path:
+            continue
+        files[str(PurePosixPath(node.path).parent)].add(patch)
+        if PurePosixPath(patch).stem in (node.name, f"_{node.name}"):
+            named_after.add(patch)
+    return {folder: next(iter(found)) for folder, found in files.items() if len(found) == 1 and not found & named_after}
 
 
 def _naming(data: DocsInput) -> tuple[str, str]:

@@ -1,7 +1,11 @@
 """Column descriptions and PII tags written into a dbt project's YAML, and nothing else changed.
 
 A file is read with ruamel.yaml's round-trip loader, in the indentation that gives it back
-byte for byte (a file no setting gives back is refused, not rewritten); edits add what is
+byte for byte, else the closest. What ruamel.yaml writes is never written for the file's own
+lines: the lines an edit adds are put among them where they go, and every other line stays as
+the file has it, also what ruamel.yaml does not keep (CRLF line ends, blanks at the end of a
+line, block scalars indented deeper, a last line without a line end); an addition that falls
+where the two cannot be told apart is refused, not guessed. Edits add what is
 missing (a column entry, a ``columns`` list, a description, a ``pii`` tag) and never replace
 what is there. Comments, order, quoting, Jinja (``{{ doc('x') }}``) and blank lines of the
 rest stay as they were: a comment after the last entry of a list stays with that entry, and
@@ -13,6 +17,8 @@ from __future__ import annotations
 import copy
 import difflib
 import io
+import re
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -68,23 +74,52 @@ def _dump(y: Any, doc: Any) -> str:
     return out.getvalue()
 
 
-def _load(path: Path, text: str) -> tuple[Any, Any]:
-    """The document and the YAML object that writes it back as ``text``."""
+def _load(path: Path, text: str) -> tuple[Any, Any, str]:
+    """The YAML object that writes the file back, the document and what it writes: ``text``
+    itself where an indentation gives it back byte for byte, else the closest (``_merged``
+    then keeps the file's own lines)."""
     from ruamel.yaml import YAMLError
 
+    plain = _plain(text)
+    closest: tuple[int, Any, Any, str] | None = None
     for indent in INDENTS:
         y = _yaml(indent)
         try:
-            doc = y.load(text)
+            doc = y.load(plain)
         except YAMLError as e:
             first = str(e).strip().splitlines()
             raise CatalogError(f"{path}: not valid YAML ({first[0] if first else type(e).__name__})") from e
-        if _dump(y, doc) == text:
-            return y, doc
-    raise CatalogError(
-        f"{path}: cannot be edited without changing lines no edit touches (its indentation or layout is "
-        "not one ruamel.yaml writes back as it is); add the descriptions by hand"
-    )
+        out = _dump(y, doc)
+        ours = _lines(plain)
+        if out == text or _lines(out) == ours:  # byte for byte, or but for line ends and blanks at their end
+            return y, doc, out
+        # lines of keys and list items kept as they are (block scalars' text is never written
+        # anew, so its indentation tells nothing)
+        same = sum(1 for m in _align(plain, out).get_matching_blocks() for line in ours[m.a : m.a + m.size] if _KEY.match(line))
+        if closest is None or same > closest[0]:
+            closest = (same, y, doc, out)
+    assert closest is not None
+    return closest[1:]
+
+
+_KEY = re.compile(r"^\s*(?:- |-$|[^\s#'\"][^:#]*:(?:\s|$)|['\"][^'\"]*['\"]:(?:\s|$))")
+
+
+def _plain(text: str) -> str:
+    """``text`` with LF line ends, the last line's included (what ruamel.yaml writes)."""
+    text = text.replace("\r\n", "\n")
+    return text + "\n" if text and not text.endswith("\n") else text
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of LF-ended ``text``, without their blanks at the end."""
+    return [line.rstrip(" \t\r") for line in text.split("\n")[:-1]]
+
+
+def _align(a: str, b: str) -> difflib.SequenceMatcher:
+    """The lines two texts share, in order (frequent lines, ``tests:``, only where they extend a
+    match of others, which keeps a file of thousands of lines quick)."""
+    return difflib.SequenceMatcher(None, _lines(a), _lines(b))
 
 
 def edit_yaml_file(project_dir: Path, relative: str, edits: list[ColumnEdit], dialect: str, new_file: bool) -> YamlChange:
@@ -93,14 +128,15 @@ def edit_yaml_file(project_dir: Path, relative: str, edits: list[ColumnEdit], di
     path = project_dir / relative
     if path.exists():
         try:
-            before: str | None = path.read_text(encoding="utf-8")
+            with open(path, encoding="utf-8", newline="") as f:  # its line ends as they are
+                before: str | None = f.read()
         except (OSError, UnicodeDecodeError) as e:
             raise CatalogError(f"{path}: cannot read it ({getattr(e, 'strerror', None) or e})") from e
-        y, doc = _load(path, before)  # type: ignore[arg-type]
+        y, doc, base = _load(path, before)  # type: ignore[arg-type]
     elif new_file:
         from ruamel.yaml.comments import CommentedMap
 
-        before, y, doc = None, _yaml(NEW_FILE_INDENT), CommentedMap([("version", 2)])
+        before, y, doc, base = None, _yaml(NEW_FILE_INDENT), CommentedMap([("version", 2)]), ""
     else:
         raise CatalogError(f"{path}: the manifest names this YAML file, but it is not there (run dbt parse again)")
     if doc is None:
@@ -119,7 +155,74 @@ def edit_yaml_file(project_dir: Path, relative: str, edits: list[ColumnEdit], di
     after = _dump(y, doc)
     if before is None:  # a blank line under the version, as dbt's own files have it
         after = after.replace("version: 2\n", "version: 2\n\n", 1)
+    elif base != before:
+        merged = _merged(before, base, after)
+        if merged is None:
+            raise CatalogError(
+                f"{path}: cannot be edited without changing lines no edit touches (its indentation or layout is "
+                "not one ruamel.yaml writes back as it is); add the descriptions by hand"
+            )
+        after = merged
     return YamlChange(path=relative, before=before, after=after)
+
+
+def _merged(original: str, base: str, edited: str) -> str | None:
+    """The file ``original`` with the lines ruamel.yaml's edit added to its own text ``base``
+    (giving ``edited``), each added where it goes among the file's own lines, which all stay as
+    they are: line ends (added lines end as the file's do, CRLF when they all do), blanks at
+    the end, block scalars as indented, a last line without a line end. None when an addition
+    falls where ``base`` and the file differ, or an edit changes a line they do not share."""
+    lines = original.split("\n")  # each with the CR of its CRLF
+    final_newline = lines[-1] == ""
+    ended = lines[:-1]  # the lines followed by a line end
+    if final_newline:
+        lines.pop()
+    cr = "\r" if ended and all(line.endswith("\r") for line in ended) else ""
+    # base line i is file line mapped[i] where they agree; a gap before base line i (or at its
+    # end) is the gap before file line gaps[i]
+    mapped: dict[int, int] = {}
+    gaps: dict[int, int] = {}
+    for op, i1, i2, j1, j2 in _align(_plain(original), base).get_opcodes():
+        if op == "equal":
+            for k in range(i2 - i1):
+                mapped[j1 + k] = i1 + k
+                gaps.setdefault(j1 + k, i1 + k)
+            gaps.setdefault(j2, i2)
+        else:  # a gap where the file has lines base lacks: right after the file's line before them
+            gaps.setdefault(j1, i1)
+            gaps.setdefault(j2, i2)
+    added: dict[int, list[str]] = defaultdict(list)  # file gap -> lines added there
+    replaced: dict[int, list[str]] = {}  # file line -> the lines that take its place
+    for op, i1, i2, j1, j2 in _align(base, edited).get_opcodes():
+        if op == "equal":
+            continue
+        new = [line + cr for line in edited.split("\n")[j1:j2]]
+        if op == "insert":
+            if i1 not in gaps:
+                return None
+            added[gaps[i1]] += new
+            continue
+        if any(i not in mapped for i in range(i1, i2)) or i1 == i2:
+            return None
+        for i in range(i1, i2):
+            replaced[mapped[i]] = []
+        replaced[mapped[i1]] = new
+    out: list[str] = []
+    unended = None  # where the file's last line is in ``out``, when it has no line end and stays
+    for n in range(len(lines) + 1):
+        out += added.get(n, [])
+        if n < len(lines):
+            out += replaced.get(n, [lines[n]])
+            if n == len(lines) - 1 and n not in replaced:
+                unended = len(out) - 1
+    if final_newline:
+        return "\n".join(out) + "\n"
+    last = len(out) - 1
+    if unended is not None and unended < last:
+        out[unended] += cr  # lines follow it now
+    if unended != last and cr:
+        out[last] = out[last][: -len(cr)]  # an added line is the last: no line end, as the file's was
+    return "\n".join(out)
 
 
 # ---------------------------------------------------------------------------- finding entries

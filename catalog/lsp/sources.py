@@ -11,11 +11,12 @@ no build, Neo4j down) is told once as a message and leaves the view in use as it
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from catalog.mcp.view import ProjectView
     from catalog.query import Answer
     from catalog.settings import Neo4jSettings
+    from catalog.store.graph import Graph
 
 _NONE = object()  # no load has failed yet
 CHECK_EVERY = 2.0  # seconds between two looks at a stored project's active build
@@ -67,15 +69,19 @@ def stop_analyzer() -> None:
 
 def _check_target(settings: Neo4jSettings, target: Path, name: str, jobs: int | None) -> CheckReport:
     """`catalog check` of ``target`` against the active build of ``name`` (in the analyzer's
-    process: the analysis forks)."""
-    from catalog.check_across import check_against_build
-    from catalog.extract import load_project
+    process: the analysis forks), by the use case the CLI and the MCP server call."""
+    from catalog.check_change import check_change
+
+    return check_change(target, project=name, jobs=jobs, graph=lambda: _graph(settings)).report
+
+
+@contextlib.contextmanager
+def _graph(settings: Neo4jSettings) -> Iterator[Graph]:
     from catalog.store.connection import open_driver
     from catalog.store.graph import Graph
 
-    current = load_project(target)
     with open_driver(settings) as driver:
-        return check_against_build(Graph(driver, settings.database, timeout=settings.timeout, uri=settings.uri), current, name, jobs)
+        yield Graph(driver, settings.database, timeout=settings.timeout, uri=settings.uri)
 
 
 def find_root(path: Path) -> Path | None:

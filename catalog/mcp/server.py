@@ -12,14 +12,16 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from catalog import __version__
 from catalog.errors import CatalogError
 from catalog.mcp import tools
+from catalog.mcp.limits import MAX_COLUMNS, MAX_NAME, MAX_QUERY, MAX_SEARCH, cut
 from catalog.mcp.pages import DEFAULT_LIMIT, MAX_LIMIT
+from catalog.mcp.view import SEARCH_KINDS
 
 T = TypeVar("T")
 
@@ -31,36 +33,71 @@ when unsure of a name. "What breaks if I change X?": `impact`. "Where does X com
 `trace`. "Is A connected to B?": `path`. The neighbourhood of a column as nodes and edges:
 `column_lineage`. A model's columns, types, documentation and PII: `model`. Every list is
 bounded: `total` says how many there are, `truncated` whether this answer holds fewer, and
-`next_cursor` is passed back as `cursor` for the next page. Each tool takes `project` and
-`build` (default: the only project, its active build)."""
+`next_cursor` is passed back as `cursor` for the next page (with the same arguments; a new
+build makes it stale). Each tool takes `project` and `build` (default: the only project, its
+active build; `projects` lists them)."""
+
+# the CLI's words in the messages the tools share with it, and the tools' words for them
+TOOL_WORDS = (
+    ("pass --project", "give the `project` argument (the `projects` tool lists them)"),
+    ("(see `catalog builds`)", "(the `builds` tool lists them)"),
+)
+SearchKind = Literal[SEARCH_KINDS]  # type: ignore[valid-type]
 
 Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT, description=f"Most items in this answer (1 to {MAX_LIMIT}).")]
-Cursor = Annotated[str | None, Field(description="`next_cursor` of the previous answer, for the next page; omit for the first.")]
-Project = Annotated[str | None, Field(description="dbt project in the graph; needed only when it holds several.")]
+Cursor = Annotated[str | None, Field(max_length=100, description="`next_cursor` of the previous answer, for the next page; omit for the first.")]
+Project = Annotated[str | None, Field(max_length=MAX_NAME, description="dbt project in the graph; needed only when it holds several (see `projects`).")]
 Build = Annotated[int | None, Field(ge=1, description="Build id to read (default: the active build; see `builds`).")]
 Depth = Annotated[int | None, Field(ge=1, description="Follow at most this many column edges (default: any depth).")]
-ColumnName = Annotated[str, Field(description="A column: MODEL.COLUMN (orders.amount), SOURCE.TABLE.COLUMN or UNIQUE_ID.COLUMN; case-insensitive.")]
+Name = Annotated[str, Field(max_length=MAX_NAME)]
+ColumnName = Annotated[str, Field(max_length=MAX_NAME, description="A column: MODEL.COLUMN (orders.amount), SOURCE.TABLE.COLUMN or UNIQUE_ID.COLUMN; case-insensitive.")]
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 
 def _answer(source: Any, work: Callable[[], T]) -> T:
-    """``work``'s answer, or a tool error with the CLI's one line."""
+    """``work``'s answer, or a tool error with the CLI's one line, in the tools' words and cut
+    to a bounded length."""
     try:
         return work()
     except CatalogError as e:
         source.lost(e)
-        raise ToolError(str(e)) from None
+        message = str(e)
+        for cli, words in TOOL_WORDS:
+            message = message.replace(cli, words)
+        raise ToolError(cut(message)) from None
     except Exception as e:  # noqa: BLE001 - the last resort: no traceback reaches the client
         if os.environ.get("CATALOG_DEBUG"):
             raise
-        raise ToolError(f"unexpected {type(e).__name__}: {e} (set CATALOG_DEBUG=1 to see where)") from None
+        raise ToolError(cut(f"unexpected {type(e).__name__}: {e} (set CATALOG_DEBUG=1 to see where)")) from None
+
+
+def _one_line(error: ValidationError) -> str:
+    """A schema violation as one line naming each argument and what it should be."""
+    parts = []
+    for err in error.errors():
+        where = ".".join(str(part) for part in err["loc"]) or "arguments"
+        parts.append(f"argument {where}: {err['msg']}")
+    return cut("; ".join(parts))
+
+
+class CatalogServer(MCPServer):
+    """The SDK's server, whose argument errors are one line (the SDK's are pydantic's
+    several lines with a URL)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as e:
+            if isinstance(e, UnexpectedToolError) or not isinstance(e.__cause__, ValidationError):
+                raise
+            raise ToolError(f"Error executing tool {name}: {_one_line(e.__cause__)}") from e.__cause__
 
 
 def make_server(source: Any, *, timeout: float | None = None) -> MCPServer:
     """The server answering from ``source`` (:class:`~catalog.mcp.stored.Stored` or
     :class:`~catalog.mcp.stored.InMemory`); ``timeout``: seconds one `cypher` query may run."""
-    server = MCPServer("catalog", title="catalog: column-level lineage for dbt", instructions=INSTRUCTIONS,
+    server = CatalogServer("catalog", title="catalog: column-level lineage for dbt", instructions=INSTRUCTIONS,
                        version=__version__, log_level="WARNING")  # fmt: skip
 
     def tool(description: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
@@ -72,8 +109,8 @@ def make_server(source: Any, *, timeout: float | None = None) -> MCPServer:
         "half-remembered name into the exact MODEL.COLUMN the other tools take."
     )
     def search(
-        query: Annotated[str, Field(description="Part of a name: 'order_tot', 'customers.life', 'revenue'.")],
-        kinds: Annotated[list[str] | None, Field(description="Only these kinds: model, source, seed, snapshot, column, semantic_model, metric, exposure, saved_query.")] = None,
+        query: Annotated[str, Field(max_length=MAX_SEARCH, description="Part of a name: 'order_tot', 'customers.life', 'revenue'.")],
+        kinds: Annotated[list[SearchKind] | None, Field(max_length=len(SEARCH_KINDS), description="Only these kinds.")] = None,
         limit: Limit = 50,
         cursor: Cursor = None,
         project: Project = None,
@@ -108,8 +145,8 @@ def make_server(source: Any, *, timeout: float | None = None) -> MCPServer:
         "filter, join or group (kind 'condition'). The summary counts are exact even when the hits are cut."
     )
     def impact(
-        columns: Annotated[list[str] | None, Field(description="One or more columns, MODEL.COLUMN each.")] = None,
-        column: Annotated[str | None, Field(description="One column, MODEL.COLUMN (instead of columns).")] = None,
+        columns: Annotated[list[Name] | None, Field(max_length=MAX_COLUMNS, description="One or more columns, MODEL.COLUMN each.")] = None,
+        column: Annotated[str | None, Field(max_length=MAX_NAME, description="One column, MODEL.COLUMN (instead of columns).")] = None,
         depth: Depth = None,
         conditions: Annotated[bool, Field(description="Also list the models these columns filter, join or group (condition lineage).")] = False,
         limit: Limit = DEFAULT_LIMIT,
@@ -126,7 +163,7 @@ def make_server(source: Any, *, timeout: float | None = None) -> MCPServer:
         "`saved_query:NAME` start from that consumer."
     )
     def trace(
-        column: Annotated[str, Field(description="MODEL.COLUMN, or metric:NAME, exposure:NAME, saved_query:NAME.")],
+        column: Annotated[str, Field(max_length=MAX_NAME, description="MODEL.COLUMN, or metric:NAME, exposure:NAME, saved_query:NAME.")],
         depth: Depth = None,
         limit: Limit = DEFAULT_LIMIT,
         cursor: Cursor = None,
@@ -141,8 +178,8 @@ def make_server(source: Any, *, timeout: float | None = None) -> MCPServer:
         "(for example: the target is upstream, ask the other way round)."
     )
     def path(
-        from_column: Annotated[str, Field(description="The upstream column, MODEL.COLUMN.")],
-        to_column: Annotated[str, Field(description="The downstream column, MODEL.COLUMN.")],
+        from_column: Annotated[str, Field(max_length=MAX_NAME, description="The upstream column, MODEL.COLUMN.")],
+        to_column: Annotated[str, Field(max_length=MAX_NAME, description="The downstream column, MODEL.COLUMN.")],
         project: Project = None,
         build: Build = None,
     ) -> dict[str, Any]:
@@ -156,7 +193,7 @@ def make_server(source: Any, *, timeout: float | None = None) -> MCPServer:
         "children (at most limit of each, with their totals)."
     )
     def model(
-        name: Annotated[str, Field(description="Its name (orders, shop.orders for a source) or unique id.")],
+        name: Annotated[str, Field(max_length=MAX_NAME, description="Its name (orders, shop.orders for a source) or unique id.")],
         limit: Limit = DEFAULT_LIMIT,
         cursor: Cursor = None,
         project: Project = None,
@@ -170,8 +207,8 @@ def make_server(source: Any, *, timeout: float | None = None) -> MCPServer:
         "policy, partial, safe), with the dbt selector to rebuild; `fails` says whether a finding is at or above fail_on."
     )
     def check_change(
-        base_target: Annotated[str, Field(description="The base (production) dbt target folder.")],
-        target: Annotated[str, Field(description="The changed dbt target folder.")],
+        base_target: Annotated[str, Field(max_length=MAX_NAME, description="The base (production) dbt target folder.")],
+        target: Annotated[str, Field(max_length=MAX_NAME, description="The changed dbt target folder.")],
         fail_on: Annotated[Literal["breaking", "partial", "never"], Field(description="The class that fails the change.")] = "breaking",
         limit: Limit = DEFAULT_LIMIT,
         cursor: Cursor = None,
@@ -184,6 +221,10 @@ def make_server(source: Any, *, timeout: float | None = None) -> MCPServer:
 
 
 def _stored_tools(server: MCPServer, source: Any, tool: Callable[[str], Any], timeout: float | None) -> None:
+    @tool("The dbt projects in the graph, each with its active build, its number of models and when that build finished.")
+    def projects(limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> dict[str, Any]:
+        return _answer(source, lambda: tools.projects(source, limit, cursor))
+
     @tool("The builds of a project, newest first: id, status (active, superseded, failed), times and counts.")
     def builds(limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None, project: Project = None) -> dict[str, Any]:
         return _answer(source, lambda: tools.builds(source, project, limit, cursor))
@@ -202,13 +243,33 @@ def _stored_tools(server: MCPServer, source: Any, tool: Callable[[str], Any], ti
         return _answer(source, lambda: tools.diff(source, a, b, project, limit, cursor))
 
     @tool(
-        "Run any read-only Cypher on the catalog graph, for what no other tool answers. Read `graph_schema` first: "
-        "every relationship is versioned and must be filtered by build. Runs in Neo4j's READ access mode with a "
-        "timeout; writes, LOAD CSV, USE and TERMINATE are refused and nothing is ever committed. Rows after the page "
-        "(and the one past it) are not read: when more follow, `truncated` is true and `total` null (`total_counted` false)."
+        "When a column (or metric:NAME, exposure:NAME, saved_query:NAME) changed, newest first: one row per build in "
+        "which anything about it changed (appeared, expression, transformation, upstream added or removed, data_type, "
+        "description, tags, pii, its model's status, removed), with the build's git commit, branch, dirty flag and "
+        "time, and each change's before and after. With upstream, also every column it reads: what changed upstream "
+        "and when, the root-cause question. `known_from` says from which build on history is known (older ones deleted)."
+    )
+    def history(
+        column: Annotated[str, Field(max_length=MAX_NAME, description="MODEL.COLUMN (also a removed one), or metric:NAME, exposure:NAME, saved_query:NAME.")],
+        upstream: Annotated[bool, Field(description="Also the changes of every column it reads, at any depth.")] = False,
+        since: Annotated[str | None, Field(max_length=MAX_NAME, description="Only builds from this one on (a build id or commit prefix), or that became active at or after a time (2026-11-01, UTC).")] = None,
+        limit: Limit = DEFAULT_LIMIT,
+        cursor: Cursor = None,
+        project: Project = None,
+    ) -> dict[str, Any]:
+        return _answer(source, lambda: tools.history(source, column, upstream, since, limit, cursor, project))
+
+    @tool(
+        "Run a read-only Cypher query on the catalog graph, for what no other tool answers. Read `graph_schema` first: "
+        "every relationship is versioned and must be filtered by build. Planned first (EXPLAIN) and refused, with the "
+        "reason, unless it only reads the graph: no writes, LOAD CSV, USE or TERMINATE, CALL only of db.labels, "
+        "db.relationshipTypes, db.propertyKeys, db.schema.* and the full-text index queries, SHOW only of INDEXES and "
+        "CONSTRAINTS, brackets nested at most 64 deep. Then run in Neo4j's READ access mode, rolled back, and ended at "
+        "the timeout. Rows after the page (and the one past it) are not read: when more follow, `truncated` is true and "
+        "`total` null (`total_counted` false)."
     )
     def cypher(
-        query: Annotated[str, Field(description="One Cypher statement; use $name parameters for values.")],
+        query: Annotated[str, Field(max_length=MAX_QUERY, description="One Cypher statement; use $name parameters for values.")],
         params: Annotated[dict[str, Any] | None, Field(description="The query's parameters.")] = None,
         limit: Limit = DEFAULT_LIMIT,
         cursor: Cursor = None,

@@ -123,6 +123,21 @@ class Stored:
 
         threading.Thread(target=read, name="catalog-mcp-warm", daemon=True).start()
 
+    def unreachable(self) -> str:
+        """Why Neo4j does not answer now (empty: it does), asked once at start."""
+        try:
+            self.graph().read("read/list_projects")
+        except StoreError as e:
+            self.lost(e)
+            return str(e)
+        return ""
+
+    def check_defaults(self) -> None:
+        """NotFound unless the default project (and build) are in the graph."""
+        if self.project is not None:
+            self.project_name(None)
+            self.catalog(None, None)
+
     def project_name(self, project: str | None) -> str:
         """The project the builds and diff tools read: the one given, else the only one."""
         from catalog.history import check_project
@@ -135,7 +150,8 @@ class Stored:
 def _stored_search_index(catalog: BuildView, timeout: float | None) -> SearchIndex:
     """:meth:`ProjectView.search_index` of a stored build, from the build's records and
     `read/list_analyzed_column_names`: each node's columns are the analysis's when it has any,
-    else those its record declares, as :class:`~catalog.mcp.view.ProjectView` takes them."""
+    else those its record declares, and a source's columns only the SQL reading it names
+    (`read/list_columns_known_from_sql`), as :class:`~catalog.mcp.view.ProjectView` takes them."""
     from catalog.analyze.records import column_key
     from catalog.export.openlineage import consumer_nodes
     from catalog.idents import typed
@@ -154,6 +170,8 @@ def _stored_search_index(catalog: BuildView, timeout: float | None) -> SearchInd
         nodes.append((rel.resource_type, rel.display_name, uid))
         for col in analyzed.get(uid) or dict.fromkeys(c.key_name(project.dialect) for c in rel.columns):
             columns.append((f"{name}/{column_key(uid, col)}", uid, rel.display_name, typed(col)))
+    for r in graph.read("read/list_columns_known_from_sql", project=name, build_id=build_id):  # as the view adds them
+        columns.append((r["key"], r["unique_id"], project.nodes[r["unique_id"]].display_name, r["name"]))
     nodes += [(con.kind, con.name, uid) for uid, con in sorted(consumer_nodes(project).items())]
     return SearchIndex(name, build_id, nodes, columns)
 

@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from catalog.mcp.pages import BadArgument, page
+from catalog.mcp.pages import BadArgument, page, question
 from catalog.query import Answer
 from catalog.report.answers import answer_dict, answer_selector
 from catalog.store.keys import unscoped_key
@@ -33,7 +33,7 @@ def search(src: Any, query: str, kinds: list[str] | None, limit: int, cursor: st
     if unknown:
         raise BadArgument(f"unknown kind {', '.join(map(repr, unknown))}: give some of {', '.join(SEARCH_KINDS)}")
     index = src.search_index(project, build)
-    shown, bounds = page(index.ranked(query, kinds), limit, cursor)
+    shown, bounds = page(index.ranked(query, kinds), limit, cursor, index.build_id, question("search", index.project, query, sorted(kinds or ())))
     return {**_where(index.project, index.build_id), "query": query, **bounds, "results": [index.hit(found) for found in shown]}
 
 
@@ -47,8 +47,8 @@ def column_lineage(
     view = src.view(project, build)
     start = view.resolve(column)
     found = view.lineage(start, direction, depth)
-    shown, bounds = page(found, limit, cursor)
     p = view.project
+    shown, bounds = page(found, limit, cursor, view.build_id, question("column_lineage", p, start.key, direction, depth, conditions))
     nodes, edges = [], []
     for col, distance, side, near in shown:
         nodes.append({
@@ -92,7 +92,7 @@ def impact(
     if conditions:
         counts["conditions"] = len(answer.conditions)
         hits += [{"kind": "condition", **c} for c in answer_dict(answer, "impact")["conditions"]]
-    shown, bounds = page(hits, limit, cursor)
+    shown, bounds = page(hits, limit, cursor, answer.build_id or None, question("impact", answer.project, [c.key for c in answer.asked], depth, conditions))
     return {
         **_where(answer.project, answer.build_id or None),
         "columns_asked": [c.label for c in answer.asked],
@@ -107,7 +107,7 @@ def trace(src: Any, column: str, depth: int | None, limit: int, cursor: str | No
     answer = src.asker(project, build).trace([column], max_depth=depth)
     data = answer_dict(answer, "trace")
     roots = [c for c in data["columns"] if c["resource_type"] in ("source", "seed")]
-    shown, bounds = page(data["columns"], limit, cursor)
+    shown, bounds = page(data["columns"], limit, cursor, answer.build_id or None, question("trace", answer.project, [c.key for c in answer.asked], depth))
     return {
         **_where(answer.project, answer.build_id or None),
         "asked": data["columns_asked"][0],
@@ -161,7 +161,7 @@ def model(src: Any, name: str, limit: int, cursor: str | None, project: str | No
             "type": c.kind, "expr": c.expr, "resolved": c.resolved, "reason": c.reason,
             "tests": [{"name": t.name, "unique_id": t.unique_id, "kind": t.kind, "test": t.test} for t in view.tests.get(key, ())],
         })  # fmt: skip
-    shown, bounds = page(cols, limit, cursor)
+    shown, bounds = page(cols, limit, cursor, view.build_id, question("model", view.project, node.unique_id))
     coverage = {"tested": sum(1 for c in cols if c["tests"]), "columns": len(cols)} if node.kind in TESTED_KINDS else None
 
     def named(side: str, uids: set[str]) -> dict[str, Any]:
@@ -178,12 +178,28 @@ def model(src: Any, name: str, limit: int, cursor: str | None, project: str | No
     }  # fmt: skip
 
 
+def projects(src: Any, limit: int, cursor: str | None) -> dict[str, Any]:
+    from catalog.history import BuildInfo
+
+    graph = src.graph()
+    rows = graph.read("read/list_projects")
+    newest = max((r["active_build_id"] or 0 for r in rows), default=0)
+    shown, bounds = page(rows, limit, cursor, newest or None, question("projects"))
+    out = []
+    for r in shown:
+        active = graph.find_active_build(r["name"])
+        info = BuildInfo.from_row(active) if active else None
+        out.append({"project": r["name"], "active_build": r["active_build_id"], "models": info.models_total if info else None,
+                    "built_at": info.finished_at if info else None})  # fmt: skip
+    return {**bounds, "projects": out}
+
+
 def builds(src: Any, project: str | None, limit: int, cursor: str | None) -> dict[str, Any]:
     from catalog.history import list_builds
 
     name = src.project_name(project)
     rows = [b.model_dump() for b in list_builds(src.graph(), name)]
-    shown, bounds = page(rows, limit, cursor)
+    shown, bounds = page(rows, limit, cursor, rows[0]["id"] if rows else None, question("builds", name))
     return {"project": name, **bounds, "builds": shown}
 
 
@@ -195,21 +211,36 @@ def diff(src: Any, a: int | None, b: int | None, project: str | None, limit: int
     changes = [{"what": "edge", **e.model_dump()} for e in d.edges]
     changes += [{"what": "status", **s.model_dump()} for s in d.statuses]
     changes += [{"what": "column", **c.model_dump()} for c in d.columns]
-    shown, bounds = page(changes, limit, cursor)
+    shown, bounds = page(changes, limit, cursor, d.to_build, question("diff", name, d.from_build, d.to_build))
     return {"project": name, "from_build": d.from_build, "to_build": d.to_build, "summary": d.counts(), **bounds, "changes": shown}
 
 
+def history(src: Any, column: str, upstream: bool, since: str | None, limit: int, cursor: str | None, project: str | None) -> dict[str, Any]:
+    from catalog.column_history import node_history
+
+    h = node_history(src.graph(), src.project_name(project), column, since=since, upstream=upstream)
+    data = h.model_dump()
+    asked = question("history", h.project, h.key, upstream, since)
+    shown, bounds = page(data.pop("rows"), limit, cursor, h.read_at, asked)
+    return {**data, **bounds, "rows": shown}
+
+
 def cypher(src: Any, query: str, params: dict[str, Any] | None, limit: int, cursor: str | None, timeout: float | None) -> dict[str, Any]:
-    from catalog.mcp.pages import check_limit, offset_of
+    from catalog.mcp.limits import check_params, check_query, within
+    from catalog.mcp.pages import check_limit, cursor_at, offset_of
 
     check_limit(limit)
-    start = offset_of(cursor)
+    check_query(query)
+    check_params(params)
+    asked = question("cypher", query, params or {})
+    start = offset_of(cursor, None, asked)
     graph = src.graph()
-    answer = graph.read_any(query, params or {}, start, limit, timeout if timeout is not None else graph.timeout)
+    seconds = timeout if timeout is not None else graph.timeout
+    answer = within(seconds, lambda: graph.read_any(query, params or {}, start, limit, seconds))
     end = start + len(answer.rows)
     return {
         "columns": answer.columns, "total": answer.total, "total_counted": answer.total is not None, "limit": limit,
-        "truncated": answer.more, "next_cursor": str(end) if answer.more else None, "rows": _plain(answer.rows),
+        "truncated": answer.more, "next_cursor": cursor_at(end, None, asked) if answer.more else None, "rows": _plain(answer.rows),
     }  # fmt: skip
 
 
@@ -225,21 +256,16 @@ def _plain(value: Any) -> Any:
 
 
 def check_change(src: Any, base_target: str, target: str, fail_on: str, limit: int, cursor: str | None) -> dict[str, Any]:
-    from catalog.check import check_states
-    from catalog.extract import input_warnings, load_project
-    from catalog.compare import analyze_states
+    from catalog.check_change import check_change as checked_change
 
     if fail_on not in FAIL_ON:
         raise BadArgument(f"fail_on {fail_on!r}: give breaking, partial or never")
-    old = load_project(Path(base_target))
-    current = load_project(Path(target))
-    old_lineages, lineages = analyze_states(old, current, jobs=src.jobs)
-    report = check_states(old, old_lineages, current, lineages, base=base_target)
-    data = report.to_dict()
+    checked = checked_change(Path(target), state=base_target, jobs=src.jobs)
+    data = checked.report.to_dict()
     findings = data.pop("findings", [])
-    shown, bounds = page(findings, limit, cursor)
-    warnings = [w.model_dump(mode="json") for w in (*input_warnings(old), *input_warnings(current))]
-    failing = report.failing(fail_on)  # type: ignore[arg-type]
+    shown, bounds = page(findings, limit, cursor, None, question("check_change", base_target, target, fail_on))
+    warnings = [w.model_dump(mode="json") for w in (*checked.base_warnings, *checked.current_warnings)]
+    failing = checked.report.failing(fail_on)  # type: ignore[arg-type]
     return {**data, "fail_on": fail_on, "fails": bool(failing), "warnings": warnings, **bounds, "findings": shown}
 
 

@@ -12,31 +12,34 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections import defaultdict, deque
+from collections import defaultdict
 from itertools import accumulate
 from dataclasses import dataclass, field
 from typing import Any
 
 from catalog.analyze.records import column_key
-from catalog.column_names import resolve_column
 from catalog.errors import NotFound
 from catalog.export.openlineage import ExportInput
 from catalog.extract import DbtTest, is_pii
 from catalog.idents import typed
+from catalog.lineage.names import resolve_column
+from catalog.lineage.walks import closest, depths, descendants, shortest_paths
 from catalog.query import (
     CONSUMER_KINDS,
+    FEED_RANKS,
     Answer,
     ColumnId,
     ConditionUse,
     ConsumerHit,
     Hop,
     Reached,
-    _walk_downstream,
+    downstream_of,
 )
 from catalog.store.keys import quote_column
 
 NODE_KINDS = ("model", "source", "seed", "snapshot", "semantic_model", "metric", "exposure", "saved_query")
 SEARCH_KINDS = (*NODE_KINDS, "column")
+UNDECLARED = "not declared: known only from the SQL that reads it"  # the reason of such a source column
 
 
 @dataclass(slots=True)
@@ -271,9 +274,9 @@ class ProjectView:
             for c in lin.columns:
                 down = self.key(uid, c.name)
                 for src in c.sources:
-                    self._edge(Edge(self.key(src.unique_id, src.column), down, c.kind.value, c.expr, c.resolved))
+                    self._edge(Edge(self._read_column(src.unique_id, src.column), down, c.kind.value, c.expr, c.resolved))
             for cond in lin.conditions:
-                self.conditions[self.key(cond.column.unique_id, cond.column.column)].append((uid, cond.clause.value))
+                self.conditions[self._read_column(cond.column.unique_id, cond.column.column)].append((uid, cond.clause.value))
         for uid, lin in sorted(data.semantic.items()):  # a semantic model's columns read its model's
             for c in lin.columns:
                 for src in c.sources:
@@ -294,6 +297,17 @@ class ProjectView:
                 if dep != uid and dep in self.nodes:
                     self.parents[uid].add(dep)
                     self.children[dep].add(uid)
+
+    def _read_column(self, uid: str, name: str) -> str:
+        """The key of a column the analysis found read; a source's or seed's column that only
+        this SQL names (the source declares no such column: a CSV file, say) becomes one of
+        its columns, with that said as its reason, as the stored build keeps it."""
+        key = self.key(uid, name)
+        node = self.nodes.get(uid)
+        if key not in self.columns and node is not None and node.kind in ("source", "seed"):
+            node.columns.append(key)
+            self.columns[key] = Column(ColumnId(key, uid, node.name, typed(name)), None, None, None, UNDECLARED, None, "", False)
+        return key
 
     def _column_of(self, text: str) -> str | None:
         """The key of ``<unique_id>.<column>`` when it names a column of this project."""
@@ -383,7 +397,7 @@ class ProjectView:
         for side, edges, far in (("upstream", self.ups, "up"), ("downstream", self.downs, "down")):
             if direction not in (side, "both"):
                 continue
-            dist = _distances(start.key, edges, far, depth)
+            dist = depths(start.key, lambda k, edges=edges, far=far: (getattr(e, far) for e in edges.get(k, ())), depth)
             for key, d in dist.items():
                 near = [e for e in (self.downs if side == "upstream" else self.ups).get(key, ())
                         if (e.down if side == "upstream" else e.up) in dist or (e.down if side == "upstream" else e.up) == start.key]  # fmt: skip
@@ -394,16 +408,14 @@ class ProjectView:
     def impact(self, names: list[str], max_depth: int | None = None, with_conditions: bool = False) -> Answer:
         """:meth:`catalog.query.BuildView.impact` over this view."""
         asked = [self.resolve(n) for n in names]
-        reach: set[str] = set()
-        for a in asked:
-            reach |= set(_distances(a.key, self.downs, "down", max_depth))
+        reach = descendants([a.key for a in asked], lambda k: (e.down for e in self.downs.get(k, ())), max_depth)
         keys = sorted(reach | {a.key for a in asked})
         subgraph = [
             [k, self.columns[k].id.unique_id, self.columns[k].id.model, self.columns[k].id.name,
              [[e.down, e.type, e.expr, e.resolved] for e in self.downs.get(k, ())], k in self.consumer_reads, None]
             for k in keys
         ]  # fmt: skip
-        reached = _walk_downstream(asked, subgraph, max_depth)
+        reached = downstream_of(asked, subgraph, max_depth)
         conditions = self._condition_uses([a.key for a in asked] + [r.column.key for r in reached]) if with_conditions else []
         return Answer(self.project, self.build_id or 0, tuple(asked), tuple(reached), tuple(conditions), tuple(self._consumers(asked, reached, max_depth)))
 
@@ -418,23 +430,29 @@ class ProjectView:
         """The consumers reached from the asked and reached columns, at their shortest depth,
         at most ``max_depth`` edges away."""
         starts = {a.key: (0, (), a.key) for a in asked} | {r.column.key: (r.depth, r.hops, r.via) for r in reached}
-        best: dict[str, ConsumerHit] = {}
-        queue = deque(sorted((k, v) for k, v in starts.items() if k in self.consumer_reads))
-        while queue:
-            at, (depth, hops, via) = queue.popleft()
-            for target, kind, expr in self.consumer_reads.get(at, ()):
-                column = self.columns.get(target)
-                if column is not None:  # a semantic model's column
-                    uid, name, what = column.id.unique_id, f"{self.nodes[column.id.unique_id].name}.{column.id.name}", "semantic_model"
-                else:
-                    uid = target.split("/", 1)[1] if target.startswith(f"{self.project}/") else target
-                    name, what = self.nodes[uid].name, self.nodes[uid].kind
-                hit = ConsumerHit(target, uid, name, what, depth + 1, via, tuple(hops) + (Hop(at, target, kind, expr, True),))
-                old = best.get(target)
-                if old is None or (hit.depth, hit.via) < (old.depth, old.via):
-                    best[target] = hit
-                    queue.append((target, (hit.depth, hit.hops, via)))
+        hits: list[ConsumerHit] = []
+        for start in sorted(k for k in starts if k in self.consumer_reads):
+            before, hops, via = starts[start]
+            for depth, layer in shortest_paths(start, self._reads, FEED_RANKS, max_depth=None if max_depth is None else max_depth - before):
+                hits.extend(self._consumer_hit(target, before + depth, via, hops + path) for target, path in layer.items())
+        best = closest(hits, lambda h: h.key)
         return sorted((h for h in best.values() if max_depth is None or h.depth <= max_depth), key=lambda h: (h.kind, h.name))
+
+    def _reads(self, key: str) -> list[tuple[str, str, Hop]]:
+        """The consumers' reads of ``key`` (a column or a consumer), each (reader, type, its hop)."""
+        return [(target, kind, Hop(key, target, kind, expr, True)) for target, kind, expr in self.consumer_reads.get(key, ())]
+
+    def _consumer_hit(self, target: str, depth: int, via: str, hops: tuple[Hop, ...]) -> ConsumerHit:
+        column = self.columns.get(target)
+        if column is not None:  # a semantic model's column
+            uid, name, what = column.id.unique_id, f"{self.nodes[column.id.unique_id].name}.{column.id.name}", "semantic_model"
+        else:
+            uid = target.split("/", 1)[1] if target.startswith(f"{self.project}/") else target
+            name, what = self.nodes[uid].name, self.nodes[uid].kind
+        # an exposure's detail ends with its precision (``dashboard, column-level``), as the stored hit gives it
+        level = self.nodes[uid].materialized.rpartition(" ")[2] if what == "exposure" else ""
+        return ConsumerHit(target, uid, name, what, depth, via, tuple(hops),
+                           precision=level.removesuffix("-level") if level.endswith("-level") else None)  # fmt: skip
 
     def resolve_consumer(self, text: str) -> ColumnId | None:
         kind, sep, name = text.strip().partition(":")
@@ -448,63 +466,25 @@ class ProjectView:
     def trace(self, names: list[str], max_depth: int | None = None) -> Answer:
         """:meth:`catalog.query.BuildView.trace` over this view."""
         asked: list[ColumnId] = []
-        best: dict[str, Reached] = {}
+        found: list[Reached] = []
         for n in names:
             consumer = self.resolve_consumer(n)
             start = consumer or self.resolve(n)
             asked.append(start)
-            for key, (depth, hops) in _paths_up(self, start.key, max_depth).items():
-                kind = self.nodes[self.columns[key].id.unique_id].kind
-                r = Reached(self.columns[key].id, depth, hops, start.key, None if kind == "semantic_model" else kind)
-                if key not in best or (depth, start.key) < (best[key].depth, best[key].via):
-                    best[key] = r
-        columns = sorted(best.values(), key=lambda r: (r.column.model, r.column.name))
+            for depth, layer in shortest_paths(start.key, self._feeders, FEED_RANKS, upstream=True, max_depth=max_depth,
+                                               keep=lambda k, start=start.key: k != start):  # fmt: skip
+                for key, hops in layer.items():
+                    if key in self.columns:
+                        kind = self.nodes[self.columns[key].id.unique_id].kind
+                        found.append(Reached(self.columns[key].id, depth, hops, start.key, None if kind == "semantic_model" else kind))
+        columns = sorted(closest(found, lambda r: r.column.key).values(), key=lambda r: (r.column.model, r.column.name))
         return Answer(self.project, self.build_id or 0, tuple(asked), tuple(columns))
 
-
-def _paths_up(view: ProjectView, start: str, max_depth: int | None) -> dict[str, tuple[int, tuple[Hop, ...]]]:
-    """Each column upstream of ``start`` (a column key or a consumer's ``<project>/<uid>``) with
-    one shortest path, in data-flow order."""
-    def ins(key: str) -> list[tuple[str, str, str | None, bool | None]]:
-        feeds = [(e.up, e.type, e.expr, e.resolved) for e in view.ups.get(key, ())]
-        return feeds + [(up, kind, expr, True) for up, kind, expr in view.consumer_inputs.get(key, ())]
-
-    found: dict[str, tuple[int, tuple[Hop, ...]]] = {}
-    layer: dict[str, tuple[Hop, ...]] = {start: ()}
-    seen = {start}
-    depth = 0
-    while layer and (max_depth is None or depth < max_depth):
-        depth += 1
-        nxt: dict[str, tuple[Hop, ...]] = {}
-        for key in sorted(layer):
-            for up, kind, expr, resolved in ins(key):
-                if up in seen or up in nxt:
-                    continue
-                nxt[up] = (Hop(up, key, kind, expr, resolved),) + layer[key]
-        seen |= set(nxt)
-        for key, hops in nxt.items():
-            if key in view.columns:
-                found[key] = (depth, hops)
-        layer = nxt
-    return found
-
-
-def _distances(start: str, edges: dict[str, list[Edge]], far: str, depth: int | None) -> dict[str, int]:
-    """Breadth first from ``start`` over ``edges`` (to each edge's ``far`` end): key -> hops."""
-    dist: dict[str, int] = {}
-    layer = [start]
-    d = 0
-    while layer and (depth is None or d < depth):
-        d += 1
-        nxt = []
-        for key in layer:
-            for e in edges.get(key, ()):
-                other = getattr(e, far)
-                if other != start and other not in dist:
-                    dist[other] = d
-                    nxt.append(other)
-        layer = nxt
-    return dist
+    def _feeders(self, key: str) -> list[tuple[str, str, Hop]]:
+        """What feeds ``key`` (a column or a consumer): its FEEDS and a consumer's reads, each
+        (upstream end, type, its hop)."""
+        feeds = [(e.up, e.type, Hop(e.up, key, e.type, e.expr, e.resolved)) for e in self.ups.get(key, ())]
+        return feeds + [(up, kind, Hop(up, key, kind, expr, True)) for up, kind, expr in self.consumer_inputs.get(key, ())]
 
 
 def _rank(label: str, q: str, in_order: bool = False) -> int:

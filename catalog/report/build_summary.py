@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from catalog.build import BuildSummary
+from catalog.builds import BuildSummary
 
 
 def summary_table(s: BuildSummary) -> Table:

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections import Counter
 
 from catalog.check import CheckReport, Finding
-from catalog.lineage_graph import PruneHop
-from catalog.report.limits import cut
+from catalog.lineage.records import PruneHop
+from catalog.report.limits import MD_CHARS, cut
 from catalog.report.markdown import code, table, text
 from catalog.store.keys import short_label
 
-LIMIT = 60_000  # GitHub refuses comments over 65,536 characters
+LIMIT = MD_CHARS  # GitHub refuses comments over 65,536 characters
 MARKER = "<!-- catalog-check -->"
 ICONS = {"breaking": "🔴", "policy": "🟣", "partial": "🟡", "safe": "🟢"}
 CHANGE_CHARS = 160  # of a finding's change (an old -> new expression) in the table

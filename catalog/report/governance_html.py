@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import quote
 
 from catalog import __version__
-from catalog.report.governance import NOTES, STATUSES, Col, GovernanceReport
+from catalog.report.governance_model import NOTES, STATUSES, Col, GovernanceReport
 from catalog.report.governance_render import (
     DEFAULT_MAX_ROWS,
     TREND_HEADER,

@@ -14,9 +14,9 @@ from typing import Any, TextIO
 from pydantic import BaseModel
 
 from catalog.report import markdown
-from catalog.report.governance import NOTES, GovernanceReport
+from catalog.report.governance_model import NOTES, GovernanceReport
 from catalog.report.json_text import json_text, write_json
-from catalog.report.limits import DEFAULT_MAX_ROWS, capped, cut
+from catalog.report.limits import DEFAULT_MAX_ROWS, MD_CHARS, capped, cut
 
 
 def report_dict(r: GovernanceReport) -> dict[str, Any]:
@@ -106,14 +106,22 @@ class _Md:
     def __init__(self, max_rows: int):
         self.lines: list[str] = []
         self.max_rows = max_rows
+        self.sections: list[tuple[str, int]] = []  # (title, its first line) of each ## section
+        self.longest = 0  # rows of the longest table
 
     def add(self, *lines: str) -> None:
         self.lines.extend(lines)
+
+    def section(self, title: str, *lines: str) -> None:
+        """A ``## title`` section, then ``lines``."""
+        self.sections.append((title, len(self.lines)))
+        self.add(f"## {title}", *lines)
 
     def table(self, header: Sequence[str], rows: Sequence[Sequence[Any]], empty: str, align: str = "") -> None:
         if not rows:
             self.add(f"_{empty}_", "")
             return
+        self.longest = max(self.longest, len(rows))
         shown, hidden = capped(rows, self.max_rows)
         self.add(*markdown.table(header, shown, align))
         if hidden:
@@ -121,18 +129,60 @@ class _Md:
         self.add("")
 
 
-def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> str:
+MIN_ROWS = 5  # rows per table a report cut to size keeps; past that, it leaves out its last sections
+
+
+def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS, limit: int = MD_CHARS) -> str:
+    """The report in Markdown, for a pull request: at most ``limit`` characters (0: no limit).
+    A report too long has fewer rows per table, then loses its last sections, and says so at
+    its top."""
+    md = _markdown(r, max_rows)
+    text = "\n".join(md.lines).rstrip() + "\n"
+    if not limit or len(text) <= limit:
+        return text
+    whole = len(text)
+    room = limit - 800  # the note saying what was cut
+    # the most rows per table that fit (at least MIN_ROWS): the text grows with them
+    low, high = MIN_ROWS, min(max_rows or md.longest, md.longest)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if len("\n".join(_markdown(r, middle).lines)) <= room:
+            low = middle
+        else:
+            high = middle - 1
+    rows = low
+    md = _markdown(r, rows)
+    text = "\n".join(md.lines).rstrip() + "\n"
+    dropped: list[str] = []
+    while len(text) > room and len(md.sections) > 1:
+        title, start = md.sections.pop()
+        dropped.insert(0, title)
+        md.lines = md.lines[:start]
+        text = "\n".join(md.lines).rstrip() + "\n"
+    cuts = [f"tables show at most {rows} rows each"] if rows < (max_rows or md.longest) else []
+    cuts += [f"left out: {', '.join(dropped)}"] if dropped else []
+    note = (
+        f"_Cut to stay under GitHub's limit ({limit:,} characters; the whole report has {whole:,}): "
+        + "; ".join(cuts) + ". `--format html` or `--format json` has everything; `--max-chars 0` gives the whole Markdown._"
+    )
+    at = 2 if len(md.lines) > 2 else len(md.lines)  # below the title
+    md.lines[at:at] = [note, ""]
+    text = "\n".join(md.lines).rstrip() + "\n"
+    return text if len(text) <= limit else text[: limit - 1] + "\n"
+
+
+def _markdown(r: GovernanceReport, max_rows: int) -> _Md:
     md = _Md(max_rows)
     b = r.build
     md.add(f"# Governance report: {markdown.text(r.project)}, build {b.id}", "")
     md.add(f"Build {b.id} ({b.status or 'unknown status'}; finished {b.finished_at or '-'}; dialect {markdown.text(b.dialect or '-')}).", "")
 
-    md.add("## Summary", "")
+    md.section("Summary", "")
     md.table(["figure", "value"], [(markdown.text(k), markdown.text(v)) for k, v in summary_lines(r)], "nothing")
 
     # coverage
     cov = r.coverage
-    md.add("## Lineage coverage", "", NOTES["coverage"], "")
+    md.section("Lineage coverage", "", NOTES["coverage"], "")
     by = cov.totals.by_status
     md.table(["status", "models"], [(s, by[s]) for s in by], "no analyzed models", "lr")
     md.add("### Models", "")
@@ -158,7 +208,7 @@ def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> st
     )
 
     # PII
-    md.add("## PII propagation", "", NOTES["pii"], "")
+    md.section("PII propagation", "", NOTES["pii"], "")
     rows: list[tuple[Any, ...]] = []
     for p in r.pii.columns:
         tag = markdown.text(", ".join(p.tagged_by))
@@ -178,7 +228,7 @@ def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> st
 
     # undocumented
     un = r.undocumented
-    md.add("## Undocumented columns", "")
+    md.section("Undocumented columns", "")
     if un.scope == "public_models":
         md.add(f"Columns with no description on the {un.public_models} public models (access: public).", "")
     else:
@@ -189,7 +239,7 @@ def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> st
              "every column in scope is documented")
 
     # unused
-    md.add("## Unused columns", "", NOTES["unused"], "")
+    md.section("Unused columns", "", NOTES["unused"], "")
     md.table(["column", "node", "data type", "dependents", "dependents with incomplete lineage"],
              [(markdown.code(u.column.label), u.resource_type, markdown.text(u.data_type), u.dependents,
                ", ".join(markdown.code(n) for n in u.incomplete_dependents))
@@ -197,14 +247,14 @@ def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> st
              "every column of a depended-on model is read downstream", "lllrl")
 
     # depended-on
-    md.add("## Most depended-on columns", "", NOTES["depended_on"], "")
+    md.section("Most depended-on columns", "", NOTES["depended_on"], "")
     md.table(["column", "fan-out", "reach (columns)", "models reached", "conditions", "PII", "description"],
              [(markdown.code(d.column.label), d.fanout, d.reach, d.models_reached, d.conditions, "yes" if d.pii else "",
                markdown.text(d.description)) for d in r.depended_on],
              "no column feeds another", "lrrrrll")
 
     # inheritable
-    md.add("## Inheritable descriptions", "", NOTES["inheritable"], "")
+    md.section("Inheritable descriptions", "", NOTES["inheritable"], "")
     rows = []
     for i in r.inheritable:
         if i.conflict:
@@ -217,7 +267,7 @@ def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> st
 
     # tests
     t = r.tests
-    md.add("## Test coverage", "", NOTES["tests"], "", markdown.text(tests_line(r)) + ".", "")
+    md.section("Test coverage", "", NOTES["tests"], "", markdown.text(tests_line(r)) + ".", "")
     md.add("### Per model", "")
     md.table(["model", "type", "columns", "tested", "%"],
              [(markdown.code(m.name), m.resource_type, m.columns, m.tested, m.tested_pct) for m in t.models],
@@ -228,7 +278,7 @@ def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> st
              "every column that feeds a consumer or a public or contracted model is tested", "lrlrl")
 
     # pictures
-    md.add("## Lineage pictures", "")
+    md.section("Lineage pictures", "")
     if r.pictures:
         md.add("Drawn in the HTML report (`catalog report --format html`). Focus columns:", "")
         for p in r.pictures:
@@ -239,9 +289,9 @@ def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS) -> st
         md.add("_No column feeds another: nothing to draw._", "")
 
     if r.history:
-        md.add("## Trends", "", NOTES["history"], "")
+        md.section("Trends", "", NOTES["history"], "")
         md.table(TREND_HEADER, trend_rows(r), "no completed build", "lllllrr")
-    return "\n".join(md.lines).rstrip() + "\n"
+    return md
 
 
 TREND_HEADER = ["build", "finished", "resolved", "documented", "tested", "PII reach", "PII untagged"]

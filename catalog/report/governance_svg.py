@@ -1,4 +1,4 @@
-"""Draw a :class:`~catalog.report.governance.Picture` as inline SVG, laid out here.
+"""Draw a :class:`~catalog.report.governance_model.Picture` as inline SVG, laid out here.
 
 Columns are boxes in vertical layers by distance from the focus column (upstream to the
 left, downstream to the right). Within a layer, boxes are ordered by the mean position of
@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from html import escape
 
-from catalog.report.governance import Picture, PictureNode, TrendPoint
+from catalog.report.governance_model import Picture, PictureNode, TrendPoint
 
 EDGE_COLORS = {
     "passthrough": "#2f855a",

@@ -11,6 +11,7 @@ T = TypeVar("T")
 DEFAULT_TOP = 10  # most depended-on columns
 DEFAULT_MAX_ROWS = 500  # rows per list in html and md
 EXPR_CHARS = 500  # of an expression shown in a table (JSON and the graph keep it whole)
+MD_CHARS = 60_000  # of Markdown meant for a pull request: GitHub refuses a comment or body over 65,536 characters
 DEFAULT_ANSWER_ROWS = 100  # columns of an impact or trace table (a terminal's worth; rich lays out 500 rows in a second)
 
 

@@ -69,6 +69,16 @@ def _dicts(records: list[Any]) -> list[dict[str, Any]]:
 
 
 PROFILED = re.compile(r"\s*(CYPHER\b[^\n]*?\s)?PROFILE\b", re.IGNORECASE)
+# a query's CYPHER options (version, planner settings), then its EXPLAIN or PROFILE if any
+_OPTIONS = re.compile(r"\s*((?:CYPHER\b(?:\s+(?:\d+(?:\.\d+)?|\w+\s*=\s*[\w.]+))*\s+)?)(?:(?:EXPLAIN|PROFILE)\b)?", re.IGNORECASE)
+
+
+def _explained(text: str) -> str:
+    """``text`` to be planned, not run: ``EXPLAIN`` after its options, instead of its own
+    ``EXPLAIN`` or ``PROFILE``."""
+    options = _OPTIONS.match(text)
+    assert options is not None  # every part is optional
+    return f"{options.group(1)}EXPLAIN {text[options.end():]}"
 
 
 class AnyRead(NamedTuple):
@@ -135,15 +145,17 @@ class Graph:
         return records
 
     def read_any(self, text: str, params: dict[str, Any], skip: int, limit: int, timeout: float | None) -> AnyRead:
-        """A user's Cypher (``catalog mcp``'s ``cypher`` tool), read-only: refused before it runs
-        when :func:`catalog.store.readonly.refusal` finds a clause that reads outside the graph
-        or ends others' work, then run in a READ access-mode transaction (Neo4j refuses any
+        """A user's Cypher (``catalog mcp``'s ``cypher`` tool), read-only by construction: refused
+        before Neo4j sees it when :func:`catalog.store.readonly.refusal` finds a clause that
+        reads outside the graph or ends others' work, then planned (``EXPLAIN``, which runs
+        nothing) and refused unless :func:`~catalog.store.readonly.plan_refusal` finds it reads
+        the catalog graph only, then run in a READ access-mode transaction (Neo4j refuses any
         write in it) that is rolled back, never committed. Rows ``skip`` to ``skip + limit``
         are kept as plain data, within ``timeout`` seconds; one more row is read to know whether
         others follow, and no further one: a query with more rows than that is not counted
         (``total`` None), so that a page of a large answer costs a page. A ``PROFILE`` is read
         to its end and counted."""
-        from catalog.store.readonly import QueryRefused, refusal
+        from catalog.store.readonly import QueryRefused, plan_refusal, refusal
 
         why = refusal(text)
         if why:
@@ -153,6 +165,10 @@ class Graph:
                                      fetch_size=min(skip + limit + 1, 1000)) as session:  # fmt: skip
                 tx = session.begin_transaction(timeout=timeout)
                 try:
+                    planned = tx.run(_explained(text), params).consume()  # type: ignore[arg-type]  # the user's query, planned only
+                    why = plan_refusal(planned.query_type, planned.plan)
+                    if why:
+                        raise QueryRefused(why)
                     result = tx.run(text, params)  # type: ignore[arg-type]  # the user's query, run as given
                     keys = list(result.keys())
                     rows: list[dict[str, Any]] = []
@@ -166,24 +182,14 @@ class Graph:
                             rows.append(record.data())
                         seen += 1
                     else:
-                        kind = result.consume().query_type
-                        return self._any_read(kind, AnyRead(keys, rows, seen, seen > skip + limit))
-                    kind = tx.run("EXPLAIN " + text, params).consume().query_type  # type: ignore[arg-type]  # its type, not run
-                    return self._any_read(kind, AnyRead(keys, rows, None, True))
+                        return AnyRead(keys, rows, seen, seen > skip + limit)
+                    return AnyRead(keys, rows, None, True)
                 finally:
                     tx.close()  # rolled back: the rows not read are never made
         except (Neo4jError, DriverError, OSError) as e:
             if isinstance(e, Neo4jError) and (e.code or "").endswith(("Statement.AccessMode", "Security.Forbidden")):
                 raise QueryRefused(f"the query writes to the graph or the server (Neo4j: {e.message}); the cypher tool runs read-only queries only") from e
             self._failed("the query", e, timeout)
-
-    @staticmethod
-    def _any_read(kind: str | None, answer: AnyRead) -> AnyRead:
-        from catalog.store.readonly import QueryRefused
-
-        if kind not in (None, "r"):
-            raise QueryRefused(f"the query is of type {kind!r}, not read-only: it was rolled back")
-        return answer
 
     def write(self, name: str, /, *, timeout_: float | None = None, **params: Any) -> list[dict[str, Any]]:
         """Run ``cypher/<name>.cypher`` in a write transaction. ``timeout_`` overrides the

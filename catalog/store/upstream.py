@@ -68,17 +68,25 @@ def upstream_builds(graph: Graph, dbt_projects: Iterable[str], pins: dict[str, i
     the stored project of that name; a project never built in this database is left out. A pin
     to a build of ``consumer`` (the project being built) is refused."""
     out: dict[str, UpstreamBuild] = {}
-    for name in sorted(set(dbt_projects) | set(pins)):
+    producers = sorted(set(dbt_projects))
+    for name in sorted(set(producers) | set(pins)):
         pinned = pins.get(name)
         rows = graph.read("read/find_upstream_build", project=None if pinned is not None else name, build_id=pinned)
         if pinned is not None and (not rows or rows[0]["status"] not in FINISHED):
             state = f"is {rows[0]['status']}" if rows else "does not exist"
             raise StoreError(f"--upstream {name}={pinned}: build {pinned} {state}; pin a finished build (see `catalog builds --project PROJECT`)")
         if pinned is not None and rows[0]["project"] == consumer:
-            raise StoreError(f"--upstream {name}={pinned}: build {pinned} is a build of {consumer}, the project being built; pin a build of {name}")
+            hint = f"pin a build of {name}" if name in producers else _pin_hint(name, producers)
+            raise StoreError(f"--upstream {name}={pinned}: build {pinned} is a build of {consumer}, the project being built; {hint}")
         if rows:
             out[name] = UpstreamBuild(dbt_project=name, project=rows[0]["project"], build_id=rows[0]["id"], pinned=pinned is not None)
     return out
+
+
+def _pin_hint(name: str, producers: list[str]) -> str:
+    """What to pin instead of ``name``, a project the manifest does not read (its own)."""
+    reads = f"the projects it reads ({', '.join(producers)})" if producers else "the projects it reads (it reads none)"
+    return f"{name} is not one it reads and cannot be pinned: --upstream pins {reads}"
 
 
 def with_upstream(graph: Graph, project: DbtProject, builds: dict[str, UpstreamBuild]) -> DbtProject:

@@ -4,7 +4,8 @@
 // As of build $build_id, or the project's active build when null.
 // Parameters: $project, $column_keys (list of column keys), $build_id (int or null), $builds (map: project name -> build id, the build each other project is read as of, dbt Mesh; {} for none)
 // Returns: start, key, project, unique_id, name, kind, depth, hops (list of {from, to, type, expr}),
-//   precision (an exposure's: column when it lists the columns it reads, model; else null)
+//   precision (an exposure's: column when it lists the columns it reads, model; else null),
+//   owner (an exposure's owner, name or email; else null)
 MATCH (p:Project {name: $project})
 OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
 WITH coalesce($build_id, active.id) AS b
@@ -22,5 +23,6 @@ RETURN start.key AS start, d.key AS key, d.project AS project, d.unique_id AS un
        CASE WHEN d:Column THEN 'semantic_model' ELSE d.resource_type END AS kind,
        length(path) AS depth,
        [rel IN relationships(path) | {from: startNode(rel).key, to: endNode(rel).key, type: rel.type, expr: rel.expr}] AS hops,
-       CASE WHEN d.resource_type = 'exposure' THEN coalesce(def.precision, 'model') END AS precision
+       CASE WHEN d.resource_type = 'exposure' THEN coalesce(def.precision, 'model') END AS precision,
+       CASE WHEN d.resource_type = 'exposure' THEN def.owner END AS owner
 ORDER BY depth, key, start

@@ -50,7 +50,7 @@ from catalog.analyze.project import ProjectColumns
 from catalog.analyze.records import ModelLineage
 from catalog.analyze.relations import RelationIndex
 from catalog.extract import DbtColumn, DbtNode, DbtProject
-from catalog.idents import typed, typed_key
+from catalog.idents import stored_name, typed, typed_key
 
 CASES_DIR = Path(__file__).parent / "cases"
 KINDS = ("passthrough", "renamed", "derived", "source", "unknown")
@@ -193,8 +193,10 @@ def run_case(case: Case) -> ModelLineage:
     project = build_project(case)
     relations = RelationIndex.for_project(project)
     columns = ProjectColumns(project)
-    own = case.output if case.output is not None else case.declared
-    return ModelAnalyzer(MODEL_UID, case.sql, case.dialect, relations, columns, case.output, own).run()
+    # catalog.json's names as the analysis of a project takes them (ProjectColumns)
+    output = [stored_name(n, case.dialect) for n in case.output] if case.output is not None else None
+    own = output if output is not None else case.declared
+    return ModelAnalyzer(MODEL_UID, case.sql, case.dialect, relations, columns, output, own).run()
 
 
 # --------------------------------------------------------------------------- comparison

@@ -605,3 +605,69 @@ def test_a_base_that_kept_no_contract_details_breaks_on_any_change_to_a_contract
     old_lineages, lineages = analyze_states(old, new, jobs=1)
     report = check_states(old, old_lineages, new, lineages, base="build 1")
     assert [(f.severity, f.column, f.changes, f.why) for f in report.findings] == [("breaking", "version", ("added",), "orders has an enforced contract")]
+
+
+# ---------------------------------------------------------------------------- real code that is odd
+TUVA = "model.the_tuva_project"
+
+
+@pytest.mark.corpus
+def test_a_literal_beside_a_star_in_union_branches_changes_that_column_only(shared_dir, tmp_path):
+    """tuva's acute_inpatient__encounter_data_for_medical_claims is two `select *, '<run time>'
+    as tuva_last_run from <cte>` branches of a UNION ALL; a var bump changes the literal in
+    both. Only tuva_last_run changes: every other column reads the same CTE columns as before."""
+    base = shared_dir / "corpus" / "tuva" / "target"
+    target = copy(base, tmp_path)
+    uid = f"{TUVA}.acute_inpatient__encounter_data_for_medical_claims"
+    edit_sql(target, uid, "'2024-02-22 18:57:22.487629+00:00' as tuva_last_run", "'2024-03-01 00:00:00.000000+00:00' as tuva_last_run")
+    report = check(base, target)
+    assert [(f.severity, f.column, f.changes, f.detail) for f in report.findings] == [
+        ("partial", "tuva_last_run", ("expression",), "expression \"'2024-02-22 18:57:22.487629+00:00'\" -> \"'2024-03-01 00:00:00.000000+00:00'\""),
+    ]
+    plan = prune_summary(base, target)
+    assert plan["acute_inpatient__encounter_data_for_medical_claims"] == ("changed", ("tuva_last_run",), [("tuva_last_run", "modified", report.findings[0].detail)])
+
+
+def drop_from_ephemeral(target: Path, uid: str, line: str) -> None:
+    """Remove a line from an ephemeral model's SQL and from every model that dbt inlines it
+    into (as a ``__dbt__cte__`` CTE), as `dbt compile` would."""
+    cte = "__dbt__cte__" + uid.rsplit(".", 1)[-1]
+
+    def change(manifest) -> None:
+        for key, node in manifest["nodes"].items():
+            sql = node.get("compiled_code") or ""
+            if key == uid or cte in sql:
+                assert line in sql, f"{line!r} not in {key}"
+                node["compiled_code"] = sql.replace(line, "", 1)
+
+    edit_manifest(target, change)
+
+
+@pytest.mark.corpus
+def test_a_column_removed_from_an_ephemeral_model_breaks_the_join_reading_it(shared_dir, tmp_path):
+    """tuva's normalized_input__stg_medical_claim is ephemeral; normalized_input__int_medical_npi_normalize
+    joins on its facility_npi (`on med.facility_npi = fac_prov.npi`). Removing the column
+    changes the consumers' compiled SQL only where dbt inlines the ephemeral model: their own
+    SQL is unchanged, so they still read the column, and the analysis no longer resolves the
+    JOIN on it."""
+    base = shared_dir / "corpus" / "tuva" / "target"
+    target = copy(base, tmp_path)
+    ephemeral = f"{TUVA}.normalized_input__stg_medical_claim"
+    drop_from_ephemeral(target, ephemeral, "    , facility_npi\n")
+    old, new = load_project(base), load_project(target)
+    old_lineages, lineages = analyze_states(old, new, jobs=1)
+    report = check_states(old, old_lineages, new, lineages, base=str(base))
+    assert [(f.severity, f.model, f.column, f.changes, f.detail) for f in report.findings] == [
+        ("breaking", "normalized_input__int_medical_npi_normalize", "*", ("reads_removed", "rows"), f"conditions -join {ephemeral}.facility_npi"),
+        ("breaking", "normalized_input__int_undetermined_claim_type", "facility_npi", ("reads_removed",), (
+            f"sources -{ephemeral}.facility_npi; type passthrough -> unknown; resolved True -> False"
+            " (column 'facility_npi' not found in any relation of the query)"
+        )),
+        ("breaking", "normalized_input__stg_medical_claim", "facility_npi", ("removed",), ""),
+    ]  # fmt: skip
+    # the lineage (what `catalog lineage` shows) keeps no JOIN on the missing column
+    npi = lineages[f"{TUVA}.normalized_input__int_medical_npi_normalize"]
+    assert [c.column.column for c in npi.conditions if c.column.unique_id == ephemeral] == ["billing_npi", "claim_type", "rendering_npi"]
+    assert [c.column.column for c in old_lineages[npi.unique_id].conditions if c.column.unique_id == ephemeral] == [
+        "billing_npi", "claim_type", "facility_npi", "rendering_npi"
+    ]

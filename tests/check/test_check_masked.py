@@ -11,7 +11,7 @@ import pytest
 from catalog.check import check_states
 from catalog.extract import load_project
 from catalog.compare import analyze_states
-from edits import edit_sql
+from edits import edit_manifest, edit_sql
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coffee_shop" / "target"
 STG_CUSTOMERS = "model.coffee_shop.stg_customers"
@@ -48,3 +48,28 @@ POLICY = [("policy", "shop.customers", "first_name", ("pii_flow",)), ("safe", "s
 )
 def test_masked_values_do_not_newly_flow(tmp_path, expression, project_yml, expected):
     assert _check(tmp_path, expression, project_yml) == expected
+
+
+def test_pii_reaches_a_column_through_the_value_of_a_tagged_sibling(tmp_path):
+    """Only stg_customers.email is tagged PII (its source's tag taken away), and it is
+    `lower(trim(email))`: the source's email is its value. A new column of the same model,
+    `coalesce(lower(country_code), lower(email)) as account_state`, receives that value
+    untagged: policy, from the column the tagged one is computed from."""
+
+    def untag(manifest) -> None:
+        column = manifest["sources"]["source.coffee_shop.shop.customers"]["columns"]["email"]
+        column.update(tags=[], meta={})
+        column["config"].update(tags=[], meta={})
+
+    base, target = tmp_path / "base", tmp_path / "target"
+    for folder in (base, target):
+        shutil.copytree(EXAMPLE, folder)
+        edit_manifest(folder, untag)
+    edit_sql(target, STG_CUSTOMERS, "lower(trim(email)) as email,", "lower(trim(email)) as email,\n        coalesce(lower(country_code), lower(email)) as account_state,")
+    old, new = load_project(base), load_project(target)
+    old_lineages, lineages = analyze_states(old, new, jobs=1)
+    report = check_states(old, old_lineages, new, lineages, base=str(base))
+    assert [(f.severity, f.model, f.column, f.changes, f.detail) for f in report.findings] == [
+        ("policy", "shop.customers", "email", ("pii_flow",), "PII (the value of stg_customers.email, tagged PII) now reaches stg_customers.account_state"),
+        ("safe", "stg_customers", "account_state", ("added",), ""),
+    ]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from catalog.build import Builder
+from catalog.builds import Builder
 from catalog.cli.app import app
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coffee_shop"

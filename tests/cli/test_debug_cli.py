@@ -37,4 +37,4 @@ def test_debug_shows_the_traceback_of_what_is_otherwise_one_error_line(coffee_sh
     assert lines[-1] == f"NotFound: {message}"
     assert not any(line.startswith("Error:") for line in lines)
     frames = [line for line in lines if " in " in line and ".py:" in line]  # "│ /path/file.py:LINE in function │"
-    assert any("catalog/column_names.py:" in f and " in resolve_column" in f for f in frames), frames
+    assert any("catalog/lineage/names.py:" in f and " in resolve_column" in f for f in frames), frames

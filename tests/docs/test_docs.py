@@ -205,6 +205,45 @@ def test_diff_write_check_and_idempotence(shop):
     assert again.exit_code == 0 and _texts(shop) == after  # a second --write changes nothing
 
 
+def test_a_crlf_file_keeps_its_line_ends(shop):
+    crlf = ["models/marts/_marts.yml", "models/staging/_staging.yml"]
+    for rel in crlf:
+        (shop / rel).write_bytes((shop / rel).read_bytes().replace(b"\n", b"\r\n"))
+    before = {rel: (shop / rel).read_bytes() for rel in crlf}
+    shown = _docs(str(shop))
+    assert shown.exit_code == 0, shown.stderr
+    diff = shown.stdout_bytes.decode()  # as printed (``stdout`` reads CRLF as LF)
+    assert diff.replace("\r\n", "\n") == EXPECTED_DIFF and "\r\n" in diff  # the same lines, with their CRLF
+    assert _docs(str(shop), "--write").exit_code == 0
+    sections = {part.split("\n", 1)[0]: part for part in diff.split("+++ b/")[1:]}
+    for rel in crlf:
+        after = (shop / rel).read_bytes()
+        assert b"\n" not in after.replace(b"\r\n", b"")  # every line ends CRLF, the added ones too
+        old, new = before[rel].split(b"\r\n"), after.split(b"\r\n")
+        opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+        assert {op for op, *_ in opcodes} == {"equal", "insert"}, rel  # byte for byte but the added lines
+        inserted = [line for op, _, _, j1, j2 in opcodes if op == "insert" for line in new[j1:j2]]
+        shown_added = [line[1:].encode() for line in sections[rel].split("\r\n") if line.startswith("+")]
+        assert inserted == shown_added  # what --diff shows is what --write adds
+    assert _docs(str(shop), "--check").exit_code == 0
+
+
+def test_an_addition_among_lines_ruamel_yaml_lays_out_otherwise_is_refused(shop):
+    # first_name's entry, indented as ruamel.yaml never writes it: where its description goes
+    # among those lines cannot be told, so nothing is written, in no file
+    rel = "snapshots/_snapshots.yml"
+    old = '      - name: first_name   # no description yet\n        config:\n          meta:\n            contains_pii: true\n          tags: ["pii"]\n'
+    new = '      -   name: first_name\n          config:\n            meta:\n              contains_pii: true\n            tags: [ "pii" ]\n'
+    text = (shop / rel).read_text()
+    assert text.count(old) == 1
+    (shop / rel).write_text(text.replace(old, new))
+    before = _texts(shop)
+    r = _docs(str(shop), "--write")
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1
+    assert r.stderr.startswith("Error: ") and f"{rel}: cannot be edited without changing lines no edit touches" in r.stderr
+    assert _texts(shop) == before
+
+
 def test_pii_tags_and_no_docs(shop):
     r = _docs(str(shop), "--pii", "--no-docs")
     assert r.exit_code == 0, r.stderr

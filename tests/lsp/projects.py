@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from catalog.build import Builder
+from catalog.builds import Builder
 from catalog.history import forget_project
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coffee_shop"

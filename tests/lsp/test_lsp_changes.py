@@ -12,7 +12,7 @@ import asyncio
 import uuid
 from pathlib import Path
 
-from catalog.build import Builder
+from catalog.builds import Builder
 from catalog.history import forget_project
 from projects import server_env
 from edits import edit_sql

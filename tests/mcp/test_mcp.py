@@ -22,7 +22,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from catalog.build import Builder
+from catalog.builds import Builder
 from catalog.history import forget_project
 from catalog.mcp.server import make_server
 from catalog.mcp.stored import Stored
@@ -61,6 +61,11 @@ def answer(server: Any, name: str, args: dict[str, Any] | None = None) -> dict[s
     result = call(server, name, args)
     assert not result.is_error, result.content[0].text
     return result.structured_content
+
+
+def at(cursor: str) -> int:
+    """The place a next_cursor points at (it also names its build and question)."""
+    return int(cursor.split(".")[0])
 
 
 def failure(server: Any, name: str, args: dict[str, Any] | None = None) -> str:
@@ -121,9 +126,10 @@ def test_impact_with_conditions_lists_them_as_hits(server):
 
 def test_impact_pages_say_what_is_left(server):
     first = answer(server, "impact", {"columns": ["stg_orders.order_total"], "limit": 3})
-    assert (len(first["hits"]), first["total"], first["truncated"], first["next_cursor"]) == (3, 7, True, "3")
-    rest = answer(server, "impact", {"columns": ["stg_orders.order_total"], "limit": 3, "cursor": "3"})
-    last = answer(server, "impact", {"columns": ["stg_orders.order_total"], "limit": 3, "cursor": "6"})
+    assert (len(first["hits"]), first["total"], first["truncated"], at(first["next_cursor"])) == (3, 7, True, 3)
+    rest = answer(server, "impact", {"columns": ["stg_orders.order_total"], "limit": 3, "cursor": first["next_cursor"]})
+    assert at(rest["next_cursor"]) == 6
+    last = answer(server, "impact", {"columns": ["stg_orders.order_total"], "limit": 3, "cursor": rest["next_cursor"]})
     assert (rest["truncated"], last["truncated"], last["next_cursor"], len(last["hits"])) == (True, False, None, 1)
     every = answer(server, "impact", {"columns": ["stg_orders.order_total"]})["hits"]
     assert first["hits"] + rest["hits"] + last["hits"] == every
@@ -229,7 +235,8 @@ def test_builds_diff_and_the_graph_schema(server, jaffle):
 
 
 def answer_rows(graph) -> list[int]:
-    (row,) = graph.read_any("MATCH (n) RETURN count(n) AS n, COUNT { ()-[]->() } AS r", {}, 0, 10, 30).rows
+    # one count of each (with COUNT {} beside count(n), the relationships would group the nodes)
+    (row,) = graph.read_any("MATCH (n) WITH count(n) AS n RETURN n, COUNT { ()-[]->() } AS r", {}, 0, 10, 30).rows
     return [row["n"], row["r"]]
 
 
@@ -256,21 +263,23 @@ def test_cypher_refuses_writes_and_leaves_the_graph_unchanged(server, graph, que
 def test_cypher_reads_with_a_row_cap_and_a_timeout(server, jaffle):
     got = answer(server, "cypher", {"query": "UNWIND range(1, 450) AS i RETURN i, 'LOAD CSV' AS text", "limit": 200})
     # the rows after the page and the one past it are not read, so not counted
-    assert (got["columns"], got["total"], got["total_counted"], got["truncated"], got["next_cursor"]) == (["i", "text"], None, False, True, "200")
+    assert (got["columns"], got["total"], got["total_counted"], got["truncated"], at(got["next_cursor"])) == (["i", "text"], None, False, True, 200)
     assert [r["i"] for r in got["rows"]] == list(range(1, 201))
-    last = answer(server, "cypher", {"query": "UNWIND range(1, 450) AS i RETURN i, 'LOAD CSV' AS text", "limit": 200, "cursor": "400"})
+    second = answer(server, "cypher", {"query": "UNWIND range(1, 450) AS i RETURN i, 'LOAD CSV' AS text", "limit": 200, "cursor": got["next_cursor"]})
+    assert ([r["i"] for r in second["rows"]], at(second["next_cursor"])) == (list(range(201, 401)), 400)
+    last = answer(server, "cypher", {"query": "UNWIND range(1, 450) AS i RETURN i, 'LOAD CSV' AS text", "limit": 200, "cursor": second["next_cursor"]})
     assert ([r["i"] for r in last["rows"]], last["total"], last["total_counted"], last["truncated"], last["next_cursor"]) == (
         list(range(401, 451)), 450, True, False, None)  # fmt: skip
     exact = answer(server, "cypher", {"query": "UNWIND range(1, 200) AS i RETURN i", "limit": 200})
     assert (len(exact["rows"]), exact["total"], exact["total_counted"], exact["truncated"], exact["next_cursor"]) == (200, 200, True, False, None)
     one_more = answer(server, "cypher", {"query": "UNWIND range(1, 201) AS i RETURN i", "limit": 200})
-    assert (one_more["rows"][-1], one_more["total"], one_more["truncated"], one_more["next_cursor"]) == ({"i": 200}, None, True, "200")
+    assert (one_more["rows"][-1], one_more["total"], one_more["truncated"], at(one_more["next_cursor"])) == ({"i": 200}, None, True, 200)
     profiled = answer(server, "cypher", {"query": "PROFILE UNWIND range(1, 300) AS i RETURN i", "limit": 10})  # read to its end
-    assert ([r["i"] for r in profiled["rows"]], profiled["total"], profiled["truncated"], profiled["next_cursor"]) == (list(range(1, 11)), 300, True, "10")
+    assert ([r["i"] for r in profiled["rows"]], profiled["total"], profiled["truncated"], at(profiled["next_cursor"])) == (list(range(1, 11)), 300, True, 10)
     params = answer(server, "cypher", {"query": "MATCH (p:Project {name: $name})-[:ACTIVE]->(b:Build) RETURN b.id AS id", "params": {"name": jaffle}})
     assert params["rows"] == [{"id": BUILDS[1]}]
     slow = failure(server, "cypher", {"query": "UNWIND range(1, 1000000000) AS i WITH i WHERE i < 0 RETURN count(i)"})
-    assert "Neo4j ended the query after the 5 s timeout" in slow
+    assert "Neo4j did not answer the query within the 5 s timeout: the call was ended" in slow
 
 
 def test_errors_are_the_cli_s_lines_and_the_server_goes_on(server, jaffle, neo4j_settings):
@@ -280,7 +289,7 @@ def test_errors_are_the_cli_s_lines_and_the_server_goes_on(server, jaffle, neo4j
         "stg_orders.order_total, orders.order_total, stg_orders.ordered_at, stg_orders.order_total_cents, stg_orders.order_id?"
     )
     assert "project 'no_such_project' has no active build" in failure(server, "trace", {"column": "orders.order_total", "project": "no_such_project"})
-    assert f"project {jaffle!r} has no build {BUILDS[1] + 100} (see `catalog builds`)" in failure(server, "model", {"name": "orders", "build": BUILDS[1] + 100})
+    assert f"project {jaffle!r} has no build {BUILDS[1] + 100} (the `builds` tool lists them)" in failure(server, "model", {"name": "orders", "build": BUILDS[1] + 100})
     assert answer(server, "impact", {"columns": ["stg_orders.order_total"]})["total"] == 7  # still answering
     down = Stored(Neo4jSettings(uri="bolt://127.0.0.1:1", password=neo4j_settings.password, timeout=2), project=jaffle)
     assert failure(make_server(down), "impact", {"columns": ["orders.order_total"]}) == (
@@ -301,7 +310,7 @@ def test_catalog_mcp_over_stdio_answers_an_agent(jaffle, neo4j_env):
             return names, hit, typo
 
     names, hit, typo = anyio.run(run)
-    assert names == ["builds", "check_change", "column_lineage", "cypher", "diff", "graph_schema", "impact", "model", "path", "search", "trace"]
+    assert names == ["builds", "check_change", "column_lineage", "cypher", "diff", "graph_schema", "history", "impact", "model", "path", "projects", "search", "trace"]
     assert (hit.structured_content["total"], hit.structured_content["truncated"], len(hit.structured_content["hits"])) == (7, True, 2)
     assert typo.is_error and "no model, source or consumer 'custmers'" in typo.content[0].text and "did you mean customers" in typo.content[0].text
 

@@ -11,7 +11,7 @@ import pytest
 
 from catalog.mcp.server import make_server
 from catalog.mcp.stored import Stored
-from test_mcp import answer
+from test_mcp import answer, at
 
 pytestmark = pytest.mark.neo4j
 
@@ -47,13 +47,13 @@ def test_impact_and_column_lineage_of_the_hub_are_bounded_and_whole(hub_server):
     assert len(reached) == 12_500
 
     first = answer(server, "impact", {"columns": ["hub.value"]})
-    assert (len(first["hits"]), first["total"], first["truncated"], first["next_cursor"]) == (200, 12_500, True, "200")
+    assert (len(first["hits"]), first["total"], first["truncated"], at(first["next_cursor"])) == (200, 12_500, True, 200)
     assert first["summary"] == {
         "models": FANS * (CHAIN + 1), "columns": 12_500, "metrics": 0, "exposures": 0, "saved_queries": 0, "semantic_models": 0,
         "selector": " ".join(sorted(f"fan_{i}{s}" for i in range(FANS) for s in ["", *(f"_{k}" for k in range(1, CHAIN + 1))])),
     }  # fmt: skip
     bounds, hits = _pages(server, "impact", {"columns": ["hub.value"]}, "hits", 2000)
-    assert [b["next_cursor"] for b in bounds] == ["2000", "4000", "6000", "8000", "10000", "12000", None]
+    assert [b["next_cursor"] and at(b["next_cursor"]) for b in bounds] == [2000, 4000, 6000, 8000, 10000, 12000, None]
     assert all(b["total"] == 12_500 for b in bounds) and [b["truncated"] for b in bounds] == [True] * 6 + [False]
     assert len(hits) == 12_500 and {f"{h['model']}.{h['name']}" for h in hits} == reached
 

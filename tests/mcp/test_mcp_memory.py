@@ -24,7 +24,7 @@ from catalog.mcp.stored import InMemory
 from edits import edit_sql
 from test_check import DROP_STATUS, EXAMPLE, STG_ORDERS
 from test_dbt_tests import singular_test
-from test_mcp import REPO, SHOP, answer, call, failure
+from test_mcp import REPO, SHOP, answer, at, call, failure
 
 
 @pytest.fixture(scope="module")
@@ -110,11 +110,11 @@ def test_check_change_gives_the_findings_of_catalog_check(example_memory, tmp_pa
 
 def test_search_is_bounded(example_memory):
     first = answer(example_memory, "search", {"query": "o", "limit": 5})
-    assert (len(first["results"]), first["truncated"], first["next_cursor"]) == (5, True, "5")
+    assert (len(first["results"]), first["truncated"], at(first["next_cursor"])) == (5, True, 5)
     every = answer(example_memory, "search", {"query": "o", "limit": 2000})
     assert every["total"] == first["total"] == len(every["results"]) and every["truncated"] is False
     assert failure(example_memory, "search", {"query": "o", "cursor": "abc"}).endswith(
-        "cursor 'abc' is not one this server gave: pass the next_cursor of the previous answer"
+        "cursor 'abc' is not one this server gave: pass the next_cursor of the previous answer, or none to start again"
     )
 
 

@@ -10,7 +10,10 @@ import random
 
 import pytest
 
-from catalog.query import SAFE_TYPES, ColumnId, _walk_downstream
+from spelled import walks_from
+
+from catalog.lineage.walks import hop_order
+from catalog.query import SAFE_TYPES, ColumnId, downstream_of
 
 
 def _col(key: str) -> ColumnId:
@@ -26,7 +29,7 @@ def _subgraph(edges: list[tuple[str, str, str]]) -> list[list]:
 def test_a_second_computing_path_makes_a_column_need_review():
     # s.x -> a.x (passthrough) -> c.x (passthrough); s.x -> b.y (derived) -> c.x (passthrough); c.x -> d.z (renamed)
     edges = [("s.x", "a.x", "passthrough"), ("a.x", "c.x", "passthrough"), ("s.x", "b.y", "derived"), ("b.y", "c.x", "passthrough"), ("c.x", "d.z", "renamed"), ("s.x", "e.x", "renamed")]
-    reached = _walk_downstream([_col("s.x")], _subgraph(edges), None)
+    reached = downstream_of([_col("s.x")], _subgraph(edges), None)
     assert {r.column.key: (r.depth, [h.from_key for h in r.hops], r.effect) for r in reached} == {
         "a.x": (1, ["s.x"], "passthrough"),
         "b.y": (1, ["s.x"], "needs review"),
@@ -34,15 +37,6 @@ def test_a_second_computing_path_makes_a_column_need_review():
         "d.z": (3, ["s.x", "a.x", "c.x"], "needs review"),
         "e.x": (1, ["s.x"], "passthrough"),
     }
-
-
-def _paths_from(start: str, edges: list[tuple[str, str, str]], limit: int) -> list[list[tuple[str, str, str]]]:
-    """Every walk of at most ``limit`` edges from ``start`` (edges may repeat: cycles)."""
-    out, frontier = [], [[]]
-    for _ in range(limit):
-        frontier = [p + [e] for p in frontier for e in edges if e[0] == (p[-1][1] if p else start)]
-        out += frontier
-    return out
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -55,17 +49,29 @@ def test_the_walk_over_a_subgraph_matches_every_path_spelled_out(seed):
     edges = sorted({(rng.choice(keys), rng.choice(keys), rng.choice(["passthrough", "renamed", "derived"])) for _ in range(10)})
     edges = list({(u, d): (u, d, t) for u, d, t in edges}.values())  # one edge per pair, as FEEDS
     asked = [_col(k) for k in rng.sample(keys, rng.choice([1, 2]))]
-    walks = [w for a in asked for w in _paths_from(a.key, edges, len(keys) * 2)]
+    walks = [w for a in asked for w in walks_from(a.key, edges, len(keys) * 2)]
     reachable = {w[-1][1] for w in walks}
     columns = [[k, k.rsplit(".", 1)[0], k.split("/")[1].split(".")[0], "c", [[d, t, None, True] for u, d, t in edges if u == k], False, None]
                for k in sorted(reachable | {a.key for a in asked})]
-    reached = {r.column.key: r for r in _walk_downstream(asked, columns, None)}
+    reached = {r.column.key: r for r in downstream_of(asked, columns, None)}
     assert set(reached) == reachable
     for key, r in reached.items():
         shortest = min(len(w) for w in walks if w[-1][1] == key)
         assert r.depth == shortest == len(r.hops)
+        # the path reported: copying hops first, then by type name (catalog.lineage.walks)
+        least = min(tuple(hop_order(t) for _, _, t in w) for w in walks if w[-1][1] == key and len(w) == shortest and w[0][0] == r.via)
+        assert tuple(hop_order(h.type) for h in r.hops) == least
         assert r.hops[0].from_key == r.via and r.hops[-1].to_key == key
         assert all(a.to_key == b.from_key for a, b in zip(r.hops, r.hops[1:]))
         assert all((h.from_key, h.to_key, h.type) in edges for h in r.hops)
         computes = any(w[-1][1] == key and any(t not in SAFE_TYPES for _, _, t in w) for w in walks)
         assert r.effect == ("needs review" if computes else "passthrough"), key
+
+
+def test_of_two_equally_short_paths_the_copying_one_is_shown():
+    # s.x -> a.y (derived) -> c.z and s.x -> b.x (passthrough) -> c.z: c.z is shown through b.x,
+    # though a.y comes first by name
+    edges = [("s.x", "a.y", "derived"), ("a.y", "c.z", "passthrough"), ("s.x", "b.x", "passthrough"), ("b.x", "c.z", "passthrough")]
+    reached = {r.column.key: r for r in downstream_of([_col("s.x")], _subgraph(edges), None)}
+    assert [(h.from_key, h.to_key, h.type) for h in reached["c.z"].hops] == [("s.x", "b.x", "passthrough"), ("b.x", "c.z", "passthrough")]
+    assert reached["c.z"].effect == "needs review"  # the other path computes

@@ -46,7 +46,7 @@ def whole_database_scans(plan) -> list[str]:
 @pytest.fixture(scope="module")
 def stored_build(graph, example):
     """A build of the example, so that the planner has statistics of a real graph."""
-    from catalog.build import Builder
+    from catalog.builds import Builder
     from catalog.history import forget_project
 
     name = "test_query_plans_example"

@@ -84,6 +84,28 @@ expect:
 day   source   -
 paid  derived  public.orders.status
 
+=== Postgres: a JSON operator passed to a function keeps its column
+dialect: postgres
+schema: {"public.events": ["id", "payload", "kind"]}
+sql:
+select id,
+       coalesce(payload->'customer', '{}') as customer,
+       lower(payload->'a'->>'b') as ab,
+       jsonb_array_length(payload->'items') as n_items,
+       coalesce(payload->'paid' = 'true', false) as paid,
+       to_timestamp(payload->>'ts', 'YYYY') as ts
+from public.events
+where coalesce(kind->>'name', '') <> ''
+expect:
+id        passthrough  public.events.id
+customer  derived      public.events.payload
+ab        derived      public.events.payload
+n_items   derived      public.events.payload
+paid      derived      public.events.payload
+ts        derived      public.events.payload
+conditions:
+where  public.events.kind
+
 === Redshift: GETDATE, NVL, DATEADD, LISTAGG
 dialect: redshift
 schema: {"analytics.orders": ["id", "customer_id", "status", "created_at"]}
@@ -132,6 +154,31 @@ id       passthrough  orders.id
 doubled  derived      orders.items
 s        derived      orders.amount
 plus     derived      orders.items
+
+=== DuckDB: a JSON operator passed to a function keeps its column; lambdas stay lambdas
+schema: {"events": ["id", "payload", "items"]}
+sql:
+select coalesce(payload->'a'->>'b', 'x') as ab, json_array_length(payload->'items') as n,
+       list_transform(items, x -> x + 1) as plus, list_filter(items, x -> true) as kept,
+       list_reduce(items, (a, b) -> a + b) as total
+from events
+expect:
+ab     derived  events.payload
+n      derived  events.payload
+plus   derived  events.items
+kept   derived  events.items
+total  derived  events.items
+
+=== MySQL: a JSON operator passed to a function keeps its column
+dialect: mysql
+schema: {"shop.events": ["id", "payload"]}
+sql:
+select id, ifnull(payload->>'$.name', '') as name, json_length(payload->'$.items') as n
+from shop.events
+expect:
+id    passthrough  shop.events.id
+name  derived      shop.events.payload
+n     derived      shop.events.payload
 
 === Snowflake: $n and t.$n are the relation's n-th column
 dialect: snowflake

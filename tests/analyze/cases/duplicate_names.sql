@@ -115,6 +115,37 @@ conditions:
 join  a.id
 join  b.id
 
+=== Snowflake: a column selected twice that catalog.json lists as NAME_2 is that column
+dialect: snowflake
+schema: {"DB.BRONZE.EVENTS": ["TX", "EVENT_ID", "TS"]}
+output: ["TX_ID", "EVENT_ID", "TS", "EVENT_ID_2"]
+sql:
+select tx as tx_id, event_id, ts, event_id from db.bronze.events
+qualify row_number() over (partition by event_id order by ts desc) = 1
+expect:
+tx_id       renamed      db.bronze.events.tx
+event_id    passthrough  db.bronze.events.event_id
+ts          passthrough  db.bronze.events.ts
+event_id_2  renamed      db.bronze.events.event_id
+conditions:
+qualify  db.bronze.events.event_id
+qualify  db.bronze.events.ts
+
+=== Snowflake: two stars sharing a name that catalog.json lists as ID_2
+dialect: snowflake
+schema: {"A": ["ID", "X"], "B": ["ID", "Y"]}
+output: ["ID", "X", "ID_2", "Y"]
+sql:
+select a.*, b.* from a join b on a.id = b.id
+expect:
+id    passthrough  a.id
+x     passthrough  a.x
+id_2  renamed      b.id
+y     passthrough  b.y
+conditions:
+join  a.id
+join  b.id
+
 === Postgres: a name twice inside a CTE is not refused; the outer query reads one of them
 dialect: postgres
 schema: {"t": ["a", "b"]}

@@ -236,6 +236,71 @@ id     passthrough  t.id
 value  derived      t.arr
 index  derived      t.arr
 
+=== generate_series over scalar subqueries (Postgres): derived from what the subqueries read
+dialect: postgres
+schema: {"public.orders": ["id", "created_at", "status"]}
+sql:
+select d::date as day
+from generate_series(
+  (select min(created_at) from public.orders),
+  (select max(created_at) from public.orders where status = 'paid'),
+  interval '1 day'
+) as d
+expect:
+day  derived  public.orders.created_at
+conditions:
+where  public.orders.status
+
+=== set-returning functions beside a relation (Postgres): each alias names its one column
+dialect: postgres
+schema: {"public.bounds": ["lo", "hi"], "public.orders": ["id", "items", "tags"]}
+sql:
+select o.id, y, e.key, e.value as item, t
+from public.orders o,
+  generate_series((select min(lo) from public.bounds), (select max(hi) from public.bounds)) as y,
+  jsonb_each(o.items -> 'lines') as e
+cross join lateral unnest(string_to_array(o.tags, ',')) as t
+expect:
+id    passthrough  public.orders.id
+y     derived      public.bounds.lo public.bounds.hi
+key   derived      public.orders.items
+item  derived      public.orders.items
+t     derived      public.orders.tags
+
+=== LATERAL generate_series of a CTE's columns (Postgres)
+dialect: postgres
+schema: {"public.orders": ["id", "created_at"]}
+sql:
+with b as (select min(created_at) as lo, max(created_at) as hi from public.orders)
+select d::date as day from b cross join lateral generate_series(b.lo, b.hi, interval '1 day') as d
+expect:
+day  derived  public.orders.created_at
+
+=== range and generate_series over scalar subqueries (DuckDB)
+schema: {"t": ["id", "lo", "hi"]}
+sql:
+select r.range as n, g.d from range((select min(lo) from t), (select max(hi) from t)) r,
+  generate_series((select min(lo) from t), 10) as g(d)
+expect:
+n  derived  t.lo t.hi
+d  derived  t.lo
+
+=== UNNEST of an array built from scalar subqueries (BigQuery)
+dialect: bigquery
+schema: {"p.d.t": ["id", "lo", "hi"]}
+sql:
+select d from unnest(generate_date_array((select min(lo) from `p.d.t`), (select max(hi) from `p.d.t`))) as d
+expect:
+d  derived  p.d.t.lo p.d.t.hi
+
+=== LATERAL FLATTEN of a scalar subquery (Snowflake)
+dialect: snowflake
+schema: {"CONFIG": ["ID", "LIST"]}
+sql:
+select f.value::string as item from lateral flatten(input => (select max(list) from config)) f
+expect:
+item  derived  config.list
+
 === USING with a relation whose columns are unknown: the key is still from both sides
 schema: {"t": ["id", "a"], "v": null}
 sql:

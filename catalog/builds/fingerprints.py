@@ -1,0 +1,122 @@
+"""Per dbt node, what its lineage depends on and what its documentation is: the hashes that
+decide whether a build reuses a model's stored lineage or analyzes it again."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import sqlglot
+from pydantic import BaseModel
+
+from catalog import __version__
+from catalog.analyze.project import topological_models
+from catalog.builds.rows import model_props
+from catalog.extract import DbtNode, DbtProject, lineage_declaration
+
+ANALYZER_VERSION = "5"  # bump when the analyzer's output changes for the same input
+
+
+# The code that hashes nodes: a build keeps the active build's fingerprints only when that
+# build was hashed by the same code (an edit here, to what a node's properties are, or to how
+# columns are named, rehashes all once)
+def _hashing_code() -> str:
+    here = Path(__file__).parent
+    try:
+        code = b"".join((here / f).read_bytes() for f in ("fingerprints.py", "rows.py", "../idents.py"))
+    except OSError:  # not installed as files: the version alone tells builds apart
+        code = __version__.encode()
+    return hashlib.sha256(code).hexdigest()[:16]
+
+
+HASHING_CODE = _hashing_code()
+
+
+def digest(*parts: Any) -> str:
+    """A digest of plain values (str, int, None, bool, tuples and lists of them); repr is
+    deterministic for those and several times faster than JSON."""
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+class Fingerprint(BaseModel, frozen=True):
+    lineage_hash: str
+    sql_hash: str | None
+    meta_hash: str
+
+
+def fingerprints(project: DbtProject, known: dict[str, Fingerprint] | None = None) -> dict[str, Fingerprint]:
+    """Per dbt node: what its lineage depends on, and what its documentation is.
+
+    ``known``: fingerprints computed before (by the same catalog, analyzer, sqlglot and
+    dialect) of nodes whose record (:func:`catalog.store.records.node_digests` tells) is the same
+    now. A node keeps its known fingerprint when every node it depends on is in the project
+    and keeps its own (its lineage hash names theirs); the others are computed. The result is
+    the same either way; ``known`` only saves hashing what did not change.
+    """
+    known = known or {}
+    out: dict[str, Fingerprint] = {}
+    # each node's real columns (catalog.json) and all its columns, digested once (and only
+    # for the nodes whose fingerprint is computed, or read by one that is): a model's hash
+    # names its upstream nodes' digests, not their column lists again for every reader
+    catalog_cols: dict[str, str | None] = {}
+    all_cols: dict[str, str] = {}
+
+    def digest_columns(uid: str) -> None:
+        if uid in all_cols:
+            return
+        n = project.nodes[uid]
+        names = [c.key_name(project.dialect) for c in n.columns]
+        real = [(name, c.data_type) for name, c in zip(names, n.columns) if c.in_catalog]
+        catalog_cols[uid] = digest(real) if real else None
+        all_cols[uid] = digest(names)
+
+    # the project's masking functions decide the columns' masked flags: a new list, new hashes
+    base = (ANALYZER_VERSION, sqlglot.__version__, project.dialect) + ((project.masking_functions,) if project.masking_functions else ())
+    for node in project.nodes.values():
+        if node.resource_type in ("source", "seed"):
+            uid = node.unique_id
+            if uid in known:
+                out[uid] = known[uid]
+                continue
+            digest_columns(uid)
+            out[uid] = Fingerprint(lineage_hash=digest(base, catalog_cols[uid], all_cols[uid]), sql_hash=None, meta_hash=meta_hash(node))
+    kept = set(out) & set(known)
+    for node in topological_models(project):
+        uid = node.unique_id
+        if uid in known and all(dep in kept for dep in node.depends_on):
+            out[uid] = known[uid]
+            kept.add(uid)
+            continue
+        sql_hash = digest(node.sql, node.language)
+        upstream = []
+        for dep in sorted(node.depends_on):
+            if dep in project.nodes:
+                digest_columns(dep)
+            producer = project.nodes[dep].upstream_key if dep in project.nodes else None
+            if producer is not None:  # dbt Mesh: fed by that producer's columns
+                upstream.append((dep, catalog_cols[dep], producer))
+            elif catalog_cols.get(dep):
+                upstream.append((dep, catalog_cols[dep]))
+            elif dep in out:
+                upstream.append((dep, out[dep].lineage_hash))
+            elif dep in project.nodes:
+                upstream.append((dep, all_cols[dep]))
+        digest_columns(uid)
+        # a model without SQL has the lineage its YAML declares
+        declared = () if node.language == "sql" else (repr(lineage_declaration(node)),)
+        lineage_hash = digest(base, sql_hash, upstream, catalog_cols[uid], node.resource_type, *declared)
+        if node.upstream_key is not None:  # a foreign node: which producer build it is read from
+            lineage_hash = digest(lineage_hash, node.upstream_key, node.upstream_build)
+        out[uid] = Fingerprint(lineage_hash=lineage_hash, sql_hash=sql_hash, meta_hash=meta_hash(node))
+    return out
+
+
+def meta_hash(node: DbtNode) -> str:
+    """What the graph shows of a node besides its lineage: types, docs, tags, meta."""
+    model = sorted((k, repr(v)) for k, v in model_props(node).items())
+    columns = [
+        (c.name, c.data_type, c.description, c.tags, repr(sorted(c.meta.items())) if c.meta else "[]", c.declared, c.in_catalog)
+        for c in node.columns
+    ]
+    return digest(model, columns)

@@ -1,0 +1,80 @@
+"""Reviewing a change, as one use case: the changed dbt target against its base (another
+target, analyzed in memory, or the project's active build stored in Neo4j), compared column
+by column (:func:`catalog.check.check_states`). ``catalog check`` and the MCP tool
+``check_change`` both call :func:`check_change`; each prints or returns the report its way."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from catalog.errors import NotFound
+
+if TYPE_CHECKING:
+    from catalog.check import CheckReport
+    from catalog.extract import InputWarning
+    from catalog.store.graph import Graph
+
+
+@dataclass(frozen=True)
+class CheckedChange:
+    """The report, and what was weaker in each side's inputs."""
+
+    report: CheckReport
+    current_warnings: tuple[InputWarning, ...]
+    base_warnings: tuple[InputWarning, ...]
+
+
+def check_change(
+    path: Path,
+    *,
+    state: Path | str | None = None,
+    project: str | None = None,
+    dialect: str | None = None,
+    jobs: int | None = None,
+    graph: Callable[[], AbstractContextManager[Graph]] | None = None,
+    warned: Callable[[Sequence[InputWarning]], Any] = lambda _: None,
+) -> CheckedChange:
+    """PATH's changes against ``state`` (a base target; it names the base in the report as
+    given), or, without it, against the active build of ``project`` (default: PATH's project
+    name) in the graph ``graph()`` opens: dbt Mesh's foreign nodes read as a build would read
+    them now, and the hits in the consumer projects stored beside it. ``warned`` is told each
+    side's input warnings as soon as that side is read."""
+    from catalog.check import check_states
+    from catalog.compare import analyze_states
+    from catalog.extract import input_warnings, load_project
+    from catalog.store.records import load_build_project
+
+    current = load_project(path, dialect=dialect)
+    current_warnings = tuple(input_warnings(current))
+    warned(current_warnings)
+    if state is not None:
+        old = load_project(Path(state), dialect=dialect)
+        base_warnings = tuple(input_warnings(old))
+        warned(base_warnings)
+        old_lineages, lineages = analyze_states(old, current, jobs=jobs)
+        report = check_states(old, old_lineages, current, lineages, base=str(state))
+        return CheckedChange(report, current_warnings, base_warnings)
+    if graph is None:
+        raise ValueError("check_change: without a base target, a graph to compare with")
+
+    from catalog.check_across import with_consumer_projects
+    from catalog.query import BuildView
+    from catalog.store.upstream import foreign_projects, upstream_builds, with_upstream
+
+    name = project or current.name
+    with graph() as opened:
+        active = opened.find_active_build(name)
+        if active is None:
+            raise NotFound(f"project {name!r} has no active build: run `catalog build`, pass --project, or compare with --state")
+        old = load_build_project(opened, name, active)
+        # dbt Mesh: its foreign nodes as a build would read them now, and the other projects it feeds
+        current = with_upstream(opened, current, upstream_builds(opened, foreign_projects(current), {}))
+        old_lineages, lineages = analyze_states(old, current, jobs=jobs)
+        report = check_states(old, old_lineages, current, lineages, base=f"build {active['id']}")
+        report = with_consumer_projects(report, BuildView(opened, name, active["id"]))
+    report = report.model_copy(update={"project": name})  # the project compared, as --project names it
+    return CheckedChange(report, current_warnings, ())

@@ -1,0 +1,77 @@
+"""Fingerprints a build keeps from the one before: only nodes whose record did not change,
+and only while everything they read kept its own. The result must be the fingerprints
+computed from scratch, on real projects."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from catalog.analyze.project import topological_models
+from catalog.builds import Fingerprint, fingerprints
+from catalog.extract import DbtProject, load_project
+from catalog.store.records import node_records
+from test_corpus_lineage import CORPUS_PROJECTS
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coffee_shop"
+
+
+def _projects(shared_dir: Path) -> list[DbtProject]:
+    return [load_project(EXAMPLE)] + [load_project(shared_dir / "corpus" / name) for name in CORPUS_PROJECTS]
+
+
+def _edited(project: DbtProject, uid: str) -> DbtProject:
+    """``project`` with one model's SQL changed (a new column), as a developer's edit would."""
+    node = project.nodes[uid]
+    sql = f"select *, 1 as added_by_test from ({node.sql}) as edited"
+    return project.model_copy(update={"nodes": {**project.nodes, uid: node.model_copy(update={"sql": sql})}})
+
+
+def _downstream(project: DbtProject, uid: str) -> set[str]:
+    below = {uid}
+    for node in topological_models(project):
+        if below & set(node.depends_on):
+            below.add(node.unique_id)
+    return below
+
+
+def _known(before: DbtProject, after: DbtProject, fps: dict[str, Fingerprint]) -> dict[str, Fingerprint]:
+    """What a build knows of the build before: the fingerprints of the nodes whose record is the same."""
+    old, new = node_records(before), node_records(after)
+    return {uid: fps[uid] for uid in new if old.get(uid) == new[uid]}
+
+
+@pytest.mark.corpus
+def test_known_fingerprints_give_the_fingerprints_computed_from_scratch(shared_dir: Path) -> None:
+    checked = 0
+    for project in _projects(shared_dir):
+        fps = fingerprints(project)
+        assert fingerprints(project, fps) == fps
+        models = [n for n in topological_models(project) if n.sql]
+        # a model read by others, in the middle of the project
+        readers = [n.unique_id for n in models if any(n.unique_id in m.depends_on for m in models)]
+        assert readers, project.name
+        uid = readers[len(readers) // 2]
+        edited = _edited(project, uid)
+        known = _known(project, edited, fps)
+        assert uid not in known and len(known) == len(project.nodes) - 1
+        fresh = fingerprints(edited)
+        assert fingerprints(edited, known) == fresh
+        assert fresh[uid].lineage_hash != fps[uid].lineage_hash
+        assert len(_downstream(edited, uid)) > 1
+        checked += 1
+    assert checked == len(CORPUS_PROJECTS) + 1
+
+
+@pytest.mark.corpus
+def test_a_known_fingerprint_is_used_only_where_nothing_upstream_changed(shared_dir: Path) -> None:
+    """Known fingerprints that are wrong on purpose show which ones were taken as they are."""
+    project = load_project(shared_dir / "corpus" / "jaffle_shop_duckdb")
+    models = [n for n in topological_models(project) if n.sql]
+    uid = next(n.unique_id for n in models if any(n.unique_id in m.depends_on for m in models))
+    edited = _edited(project, uid)
+    marked = {k: Fingerprint(lineage_hash=f"kept {k}", sql_hash=None, meta_hash=f"kept {k}") for k in edited.nodes if k != uid}
+    got = fingerprints(edited, marked)
+    below = _downstream(edited, uid)
+    assert {k for k, fp in got.items() if fp.lineage_hash.startswith("kept ")} == set(edited.nodes) - below
