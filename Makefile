@@ -10,7 +10,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 EXAMPLE := examples/coffee_shop
 
-.PHONY: demo test install browser clean
+.PHONY: demo test install browser neovim clean
 
 install: $(VENV)/.installed
 
@@ -20,7 +20,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	@# setuptools explains every editable install in a boxed warning that reads like a failure
-	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install --quiet -e ".[test,fast,docs]"
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install --quiet -e ".[test,fast,docs,lsp]"
 	touch $@
 
 # With NEO4J_URI set, the demo uses that server and starts none (no java or mvn needed).
@@ -37,7 +37,7 @@ demo: install
 	  $(BIN)/catalog neo4j status; \
 	  echo "Stop the server with: $(BIN)/catalog neo4j stop"; fi
 
-test: install browser
+test: install browser neovim
 	@[ -d ../shared ] || echo "../shared (the dbt corpus) is not beside the repository: the tests that read it will skip"
 	$(BIN)/pytest
 
@@ -48,6 +48,13 @@ browser:
 	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) ; } || \
 	  echo "chromium not installed: the HTML report test will skip"
+
+# `catalog lsp`'s editor test runs a real headless Neovim (Debian's package), installed the same way.
+neovim:
+	@command -v nvim >/dev/null 2>&1 || \
+	  { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim >/dev/null) ; } || \
+	  echo "neovim not installed: the editor test of catalog lsp will skip"
 
 clean:
 	rm -rf $(VENV) .pytest_cache site

@@ -41,6 +41,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("export_cmd", "export"),
     "explore": ("explore_cmd", "explore"),
     "mcp": ("mcp_cmd", "mcp"),
+    "lsp": ("lsp_cmd", "lsp"),
     "neo4j": ("neo4j_cmd", "app"),
 }
 

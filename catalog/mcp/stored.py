@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from catalog.errors import CatalogError, StoreError
 
 if TYPE_CHECKING:
+    from catalog.export.openlineage import ExportInput
     from catalog.mcp.view import ProjectView, SearchIndex
     from catalog.query import BuildView
     from catalog.settings import Neo4jSettings
@@ -175,21 +176,28 @@ def _stored_search_index(catalog: BuildView, timeout: float | None) -> SearchInd
     return SearchIndex(name, build_id, nodes, columns)
 
 
+def analyzed_input(path: Path, dialect: str | None = None, jobs: int | None = None) -> ExportInput:
+    """The records of the dbt target at ``path`` and their analysis, as a view reads them."""
+    from catalog.analyze.project import analyze_project
+    from catalog.export.openlineage import export_input
+    from catalog.extract import load_project
+
+    loaded = load_project(path, dialect=dialect)
+    return export_input(loaded, analyze_project(loaded, jobs=jobs), consumers=True, tests=True)
+
+
 class InMemory:
     """One dbt target, analyzed when the server starts: no builds, no graph."""
 
     stored = False
 
-    def __init__(self, path: Path, dialect: str | None = None, jobs: int | None = None):
-        from catalog.analyze.project import analyze_project
-        from catalog.export.openlineage import export_input
-        from catalog.extract import load_project
+    def __init__(self, path: Path, dialect: str | None = None, jobs: int | None = None, data: ExportInput | None = None):
+        """``data``: :func:`analyzed_input` of ``path`` when it was already made (elsewhere)."""
         from catalog.mcp.view import ProjectView
 
-        loaded = load_project(path, dialect=dialect)
         self.path = path
         self.jobs = jobs
-        self._view = ProjectView(export_input(loaded, analyze_project(loaded, jobs=jobs), consumers=True, tests=True))
+        self._view = ProjectView(data if data is not None else analyzed_input(path, dialect, jobs))
 
     def view(self, project: str | None, build: int | None) -> ProjectView:
         if build is not None:

@@ -52,6 +52,7 @@ class Node:
     materialized: str
     description: str
     columns: list[str] = field(default_factory=list)  # column keys, in the node's order
+    path: str | None = None  # its file, relative to its package's folder (dbt's original_file_path)
 
 
 @dataclass(slots=True)
@@ -241,7 +242,7 @@ class ProjectView:
             rel = data.relations[uid]
             lin = data.lineages.get(uid)
             node = Node(rel.resource_type, rel.display_name, uid, lin.status.value if lin else "", (lin.reason or "") if lin else "",
-                        rel.materialized or "", rel.description)  # fmt: skip
+                        rel.materialized or "", rel.description, path=rel.path)  # fmt: skip
             self.nodes[uid] = node
             declared = {c.key_name(data.dialect): c for c in rel.columns}
             analyzed = {c.name: c for c in lin.columns} if lin is not None and lin.columns else {}

@@ -40,7 +40,7 @@ def _commands() -> dict[str, click.Command]:
     return typer.main.get_command(app).commands  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("name", [*GRAPH_COMMANDS, "mcp"])
+@pytest.mark.parametrize("name", [*GRAPH_COMMANDS, "mcp", "lsp"])
 def test_the_five_options_come_together_with_one_help(name):
     commands = _commands()
     params = [p.name for p in commands[name].params]

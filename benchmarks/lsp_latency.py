@@ -1,0 +1,130 @@
+"""`catalog lsp` latency as an editor sees it: the time from starting the server to the answer
+of its first hover, then hover and go-to-definition p50 / p95 over columns of many model files,
+over stdio (pytest-lsp's client, the server a real process).
+
+    .venv/bin/python benchmarks/lsp_latency.py                       # synth 5,000 models, in memory
+    .venv/bin/python benchmarks/lsp_latency.py --models 5000 20000   # several sizes, side by side
+    .venv/bin/python benchmarks/lsp_latency.py --stored              # from a build stored in Neo4j
+
+The synth target (shared/tools/synth_dbt.py) is laid out as a project folder (each model's
+raw SQL written to its file, as tests/lsp/projects.py does). Stored: the project is built
+into Neo4j (NEO4J_URI or the local server) under `bench_lsp_<models>` when it has no build yet.
+The positions asked are the aliases (`as name`) of ``--files`` model files drawn with a fixed
+seed; each request is timed once (the server keeps a view's answers, so a repeated position
+would time the cache).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+sys.path.insert(0, str(REPO / "tests" / "lsp"))
+
+from lsprotocol import types  # noqa: E402
+
+from editor import editor  # noqa: E402
+from mcp_latency import synth_target  # noqa: E402
+from projects import lay_out  # noqa: E402
+from query_latency import pct  # noqa: E402
+
+
+FIRST_MAX = 3600.0  # seconds to wait for the first answer (a large target is analyzed first)
+
+
+def project_folder(models: int, seed: int) -> Path:
+    root = synth_target(models, seed).parent / "project"
+    if not (root / "dbt_project.yml").exists():
+        lay_out(synth_target(models, seed), root)
+    return root
+
+
+def positions(root: Path, files: int, seed: int) -> list[tuple[str, types.Position]]:
+    """Each alias of ``files`` model files drawn at random, as (file, position)."""
+    models = sorted(p.relative_to(root).as_posix() for p in (root / "models").rglob("*.sql"))
+    out = []
+    for rel in random.Random(seed).sample(models, min(files, len(models))):
+        text = (root / rel).read_text(encoding="utf-8")
+        for m in re.finditer(r"\bas\s+(\w+)", text):
+            if text[m.end():].lstrip().startswith("("):  # a CTE's name
+                continue
+            line = text.count("\n", 0, m.start(1))
+            out.append((rel, types.Position(line=line, character=m.start(1) - text.rfind("\n", 0, m.start(1)) - 1)))
+    return out
+
+
+def stored_args(root: Path, models: int) -> tuple[str, ...]:
+    from catalog.builds import Builder
+    from catalog.settings import Neo4jSettings
+    from catalog.store.connection import open_driver
+    from catalog.store.graph import Graph
+
+    name = f"bench_lsp_{models}"
+    settings = Neo4jSettings.from_env()
+    with open_driver(settings) as driver:
+        graph = Graph(driver, settings.database)
+        if graph.find_active_build(name) is None:
+            t = time.perf_counter()
+            summary = Builder(graph, root / "target", project_name=name).run()
+            print(f"build {summary.build_id}: {summary.models.total} models, {time.perf_counter() - t:.1f}s")
+    return ("--project", name)
+
+
+async def measure(root: Path, args: tuple[str, ...], asked: list[tuple[str, types.Position]]) -> dict[str, float]:
+    start = time.perf_counter()
+    async with editor(root, *args) as ed:
+        rel, pos = asked[0]
+        ed.open(rel)
+        first = None
+        while first is None and time.perf_counter() - start < FIRST_MAX and not ed.messages():
+            first = await ed.hover(rel, pos)  # a request waits at most FIRST_WAIT seconds for the view
+        first_s = time.perf_counter() - start
+        if first is None:
+            print(f"no hover at {rel}:{pos.line}:{pos.character} after {first_s:.0f} s: {ed.messages()}", flush=True)
+            return {"first hover s": first_s}
+        times: dict[str, list[float]] = {"hover": [], "definition": []}
+        answered = {"hover": 0, "definition": 0}
+        for rel, pos in asked[1:]:
+            for kind in times:
+                t = time.perf_counter()
+                got = await (ed.hover(rel, pos) if kind == "hover" else ed.definition(rel, pos))
+                times[kind].append((time.perf_counter() - t) * 1000)
+                answered[kind] += bool(got)
+    out = {"first hover s": first_s, "hovers answered": answered["hover"], "definitions found": answered["definition"]}
+    for kind, values in times.items():
+        out |= {f"{kind} p50 ms": pct(values, 50), f"{kind} p95 ms": pct(values, 95), f"{kind} max ms": max(values)}
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--models", type=int, nargs="+", default=[5000])
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--files", type=int, default=40, help="model files whose aliases are asked")
+    ap.add_argument("--stored", action="store_true", help="answer from a build stored in Neo4j instead of in memory")
+    a = ap.parse_args()
+    rows: dict[int, dict[str, float]] = {}
+    for models in a.models:
+        root = project_folder(models, a.seed)
+        asked = positions(root, a.files, a.seed)
+        args = stored_args(root, models) if a.stored else ("--memory",)
+        rows[models] = asyncio.run(measure(root, args, asked))
+        print(f"{models} models: {len(asked)} positions, {rows[models]}", flush=True)
+    keys = list(max(rows.values(), key=len))
+    print(f"\n{'stored' if a.stored else 'in memory'} ({os.cpu_count()} cores)")
+    print(f"{'':<18}" + "".join(f"{m:>12,}" for m in rows))
+    for k in keys:
+        print(f"{k:<18}" + "".join(f"{rows[m][k]:>12.{2 if k.endswith(' s') else 1 if k.endswith('ms') else 0}f}" if k in rows[m] else f"{'-':>12}" for m in rows))
+
+
+if __name__ == "__main__":
+    main()
