@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from catalog.errors import Ambiguous, NotFound
-from catalog.history import BuildInfo, build_at, build_ref, finished_builds, list_builds, parse_time, visible
+from catalog.history import BuildInfo, build_at, named_build, finished_builds, list_builds, parse_time, visible
 from catalog.query import BuildView, ColumnId
 from catalog.store.graph import Graph
 from catalog.store.keys import short_label, unscoped_key
@@ -172,7 +172,7 @@ def _first_since(graph: Graph, project: str, since: str, builds: dict[int, Build
     text = since.strip()
     when = parse_time(text)
     if text.isdigit() or when is None:
-        return build_ref(graph, project, text)
+        return named_build(graph, project, text)
     later = [b.id for b in builds.values() if b.status in ("active", "superseded") and b.finished_at and (parse_time(b.finished_at) or when) >= when]
     return min(later) if later else max(builds, default=0) + 1
 

@@ -172,20 +172,20 @@ def build_at(graph: Graph, project: str, ref: str) -> int:
     return max(active_then)[1]
 
 
-def build_ref(graph: Graph, project: str, ref: str) -> int:
+def named_build(graph: Graph, project: str, ref: str) -> int:
     """The build ``--build`` names: its id, or a commit (prefix) or time (:func:`build_at`). Digits
     are a build id when the project has that build; otherwise a commit prefix of only digits
     (one in 25 short commit hashes), and when no commit matches either, the build id again, whose
     error then says there is no such build."""
     text = ref.strip()
-    if not text.isdigit():
-        return build_at(graph, project, text)
-    if len(text) < 4 or any(b.id == int(text) for b in finished_builds(graph, project)):
+    if text.isdigit() and (len(text) < 4 or any(b.id == int(text) for b in finished_builds(graph, project))):
         return int(text)
     try:
         return build_at(graph, project, text)
     except NotFound:
-        return int(text)
+        if text.isdigit():
+            return int(text)
+        raise
 
 
 def visible(row: dict[str, Any], build: int) -> bool:

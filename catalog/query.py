@@ -124,9 +124,9 @@ class BuildView:
         self.graph = graph
         self.project = project or self._only_project()
         if isinstance(build_id, str):
-            from catalog.history import BuildAt, build_at, build_ref
+            from catalog.history import BuildAt, build_at, named_build
 
-            build_id = build_at(graph, self.project, build_id) if isinstance(build_id, BuildAt) else build_ref(graph, self.project, build_id)
+            build_id = build_at(graph, self.project, build_id) if isinstance(build_id, BuildAt) else named_build(graph, self.project, build_id)
         build = self._build(build_id)
         self.build_id: int = build["id"]
         self.dialect: str | None = build.get("dialect")  # how the build's column names compare

@@ -96,13 +96,11 @@ class Neo4jOptions:
         report, an explorer page, an export), which takes longer the larger the project, so its
         transactions are not ended after the default timeout unless --timeout or NEO4J_TIMEOUT
         asks for one (connecting is bounded either way)."""
-        from catalog.store.connection import open_driver
-        from catalog.store.graph import Graph
+        from catalog.store.graph import open_graph
 
         settings = self.settings()
-        with open_driver(settings) as driver:
-            timeout = settings.timeout if self.timeout_asked or not self.whole_build else None
-            yield Graph(driver, settings.database, timeout=timeout, uri=settings.uri)
+        with open_graph(settings, settings.timeout if self.timeout_asked or not self.whole_build else None) as graph:
+            yield graph
 
     def settings(self) -> Neo4jSettings:
         """The settings these options and the environment give, without connecting."""

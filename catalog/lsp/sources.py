@@ -11,12 +11,11 @@ no build, Neo4j down) is told once as a message and leaves the view in use as it
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,7 +28,6 @@ if TYPE_CHECKING:
     from catalog.mcp.view import ProjectView
     from catalog.query import Answer
     from catalog.settings import Neo4jSettings
-    from catalog.store.graph import Graph
 
 _NONE = object()  # no load has failed yet
 CHECK_EVERY = 2.0  # seconds between two looks at a stored project's active build
@@ -72,16 +70,9 @@ def _check_target(settings: Neo4jSettings, target: Path, name: str, jobs: int | 
     process: the analysis forks), by the use case the CLI and the MCP server call."""
     from catalog.check_change import check_change
 
-    return check_change(target, project=name, jobs=jobs, graph=lambda: _graph(settings)).report
+    from catalog.store.graph import open_graph
 
-
-@contextlib.contextmanager
-def _graph(settings: Neo4jSettings) -> Iterator[Graph]:
-    from catalog.store.connection import open_driver
-    from catalog.store.graph import Graph
-
-    with open_driver(settings) as driver:
-        yield Graph(driver, settings.database, timeout=settings.timeout, uri=settings.uri)
+    return check_change(target, project=name, jobs=jobs, graph=lambda: open_graph(settings, settings.timeout)).report
 
 
 def find_root(path: Path) -> Path | None:

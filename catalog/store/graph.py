@@ -9,6 +9,7 @@ nothing half-visible, and the next build undoes it (``write/delete_build_relatio
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -19,9 +20,9 @@ from neo4j import READ_ACCESS, Driver, ManagedTransaction, Query, RoutingControl
 from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from catalog.errors import ConnectionLost, StoreError
-from catalog.settings import DEFAULT_TIMEOUT
+from catalog.settings import DEFAULT_TIMEOUT, Neo4jSettings
 from catalog.store import cypher
-from catalog.store.connection import why_unreachable
+from catalog.store.connection import open_driver, why_unreachable
 
 BATCH_SIZE = 2500
 STREAM_FETCH = 100  # rows a streamed read asks Neo4j for at a time (a row may be a whole model)
@@ -370,3 +371,10 @@ class BuildStart:
         """Make the build active; the row names the build it replaced (``previous_id``)."""
         return dict(self._tx.run(cypher.load("write/set_active_build"), project=project, build_id=build_id, summary=summary, now=now).single())
 
+
+@contextlib.contextmanager
+def open_graph(settings: Neo4jSettings, timeout: float | None) -> Iterator[Graph]:
+    """The graph of the server ``settings`` names, open for the length of a ``with`` block;
+    ``timeout``: seconds one transaction may run (None: as long as it takes)."""
+    with open_driver(settings) as driver:
+        yield Graph(driver, settings.database, timeout=timeout, uri=settings.uri)
