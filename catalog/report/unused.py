@@ -46,7 +46,9 @@ def _model(m: UnusedModel) -> str:
     return f"{m.model}{kind}"
 
 
-def unused_table(a: UnusedAnswer) -> Table:
+def unused_table(a: UnusedAnswer) -> Table | Text:
+    if not a.models:
+        return Text(summary(a))
     t = Table(title=summary(a), title_justify="left")
     for col in ("model", "column", "data type", "why"):
         t.add_column(col)
