@@ -138,6 +138,12 @@ def unused_columns(nodes: Iterable[ReadNode], end_models: bool = False) -> list[
     return out
 
 
+def why_unused(c: UnusedColumn) -> str:
+    """``no reader``, ``read only by unused columns: orders.a, orders.b`` or ``no reader in the
+    catalog (end model)``."""
+    return f"{c.reason}: {', '.join(c.read_by)}" if c.read_by else c.reason
+
+
 def _unused(c: ReadColumn, end: bool) -> UnusedColumn:
     if c.readers:
         return UnusedColumn(column=c.name, data_type=c.data_type, reason=ONLY_UNUSED, read_by=tuple(sorted({r.name for r in c.readers})))

@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 from rich.text import Text
 
+from catalog.lineage.unused import why_unused
 from catalog.report import markdown as md
 
 if TYPE_CHECKING:
-    from catalog.lineage.unused import UnusedColumn, UnusedModel
+    from catalog.lineage.unused import UnusedModel
     from catalog.unused_columns import UnusedAnswer
 
 READERS = (
@@ -37,10 +38,6 @@ def notes(a: UnusedAnswer) -> list[str]:
     return out
 
 
-def _why(c: UnusedColumn) -> str:
-    return f"{c.reason}: {', '.join(c.read_by)}" if c.read_by else c.reason
-
-
 def _model(m: UnusedModel) -> str:
     kind = f" ({m.resource_type})" if m.resource_type != "model" else ""
     return f"{m.model}{kind}"
@@ -54,13 +51,13 @@ def unused_table(a: UnusedAnswer) -> Table | Text:
         t.add_column(col)
     for m in a.models:
         for i, c in enumerate(m.columns):
-            t.add_row(Text(_model(m) if i == 0 else ""), Text(c.column), Text(c.data_type or ""), Text(_why(c)))
+            t.add_row(Text(_model(m) if i == 0 else ""), Text(c.column), Text(c.data_type or ""), Text(why_unused(c)))
     return t
 
 
 def unused_markdown(a: UnusedAnswer) -> str:
     lines = [f"### Unused columns ({md.code(a.project, table=False)}, build {a.build})", "", md.text(summary(a)), ""]
-    rows = [(md.code(_model(m)), md.code(c.column), md.code(c.data_type), md.text(_why(c))) for m in a.models for c in m.columns]
+    rows = [(md.code(_model(m)), md.code(c.column), md.code(c.data_type), md.text(why_unused(c))) for m in a.models for c in m.columns]
     if rows:
         lines += md.table(["model", "column", "data type", "why"], rows)
     lines += [line for n in notes(a) for line in ("", md.text(n))]

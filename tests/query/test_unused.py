@@ -191,3 +191,58 @@ def test_jaffle_shop_duckdb_end_models(build, project_name, shared_dir, neo4j_en
     expected = {f"{catalog['nodes'][u]['metadata']['name']}.{c.lower()}" for u in ends for c in catalog["nodes"][u]["columns"]
                 if (u, c.lower()) not in tested}  # fmt: skip
     assert {k for k, v in _listed(data).items() if v[0] == "no reader in the catalog (end model)"} == expected
+
+
+# ---------------------------------------------------------------------------- one answer, in memory too
+def test_in_memory_answer_is_the_stored_one(example_build, graph, example):
+    """``catalog check`` asks the same question of a project analyzed in memory: its rows
+    (:func:`readers_in_memory`) give the stored build's answer, end models counted or not."""
+    from catalog.analyze.dbt_tests import columns_tested
+    from catalog.analyze.project import analyze_project
+    from catalog.check import lineage_graph
+    from catalog.extract import load_project
+    from catalog.lineage.unused import readers_in_memory, unused_columns
+    from catalog.query import BuildView
+    from catalog.unused_columns import find_unused
+
+    project = load_project(example)
+    lineages = analyze_project(project, jobs=1)
+    nodes = readers_in_memory(lineage_graph(project, lineages), columns_tested(project, lineages))
+    view = BuildView(graph, example_build[0])
+    for end_models in (False, True):
+        stored = find_unused(view, end_models=end_models).models
+        assert stored and tuple(unused_columns(nodes, end_models)) == stored
+
+
+def test_check_says_an_added_column_nobody_reads(example, tmp_path):
+    """`catalog check`: an added column is safe; one nothing reads says so, and why, as
+    `catalog unused` would say it of the change."""
+    import shutil
+
+    from catalog.check import check_states
+    from catalog.compare import analyze_states
+    from catalog.extract import load_project
+    from edits import edit_sql
+
+    base, target = tmp_path / "base", tmp_path / "target"
+    shutil.copytree(example, base)
+    payments, events, orders = "model.coffee_shop.stg_payments", "model.coffee_shop.order_events", "model.coffee_shop.orders"
+    # order_events and orders protected (a public model's every change but documentation is breaking)
+    edit_manifest(base, lambda m: [m["nodes"][uid].update(access="protected") for uid in (events, orders)])
+    shutil.copytree(base, target)
+    # stg_payments gains method_code (nothing reads it) and batch_id, which order_events, an end
+    # model, passes on; orders gains a column, which the exposure sales_dashboard reads (it
+    # lists no meta.referenced_columns: every column of orders)
+    edit_sql(target, payments, "    created_at as paid_at\n", "    created_at as paid_at,\n    upper(payment_method) as method_code,\n    order_id * 10 as batch_id\n")
+    edit_sql(target, events, "as amount\nfrom", "as amount,\n    cast(null as integer) as batch_id\nfrom")
+    edit_sql(target, events, "    payments.amount\n", "    payments.amount,\n    payments.batch_id\n")
+    edit_sql(target, orders, "    end as payment_status\n", "    end as payment_status,\n    amount_paid * 2 as double_paid\n")
+    old, new = load_project(base), load_project(target)
+    old_lineages, lineages = analyze_states(old, new, jobs=1)
+    report = check_states(old, old_lineages, new, lineages, base=str(base))
+    assert [(f.severity, f.model, f.column, f.changes, f.why) for f in report.findings] == [
+        ("safe", "order_events", "batch_id", ("added",), "no value changes; unused: no reader in the catalog (end model)"),
+        ("safe", "orders", "double_paid", ("added",), "no value changes"),
+        ("safe", "stg_payments", "batch_id", ("added",), "no value changes; unused: read only by unused columns: order_events.batch_id"),
+        ("safe", "stg_payments", "method_code", ("added",), "no value changes; unused: no reader"),
+    ]
