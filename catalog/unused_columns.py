@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from catalog.errors import Ambiguous, NotFound
 from catalog.lineage.unused import ReadNode, UnusedModel, node_from_row, unused_columns
+from catalog.memory import paused_gc
 
 if TYPE_CHECKING:
     from catalog.query import BuildView
@@ -33,7 +34,8 @@ class UnusedAnswer(BaseModel, frozen=True):
 
 def read_nodes(reads: BuildReads) -> list[ReadNode]:
     """Every model, seed and snapshot of the build with what reads each of its columns."""
-    return [node_from_row(row) for row in reads.column_readers()]
+    with paused_gc():  # a tuple per column and per reader, no cycles
+        return [node_from_row(row) for row in reads.column_readers()]
 
 
 def find_unused(view: BuildView, models: list[str] | None = None, end_models: bool = False) -> UnusedAnswer:

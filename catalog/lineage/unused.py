@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from pydantic import BaseModel
 
 from catalog.lineage.walks import reached
+from catalog.memory import paused_gc
 
 if TYPE_CHECKING:
     from catalog.analyze.records import ColumnRef
@@ -110,20 +111,26 @@ def is_end_model(node: ReadNode) -> bool:
 def unused_columns(nodes: Iterable[ReadNode], end_models: bool = False) -> list[UnusedModel]:
     """The columns of ``nodes`` nothing reads, by model (ordered by name, then unique id), each
     with its reason; with ``end_models``, the columns of end models count as unread too."""
-    nodes = list(nodes)
-    judged = {c.key: c for n in nodes for c in n.columns}
+    with paused_gc():  # hundreds of thousands of small tuples, no cycles
+        return _unused_columns(list(nodes), end_models)
+
+
+def _unused_columns(nodes: list[ReadNode], end_models: bool) -> list[UnusedModel]:
+    judged = {c.key for n in nodes for c in n.columns}
     ends = {n.unique_id for n in nodes if is_end_model(n)}
     feeders: dict[str, list[str]] = defaultdict(list)  # column -> the judged columns it reads
     anchored: list[str] = []  # the columns read by something other than a judged column
     for n in nodes:
         output = n.unique_id in ends and not end_models
         for c in n.columns:
-            others = [r for r in c.readers if r.kind != "column" or r.key not in judged]
-            if output or others:
-                anchored.append(c.key)
+            anchor = output
             for r in c.readers:
                 if r.kind == "column" and r.key in judged:
                     feeders[r.key].append(c.key)
+                else:
+                    anchor = True
+            if anchor:
+                anchored.append(c.key)
     live = set(anchored) | reached(anchored, lambda key: feeders.get(key, ()))
     out = []
     for n in sorted(nodes, key=lambda n: (n.name, n.unique_id)):
