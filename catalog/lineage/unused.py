@@ -19,7 +19,7 @@ it (``read only by unused columns``: dropping those first frees it). The walk is
 reads.
 
 An **end model** is one no node depends on and none of whose columns a consumer (semantic
-model, metric, exposure, BI field) reads: its columns are the project's output, read, if at
+model, metric, exposure, BI field) or another dbt project reads: its columns are the project's output, read, if at
 all, by what the catalog does not know (a dashboard not declared, ad-hoc queries). By default
 they count as read; with ``end_models`` they count as unread too (``no reader in the catalog
 (end model)``), and so does what only they read. Sources are never judged (their columns are
@@ -103,9 +103,12 @@ def node_from_row(row: Sequence[Any]) -> ReadNode:
     )  # fmt: skip
 
 
-def is_end_model(node: ReadNode) -> bool:
-    """No node depends on it and no consumer reads its columns (tests and its own conditions aside)."""
-    return not node.dependents and not any(r.kind not in ("column", "condition", "test") for c in node.columns for r in c.readers)
+def is_end_model(node: ReadNode, judged: set[str]) -> bool:
+    """No node depends on it and nothing but its own project's columns (``judged``), tests and
+    conditions reads its columns: no consumer, BI field or other dbt project."""
+    return not node.dependents and not any(
+        r.kind not in ("condition", "test") and (r.kind != "column" or r.key not in judged) for c in node.columns for r in c.readers
+    )
 
 
 def unused_columns(nodes: Iterable[ReadNode], end_models: bool = False) -> list[UnusedModel]:
@@ -117,7 +120,7 @@ def unused_columns(nodes: Iterable[ReadNode], end_models: bool = False) -> list[
 
 def _unused_columns(nodes: list[ReadNode], end_models: bool) -> list[UnusedModel]:
     judged = {c.key for n in nodes for c in n.columns}
-    ends = {n.unique_id for n in nodes if is_end_model(n)}
+    ends = {n.unique_id for n in nodes if is_end_model(n, judged)}
     feeders: dict[str, list[str]] = defaultdict(list)  # column -> the judged columns it reads
     anchored: list[str] = []  # the columns read by something other than a judged column
     for n in nodes:
