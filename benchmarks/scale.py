@@ -68,6 +68,38 @@ def synth(models: int, seed: int, cache: Path) -> Path:
     return out
 
 
+def stored_projects(description: str, prefix: str, graph_work) -> list[str]:
+    """The command line of a benchmark of stored builds (``--synth MODELS:SEED`` generated into
+    ``--cache`` and built as ``<prefix>_<models>_<seed>``, ``--project`` already built), then
+    ``graph_work(graph, projects)`` with the graph open; the projects."""
+    from catalog.builds import Builder
+    from catalog.settings import Neo4jSettings
+    from catalog.store.connection import open_driver
+    from catalog.store.graph import Graph
+
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--synth", action="append", default=[], help="MODELS:SEED of a synthetic project to build and ask")
+    ap.add_argument("--project", action="append", default=[], help="a project already built")
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/catalog-scale"), help="where generated projects are kept")
+    args = ap.parse_args()
+    print(f"{os.cpu_count()} CPUs, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    settings = Neo4jSettings.from_env()
+    projects = list(args.project)
+    with open_driver(settings) as driver:
+        graph = Graph(driver, settings.database)
+        for spec in args.synth or ([] if projects else ["1300:7"]):
+            models, _, seed = spec.partition(":")
+            args.cache.mkdir(parents=True, exist_ok=True)
+            target = synth(int(models), int(seed or 1), args.cache) / "target"
+            name = f"{prefix}_{models}_{seed or 1}"
+            t = time.perf_counter()
+            Builder(graph, target, project_name=name).run()
+            print(f"built {name} in {time.perf_counter() - t:.1f}s")
+            projects.append(name)
+        graph_work(graph, projects)
+    return projects
+
+
 def run_measured(cmd: list[str]) -> tuple[float, float, int]:
     """Wall seconds, CPU seconds and peak RSS (MB, largest process) of a command, from a fresh
     interpreter so that the peak is this command's own."""

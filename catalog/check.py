@@ -18,7 +18,8 @@ same change included), and gets a class:
   base enforces its contract, exactly what breaks the contract as dbt's state comparison says
   (:mod:`catalog.contract`), every other finding of that model below breaking;
 - ``partial``: values (or rows) change, and nothing reads a column that disappears;
-- ``safe``: added columns, documentation, columns nothing reads that disappear;
+- ``safe``: added columns (one nothing reads says so, as ``catalog unused`` would), documentation,
+  columns nothing reads that disappear;
 - ``policy``: a PII column newly flows (value lineage, any depth) into a column not tagged PII,
   into a public or contracted model, or into an exposure. A PII column is one tagged so, one a
   tagged column is computed from (its value), or one that either passes on unchanged
@@ -42,6 +43,7 @@ from catalog.extract import DbtColumn, DbtNode, DbtProject, is_pii
 from catalog.compare import ClauseChange, ColumnChange, StateDiff, diff_state, sql_changed_models
 from catalog.contract import ContractBreak, contract_breaks
 from catalog.lineage.records import LineageGraph, PruneHop, hop_dict
+from catalog.lineage.unused import UnusedColumn, readers_in_memory, unused_columns, why_unused
 from catalog.lineage.walks import reached
 from catalog.masking import is_masked, masking_names
 from catalog.prune import prune_state
@@ -280,6 +282,7 @@ class _Checker:
         self.sql_changed = sql_changed_models(old, new)
         self.renamed_keys: dict[str, str] = {}  # column id -> its new id, for renamed columns
         self.renames = self._all_renames()
+        self._unread: dict[str, UnusedColumn] | None = None  # see _why_unread
 
     def _contract_breaks(self) -> dict[str, dict[str, list[ContractBreak]]]:
         """Per model whose base enforces its contract: column (``*``: the model) -> what breaks
@@ -502,12 +505,25 @@ class _Checker:
         of that model with its class otherwise, breaking aside (partial)."""
         breaks = self.breaks.get(node.unique_id)
         if breaks is None:
-            return self._severity(node, kinds, hits)
+            return self._unread_said(node.unique_id, column, kinds, self._severity(node, kinds, hits))
         name = node.display_name
         if breaks.get(column):
             return "breaking", f"breaks the enforced contract of {name}: " + "; ".join(b.detail for b in breaks[column])
-        severity, why = self._severity(node, kinds, hits, governed=False)
+        severity, why = self._unread_said(node.unique_id, column, kinds, self._severity(node, kinds, hits, governed=False))
         return ("partial" if severity == "breaking" else severity), f"{why}; not a breaking change of the enforced contract of {name}"
+
+    def _unread_said(self, uid: str, column: str, kinds: tuple[str, ...], graded: tuple[Severity, str]) -> tuple[Severity, str]:
+        """An added column nobody reads in the change is safe, and says so: why, as ``catalog
+        unused`` answers it (:mod:`catalog.lineage.unused`, end models counted)."""
+        if kinds != ("added",) or graded[0] != "safe":
+            return graded
+        if self._unread is None:
+            from catalog.analyze.dbt_tests import columns_tested
+
+            nodes = readers_in_memory(self.new_graph, columns_tested(self.new, self.new_lineages))
+            self._unread = {column_key(m.unique_id, c.column): c for m in unused_columns(nodes, end_models=True) for c in m.columns}
+        found = self._unread.get(column_key(uid, column))
+        return graded if found is None else (graded[0], f"{graded[1]}; unused: {why_unused(found)}")
 
     def _severity(self, node: DbtNode, kinds: tuple[str, ...], hits: tuple[Hit, ...], governed: bool = True) -> tuple[Severity, str]:
         # a contract enforced in the base is graded by _graded; one the record of a stored

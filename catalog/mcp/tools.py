@@ -269,6 +269,20 @@ def check_change(src: Any, base_target: str, target: str, fail_on: str, limit: i
     return {**data, "fail_on": fail_on, "fails": bool(failing), "warnings": warnings, **bounds, "findings": shown}
 
 
+def unused(src: Any, models: list[str] | None, end_models: bool, limit: int, cursor: str | None, project: str | None, build: int | None) -> dict[str, Any]:
+    """``catalog unused``'s answer, one column a row, paged."""
+    from catalog.report.unused import notes
+    from catalog.unused_columns import find_unused
+
+    found = find_unused(src.whole_build(project, build), models, end_models)
+    rows = [{"model": m.model, "unique_id": m.unique_id, "resource_type": m.resource_type, "end_model": m.end_model,
+             "incomplete_dependents": list(m.incomplete_dependents), **c.model_dump()}
+            for m in found.models for c in m.columns]  # fmt: skip
+    shown, bounds = page(rows, limit, cursor, found.build, question("unused", found.project, list(found.asked), end_models))
+    return {**_where(found.project, found.build), "end_models": end_models, "asked": list(found.asked), "counts": found.counts(),
+            "notes": notes(found), **bounds, "columns": shown}  # fmt: skip
+
+
 def graph_schema() -> str:
     return resources.files("catalog.mcp").joinpath("graph_schema.md").read_text(encoding="utf-8")
 

@@ -124,7 +124,7 @@ def report_parts(
         # while the lineage is walked in memory below (a few rows per model; the walk takes
         # longer), so that the report is written without waiting for Neo4j
         undocumented = stream("report_undocumented_columns", reads.undocumented_columns(public_only=public > 0), ahead=0)
-        unused = stream("report_unused_columns", reads.unused_columns(), ahead=0)
+        unused = stream("list_column_readers", reads.column_readers(), "models", ahead=0)
         t0 = time.perf_counter()
         walked_rows = reach.walked_rows(walked, max(top, PICTURE_CANDIDATES), reads.column_details)
         tested = reach.tested_columns(model_rows.result(), test_rows.result(), walked)

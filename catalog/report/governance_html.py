@@ -304,10 +304,11 @@ def _undocumented(page: _Page, r: GovernanceReport) -> None:
 
 def _unused(page: _Page, r: GovernanceReport) -> None:
     _section(page, "unused", NOTES["unused"])
-    page.table(["column", "node", "data type", "dependents", "dependents with incomplete lineage"],
-               [(page.col(u.column), _e(u.resource_type), _e(u.data_type), str(u.dependents),
+    page.table(["column", "node", "data type", "why", "dependents", "dependents with incomplete lineage"],
+               [(page.col(u.column), _e(u.resource_type), _e(u.data_type),
+                 _e(u.reason + (": " + ", ".join(u.read_by) if u.read_by else "")), str(u.dependents),
                  ", ".join(_code(n) for n in u.incomplete_dependents)) for u in r.unused],
-               "Every column of a depended-on model is read downstream.", numeric=(3,))
+               "Every column of a depended-on model is read.", numeric=(4,))
     page.add("</section>")
 
 

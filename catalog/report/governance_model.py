@@ -40,13 +40,14 @@ NOTES = {
         "unmasked are marked: tag them (catalog docs --pii) or check that the value is no longer personal."
     ),
     "unused": (
-        "Columns that no model, snapshot or seed reads (no outgoing FEEDS edge and no use in a WHERE, "
-        "JOIN, GROUP BY, HAVING, QUALIFY, window or ORDER BY), on models, seeds and snapshots that at "
-        "least one other node depends on: the dependents read the model but not these columns, so they "
-        "are candidates to drop or to stop computing. Leaf models are left out (their columns are the "
-        "project's output), and so are sources. Exposures, BI tools and ad-hoc queries are not known to "
-        "the catalog. A dependent whose own lineage is not fully resolved may read a column unseen: such "
-        "rows name it."
+        "Columns nothing reads, as catalog unused lists them: no column or BI field they feed, no use in a "
+        "WHERE, JOIN, GROUP BY, HAVING, QUALIFY, window or ORDER BY, no semantic model, metric, exposure, "
+        "saved query or dbt test reading them (an exposure without meta.referenced_columns reads every "
+        "column of its models); or read only by columns that are unused themselves (drop those first). "
+        "They are candidates to drop or to stop computing. End models, which no node depends on and no "
+        "consumer reads, are left out (their columns are the project's output, read outside the catalog "
+        "if at all), and so are sources. A dependent whose own lineage is not fully resolved may read a "
+        "column unseen: such rows name it."
     ),
     "depended_on": (
         "Columns whose change reaches the most columns downstream: fan-out counts direct FEEDS edges, "
@@ -221,6 +222,8 @@ class UnusedColumn(BaseModel, frozen=True):
     data_type: str | None
     dependents: int
     incomplete_dependents: tuple[str, ...]
+    reason: str  # no reader, or read only by unused columns (catalog.lineage.unused)
+    read_by: tuple[str, ...] = ()  # the unused columns that read it
 
 
 class DependedOn(BaseModel, frozen=True):

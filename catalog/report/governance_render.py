@@ -14,7 +14,7 @@ from typing import Any, TextIO
 from pydantic import BaseModel
 
 from catalog.report import markdown
-from catalog.report.governance_model import NOTES, GovernanceReport
+from catalog.report.governance_model import NOTES, GovernanceReport, UnusedColumn
 from catalog.report.json_text import json_text, write_json
 from catalog.report.limits import DEFAULT_MAX_ROWS, MD_CHARS, capped, cut
 
@@ -74,7 +74,7 @@ def summary_lines(r: GovernanceReport) -> list[tuple[str, str]]:
                 f"{len(r.pii.untagged)} of them not tagged PII"
                 + (f", {len(r.pii.masked)} reached only masked" if r.pii.masked else "")),
         ("Undocumented columns", f"{len(un.columns)} of {un.columns_in_scope} in {un.models_in_scope} {scope}"),
-        ("Unused columns", f"{len(r.unused)} on models that others depend on"),
+        ("Unused columns", f"{len(r.unused)} that nothing reads, end models aside"),
         ("Inheritable descriptions", f"{sum(1 for i in r.inheritable if not i.conflict)} columns "
                                      f"(+{sum(1 for i in r.inheritable if i.conflict)} with conflicting candidates)"),
         ("Tested columns", tests_line(r)),
@@ -240,11 +240,11 @@ def _markdown(r: GovernanceReport, max_rows: int) -> _Md:
 
     # unused
     md.section("Unused columns", "", NOTES["unused"], "")
-    md.table(["column", "node", "data type", "dependents", "dependents with incomplete lineage"],
-             [(markdown.code(u.column.label), u.resource_type, markdown.text(u.data_type), u.dependents,
+    md.table(["column", "node", "data type", "why", "dependents", "dependents with incomplete lineage"],
+             [(markdown.code(u.column.label), u.resource_type, markdown.text(u.data_type), _why_unused(u), u.dependents,
                ", ".join(markdown.code(n) for n in u.incomplete_dependents))
               for u in r.unused],
-             "every column of a depended-on model is read downstream", "lllrl")
+             "every column of a depended-on model is read", "llllrl")
 
     # depended-on
     md.section("Most depended-on columns", "", NOTES["depended_on"], "")
@@ -305,3 +305,9 @@ def trend_rows(r: GovernanceReport) -> list[tuple[str, ...]]:
          str(p.pii_reached), str(p.pii_untagged))
         for p in r.history
     ]
+
+
+def _why_unused(u: UnusedColumn) -> str:
+    if not u.read_by:
+        return markdown.text(u.reason)
+    return markdown.text(f"{u.reason}:") + " " + ", ".join(markdown.code(n) for n in u.read_by)

@@ -11,6 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from catalog.lineage.unused import node_from_row, unused_columns
 from catalog.report.governance_model import (
     ANALYZED,
     SEVERITY,
@@ -109,10 +110,11 @@ def undocumented(rows: Iterable[Sequence[Any]], models: Sequence[ModelCoverage],
 
 
 def unused(rows: Iterable[Sequence[Any]]) -> Iterator[dict[str, Any]]:
-    """From ``report_unused_columns``: (unique_id, model, resource_type, dependents, incomplete,
-    [[column, data_type]]), each :class:`UnusedColumn`'s JSON made as it is read."""
-    for unique_id, model, resource_type, dependents, incomplete, columns in rows:
-        incomplete = sorted(incomplete or [])
-        for column, data_type in columns:
-            yield {"column": col_json(model, unique_id, column), "resource_type": resource_type, "data_type": data_type,
-                   "dependents": dependents, "incomplete_dependents": incomplete}
+    """From ``list_column_readers``'s rows, the answer of ``catalog unused``
+    (:func:`catalog.lineage.unused.unused_columns`, end models left out): each
+    :class:`UnusedColumn`'s JSON."""
+    for m in unused_columns(map(node_from_row, rows)):
+        for c in m.columns:
+            yield {"column": col_json(m.model, m.unique_id, c.column), "resource_type": m.resource_type, "data_type": c.data_type,
+                   "dependents": len(m.dependents), "incomplete_dependents": list(m.incomplete_dependents),
+                   "reason": c.reason, "read_by": list(c.read_by)}

@@ -67,6 +67,7 @@ class BuildReads:
         """``report_undocumented_columns``, streamed: of public models only, or of all."""
         return self.graph.stream_values("read/report_undocumented_columns", **self._params, public_only=public_only)
 
-    def unused_columns(self) -> Iterator[tuple[Any, ...]]:
-        """``report_unused_columns``, streamed."""
-        return self.graph.stream_values("read/report_unused_columns", **self._params)
+    def column_readers(self) -> Iterator[tuple[Any, ...]]:
+        """``list_column_readers``, streamed: per model, seed and snapshot (unique_id, model,
+        resource_type, dependents, columns), each column with what reads it."""
+        return self.graph.stream_values("read/list_column_readers", **self._params)
