@@ -15,6 +15,7 @@ from catalog.errors import NotFound
 
 if TYPE_CHECKING:
     from catalog.check import CheckReport
+    from catalog.extract import DbtProject
     from catalog.extract import InputWarning
     from catalog.store.graph import Graph
 
@@ -26,6 +27,15 @@ class CheckedChange:
     report: CheckReport
     current_warnings: tuple[InputWarning, ...]
     base_warnings: tuple[InputWarning, ...]
+
+
+def with_bi(project: DbtProject, path: Path) -> DbtProject:
+    """``project`` with the BI definitions of the folders ``catalog.yml`` beside it lists."""
+    from catalog.artifacts import find_target_dir
+    from catalog.bi.sources import bi_folders, read_bi
+
+    root = find_target_dir(Path(path)).parent
+    return read_bi(project, root, bi_folders(root))
 
 
 def check_change(
@@ -48,11 +58,11 @@ def check_change(
     from catalog.extract import input_warnings, load_project
     from catalog.store.records import load_build_project
 
-    current = load_project(path, dialect=dialect)
+    current = with_bi(load_project(path, dialect=dialect), path)
     current_warnings = tuple(input_warnings(current))
     warned(current_warnings)
     if state is not None:
-        old = load_project(Path(state), dialect=dialect)
+        old = with_bi(load_project(Path(state), dialect=dialect), Path(state))
         base_warnings = tuple(input_warnings(old))
         warned(base_warnings)
         old_lineages, lineages = analyze_states(old, current, jobs=jobs)
@@ -71,6 +81,8 @@ def check_change(
         if active is None:
             raise NotFound(f"project {name!r} has no active build: run `catalog build`, pass --project, or compare with --state")
         old = load_build_project(opened, name, active)
+        if not current.bi_sources:  # no BI folders beside the change: the build's BI definitions, as stored
+            current = current.model_copy(update={"bi_fields": old.bi_fields, "charts": old.charts, "dashboards": old.dashboards})
         # dbt Mesh: its foreign nodes as a build would read them now, and the other projects it feeds
         current = with_upstream(opened, current, upstream_builds(opened, foreign_projects(current), {}))
         old_lineages, lineages = analyze_states(old, current, jobs=jobs)

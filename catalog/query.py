@@ -82,7 +82,7 @@ class ConditionUse:
 
 @dataclass(slots=True, unsafe_hash=True)
 class ConsumerHit:
-    """A metric, exposure or saved query downstream of the asked columns."""
+    """A metric, exposure, saved query, BI field, chart or dashboard downstream of the asked columns."""
 
     key: str
     unique_id: str
@@ -94,9 +94,18 @@ class ConsumerHit:
     precision: str | None = None  # an exposure's: column (it lists the columns it reads) or model
     project: str | None = None  # the stored project it belongs to, when not the asked one (dbt Mesh)
     owner: str | None = None  # an exposure's owner (name or email)
+    # a BI field's, chart's or dashboard's (catalog.bi): its tool, the tool's own id, where it is written;
+    # a field's status (resolved, unresolved) and reason
+    tool: str | None = None
+    tool_id: str | None = None
+    file: str | None = None
+    line: int | None = None
+    status: str | None = None
+    reason: str | None = None
 
 
 CONSUMER_KINDS = ("metric", "exposure", "saved_query")
+BI_KINDS = ("bi_field", "chart", "dashboard")
 
 
 @dataclass(slots=True)
@@ -316,13 +325,25 @@ class BuildView:
                 project=self.foreign(r["project"]),
                 owner=r["owner"],
             ))
+        rows = self.graph.read(
+            "read/find_bi_downstream", project=self.project, column_keys=list(before), build_id=self.build_id, builds=self.builds
+        )
+        for r in rows:
+            depth, hops, via = before[r["start"]]
+            hits.append(ConsumerHit(
+                key=r["key"], unique_id=r["unique_id"], name=r["name"], kind=r["kind"], depth=depth + r["depth"], via=via,
+                hops=tuple(hops) + tuple(Hop(from_key=h["from"], to_key=h["to"], type=h["type"], expr=h["expr"], resolved=True) for h in r["hops"]),
+                project=self.foreign(r["project"]), tool=r["tool"], tool_id=r["tool_id"], file=r["file"], line=r["line"],
+                status=r["status"], reason=r["reason"],
+            ))  # fmt: skip
         best = closest(hits, lambda h: h.key)
         return sorted((h for h in best.values() if max_depth is None or h.depth <= max_depth), key=lambda h: (h.kind, h.name))
 
     def resolve_consumer(self, text: str) -> ColumnId | None:
-        """``metric:order_total``, ``exposure:sales``, ``saved_query:weekly``; None for a column name."""
+        """``metric:order_total``, ``exposure:sales``, ``saved_query:weekly``, ``chart:SLUG``,
+        ``dashboard:SLUG``, ``bi_field:orders_total_amount``; None for a column name."""
         kind, sep, name = text.strip().partition(":")
-        if not sep or kind.lower() not in CONSUMER_KINDS:
+        if not sep or kind.lower() not in CONSUMER_KINDS + BI_KINDS:
             return None
         rows = self.graph.read("read/find_consumer", project=self.project, resource_type=kind.lower(), name=name.lower(), build_id=self.build_id)
         if not rows:
@@ -342,7 +363,11 @@ class BuildView:
                 starts[column.key] = (0, (), column.key)
                 continue
             asked.append(consumer)
-            for r in self.graph.read("read/find_consumer_inputs", project=self.project, key=consumer.key, build_id=self.build_id, builds=self.builds):
+            if consumer.model in BI_KINDS:
+                inputs = self.graph.read("read/find_bi_inputs", project=self.project, key=consumer.key, build_id=self.build_id)
+            else:
+                inputs = self.graph.read("read/find_consumer_inputs", project=self.project, key=consumer.key, build_id=self.build_id, builds=self.builds)
+            for r in inputs:
                 hops = tuple(Hop(from_key=h["from"], to_key=h["to"], type=h["type"], expr=h["expr"], resolved=True) for h in r["hops"])
                 if r["column"] not in starts or r["depth"] < starts[r["column"]][0]:
                     starts[r["column"]] = (r["depth"], hops, consumer.key)
