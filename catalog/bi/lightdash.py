@@ -38,6 +38,7 @@ TOOL = "lightdash"
 # the time intervals Lightdash gives a date or timestamp dimension unless it lists its own
 DATE_INTERVALS = ("day", "week", "month", "quarter", "year")
 TIMESTAMP_INTERVALS = ("raw", "day", "week", "month", "quarter", "year")
+TRUNCATED = ("day", "week", "month", "quarter", "year")
 _NO_COLUMN = ("lightdash.", "ld.")  # parameters and user attributes
 
 
@@ -210,7 +211,10 @@ class Lightdash:
 
     @staticmethod
     def _shown_sql(d: _Def) -> str:
-        inner = d.sql or (f"${{{d.base}}}" if d.base else f"${{TABLE}}.{d.column}" if d.column else "")
+        if d.base:  # a time interval: orders_order_date_month is date_trunc('month', ${order_date})
+            interval = d.name[len(d.base) + 1 :]
+            return f"date_trunc('{interval}', ${{{d.base}}})" if interval in TRUNCATED else f"{interval}(${{{d.base}}})"
+        inner = d.sql or (f"${{TABLE}}.{d.column}" if d.column else "")
         if d.kind == "metric" and d.aggregate and d.aggregate != "number":
             inner = f"{d.aggregate}({inner})"
         return inner
