@@ -1,6 +1,6 @@
 """Which BI folders a build reads (``--bi DIR``, and the ``bi:`` list of ``catalog.yml`` beside
-the project), and reading them: each folder's tool is known by its files (``*.lkml``: LookML;
-YAML with ``metricQuery`` or ``tiles``: Lightdash charts and dashboards as code). A folder that
+the project), and reading them: each folder's tool is known by its files (YAML with ``metricQuery`` or
+``tiles``: Lightdash charts and dashboards as code; LookML is refused, not read yet). A folder that
 is missing or holds none of them, or a file that does not parse, is one error naming it, raised
 before anything is stored."""
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from catalog.bi import lightdash, lookml
+from catalog.bi import lightdash
 from catalog.bi.records import BIChart, BIDefinitions
 from catalog.bi.yamlfile import read_yaml
 from catalog.errors import ArtifactError
@@ -61,12 +61,12 @@ def read_bi(project: DbtProject, project_dir: Path, folders: list[Path]) -> DbtP
     found: dict[str, BIDefinitions] = {}
     charts: list[tuple[Path, dict]] = []
     dashboards: list[tuple[Path, dict]] = []
-    lookml_files: list[Path] = []
     for folder in folders:
         if not folder.is_dir():
             raise ArtifactError(f"{folder}: no such BI folder")
         yaml_files = [p for p in _files(folder, (".yml", ".yaml")) if p.name != CONFIG]
-        lkml_here = _files(folder, (".lkml",))
+        if _files(folder, (".lkml",)):
+            raise ArtifactError(f"{folder}: holds LookML (*.lkml), which catalog does not read yet")
         known = 0
         for path in yaml_files:
             doc = read_yaml(path)
@@ -77,13 +77,10 @@ def read_bi(project: DbtProject, project_dir: Path, folders: list[Path]) -> DbtP
             else:
                 continue
             known += 1
-        lookml_files += lkml_here
-        if not known and not lkml_here and not (folder / "lightdash.config.yml").is_file():
-            raise ArtifactError(f"{folder}: no Lightdash charts or dashboards (YAML with metricQuery or tiles) and no LookML (*.lkml) files")
+        if not known and not (folder / "lightdash.config.yml").is_file():
+            raise ArtifactError(f"{folder}: no Lightdash charts or dashboards (YAML with metricQuery or tiles)")
     if charts or dashboards or any((f / "lightdash.config.yml").is_file() for f in folders):
         found["lightdash"] = _lightdash(project, project_dir, charts, dashboards)
-    if lookml_files:
-        found["looker"] = lookml.read_lookml(project, lookml_files)
     fields = {k: v for d in found.values() for k, v in d.fields.items()}
     all_charts = {k: v for d in found.values() for k, v in d.charts.items()}
     all_dashboards = {k: v for d in found.values() for k, v in d.dashboards.items()}
