@@ -1,6 +1,6 @@
 """Which BI folders a build reads (``--bi DIR``, and the ``bi:`` list of ``catalog.yml`` beside
 the project), and reading them: each folder's tool is known by its files (YAML with ``metricQuery`` or
-``tiles``: Lightdash charts and dashboards as code; LookML is refused, not read yet). A folder that
+``tiles``: Lightdash charts and dashboards as code; ``*.lkml`` and ``*.dashboard.lookml``: LookML). A folder that
 is missing or holds none of them, or a file that does not parse, is one error naming it, raised
 before anything is stored."""
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from catalog.bi import lightdash
+from catalog.bi import lightdash, lookml
 from catalog.bi.records import BIChart, BIDefinitions
 from catalog.bi.yamlfile import read_yaml
 from catalog.errors import ArtifactError
@@ -40,7 +40,7 @@ def bi_digest(folders: list[Path]) -> str | None:
         return None
     digest = hashlib.sha256()
     for folder in folders:
-        for path in _files(folder, (".yml", ".yaml", ".lkml")) if folder.is_dir() else []:
+        for path in _files(folder, (".yml", ".yaml", ".lkml", ".lookml")) if folder.is_dir() else []:
             digest.update(f"{path}\0".encode() + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
@@ -60,14 +60,15 @@ def read_bi(project: DbtProject, project_dir: Path, folders: list[Path]) -> DbtP
         return project
     found: dict[str, BIDefinitions] = {}
     charts: list[tuple[Path, dict]] = []
+    lookml_files: list[tuple[Path, str]] = []
     dashboards: list[tuple[Path, dict]] = []
     for folder in folders:
         if not folder.is_dir():
             raise ArtifactError(f"{folder}: no such BI folder")
         yaml_files = [p for p in _files(folder, (".yml", ".yaml")) if p.name != CONFIG]
-        if _files(folder, (".lkml",)):
-            raise ArtifactError(f"{folder}: holds LookML (*.lkml), which catalog does not read yet")
         known = 0
+        lkml_here = _files(folder, (".lkml", ".lookml"))
+        lookml_files += [(p, _shown(p, project_dir)) for p in lkml_here]
         for path in yaml_files:
             doc = read_yaml(path)
             if lightdash.is_chart(doc):
@@ -77,10 +78,12 @@ def read_bi(project: DbtProject, project_dir: Path, folders: list[Path]) -> DbtP
             else:
                 continue
             known += 1
-        if not known and not (folder / "lightdash.config.yml").is_file():
-            raise ArtifactError(f"{folder}: no Lightdash charts or dashboards (YAML with metricQuery or tiles)")
+        if not known and not lkml_here and not (folder / "lightdash.config.yml").is_file():
+            raise ArtifactError(f"{folder}: no Lightdash charts or dashboards (YAML with metricQuery or tiles) and no LookML files")
     if charts or dashboards or any((f / "lightdash.config.yml").is_file() for f in folders):
         found["lightdash"] = _lightdash(project, project_dir, charts, dashboards)
+    if lookml_files:
+        found["looker"] = lookml.read_lookml(project, lookml_files)
     fields = {k: v for d in found.values() for k, v in d.fields.items()}
     all_charts = {k: v for d in found.values() for k, v in d.charts.items()}
     all_dashboards = {k: v for d in found.values() for k, v in d.dashboards.items()}
