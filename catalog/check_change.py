@@ -15,7 +15,6 @@ from catalog.errors import NotFound
 
 if TYPE_CHECKING:
     from catalog.check import CheckReport
-    from catalog.extract import DbtProject
     from catalog.extract import InputWarning
     from catalog.store.graph import Graph
 
@@ -27,15 +26,6 @@ class CheckedChange:
     report: CheckReport
     current_warnings: tuple[InputWarning, ...]
     base_warnings: tuple[InputWarning, ...]
-
-
-def with_bi(project: DbtProject, path: Path) -> DbtProject:
-    """``project`` with the BI definitions of the folders ``catalog.yml`` beside it lists."""
-    from catalog.artifacts import find_target_dir
-    from catalog.bi.sources import bi_folders, read_bi
-
-    root = find_target_dir(Path(path)).parent
-    return read_bi(project, root, bi_folders(root))
 
 
 def check_change(
@@ -53,6 +43,7 @@ def check_change(
     name) in the graph ``graph()`` opens: dbt Mesh's foreign nodes read as a build would read
     them now, and the hits in the consumer projects stored beside it. ``warned`` is told each
     side's input warnings as soon as that side is read."""
+    from catalog.bi.sources import with_bi
     from catalog.check import check_states
     from catalog.compare import analyze_states
     from catalog.extract import input_warnings, load_project

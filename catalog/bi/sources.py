@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from catalog.artifacts import find_target_dir
 from catalog.bi import lightdash, lookml
 from catalog.bi.records import BIChart, BIDefinitions
 from catalog.bi.yamlfile import read_yaml
@@ -31,6 +32,13 @@ def bi_folders(project_dir: Path, given: list[Path] | None = None) -> list[Path]
             raise ArtifactError(f"{config}: bi: must be a list of folders")
         folders += [project_dir / x for x in listed or []]
     return list(dict.fromkeys(p.resolve() for p in folders))
+
+
+def with_bi(project: DbtProject, path: Path) -> DbtProject:
+    """``project`` (read from the dbt target at ``path``) with the BI definitions of the folders
+    the ``catalog.yml`` beside it lists (none without one)."""
+    root = find_target_dir(Path(path)).parent
+    return read_bi(project, root, bi_folders(root))
 
 
 def bi_digest(folders: list[Path]) -> str | None:
