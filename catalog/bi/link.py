@@ -82,6 +82,17 @@ def _plain(f: BIField) -> bool:
     return f.kind == "dimension" and (not f.sql or f.sql == f"${{TABLE}}.{f.name}")
 
 
+def bi_reached(project: DbtProject, linked: Linked, columns: set[str]) -> list[tuple[str, str, str, str]]:
+    """(kind, unique id, tool, tool id) of every BI field reading one of ``columns`` (column ids),
+    every chart or dashboard showing such a field, every dashboard holding such a chart."""
+    fields = {uid for uid, cols in linked.columns.items() if columns & cols.keys()}
+    charts = {uid for uid, c in project.charts.items() if any(f in fields for f, _ in c.shows)}
+    boards = {uid for uid, d in project.dashboards.items() if charts & set(d.holds) or any(f in fields for f, _ in d.shows)}
+    out = [("bi_field", uid, project.bi_fields[uid].tool, project.bi_fields[uid].tool_id) for uid in sorted(fields)]
+    out += [("chart", uid, project.charts[uid].tool, project.charts[uid].tool_id) for uid in sorted(charts)]
+    return out + [("dashboard", uid, project.dashboards[uid].tool, project.dashboards[uid].tool_id) for uid in sorted(boards)]
+
+
 def bi_edges(project: DbtProject, lineages: dict[str, ModelLineage], linked: Linked | None = None) -> list[Edge]:
     """Column -> field (``passthrough`` or ``derived``, with the field's SQL), field -> chart and
     field -> dashboard (``shows``: the field's role), chart -> dashboard (``holds``)."""

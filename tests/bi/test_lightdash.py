@@ -137,3 +137,17 @@ def test_catalog_yml_lists_bi_folders_beside_the_project(tmp_path: Path) -> None
     with pytest.raises(ArtifactError, match="bi: must be a list of folders"):
         bi_folders(tmp_path)
     shutil.rmtree(tmp_path / "charts")
+
+
+def test_prune_names_the_bi_fields_charts_and_dashboards_a_change_reaches(jaffle: Path) -> None:
+    """stg_regional_sales.revenue feeds regional_sales.revenue, which the regional sales chart
+    shows through total_revenue and both table calculations, on the dashboard."""
+    from catalog.prune import prune_artifacts
+
+    project = read_bi(load_project(jaffle), jaffle, [jaffle / "charts", FIXTURES / "lightdash_dashboard"])
+    plan = prune_artifacts(project, analyze_project(project, jobs=1), ["stg_regional_sales.revenue"])
+    assert {(h.kind, h.tool_id) for h in plan.bi} == {
+        ("bi_field", "regional_sales_revenue"), ("bi_field", "regional_sales_total_revenue"), ("bi_field", "regional_sales_avg_revenue"),
+        ("bi_field", "_of_grand_total"), ("bi_field", "_of_monthly_total"),
+        ("chart", "regional-sales-total-row-total-demo"), ("dashboard", "sales-overview"),
+    }  # fmt: skip

@@ -63,6 +63,9 @@ def test_impact_trace_and_check_reach_fields_charts_and_dashboards(jaffle: Path,
     direct = {f"model.jaffle_shop.orders.{c}" for c in ("order_date", "amount", "status")}
     assert {c["column"] for c in traced["columns"] if c["depth"] == 2} == direct  # column -> field -> chart
 
+    pruned = answer(neo4j_env, "prune", "-c", "regional_sales.revenue", "--project", project_name, "--json")
+    assert {(b["kind"], b["tool_id"]) for b in pruned["bi"]} == {(kind, tool_id) for kind, _, tool_id, _ in got}
+
     before = view(graph, project_name, built["build_id"])
     drop_revenue(jaffle)
     checked = run(neo4j_env, "check", str(jaffle), "--project", project_name, "--json")
