@@ -94,30 +94,33 @@ def schema_lines(root: Path, models: set[str]) -> _Lines:
                 continue
             name = str(m["name"])
             lines.at[(name,)] = (str(rel), line_of(m))
-            for key, value in _meta_items(m, "metrics") + _explore_dims(m):
-                lines.at[(name, "field", key)] = (str(rel), line_of(value))
+            for key, line in _meta_items(m, "metrics") + _explore_dims(m):
+                lines.at[(name, "field", key)] = (str(rel), line)
             for c in m.get("columns") or []:
                 if isinstance(c, dict) and c.get("name"):
                     col = str(c["name"]).lower()
                     lines.at[(name, col)] = (str(rel), line_of(c))
-                    for key, value in _meta_items(c, "metrics") + _meta_items(c, "additional_dimensions"):
-                        lines.at[(name, "field", key)] = (str(rel), line_of(value))
+                    for key, line in _meta_items(c, "metrics") + _meta_items(c, "additional_dimensions"):
+                        lines.at[(name, "field", key)] = (str(rel), line)
     return lines
 
 
-def _meta_items(d: dict[str, Any], key: str) -> list[tuple[str, Any]]:
-    out: list[tuple[str, Any]] = []
+def _meta_items(d: dict[str, Any], key: str) -> list[tuple[str, int | None]]:
+    """(name, line) of each entry of ``meta.<key>`` or ``config.meta.<key>`` (a mapping by name)."""
+    out: list[tuple[str, int | None]] = []
     for meta in (d.get("meta"), (d.get("config") or {}).get("meta") if isinstance(d.get("config"), dict) else None):
         if isinstance(meta, dict) and isinstance(meta.get(key), dict):
-            out += [(str(k), v) for k, v in meta[key].items()]
+            out += [(str(k), line_of(meta[key], str(k))) for k in meta[key]]
     return out
 
 
-def _explore_dims(m: dict[str, Any]) -> list[tuple[str, Any]]:
-    out: list[tuple[str, Any]] = []
-    for _, explore in _meta_items(m, "explores"):
-        if isinstance(explore, dict) and isinstance(explore.get("additional_dimensions"), dict):
-            out += [(str(k), v) for k, v in explore["additional_dimensions"].items()]
+def _explore_dims(m: dict[str, Any]) -> list[tuple[str, int | None]]:
+    out: list[tuple[str, int | None]] = []
+    for meta in (m.get("meta"), (m.get("config") or {}).get("meta") if isinstance(m.get("config"), dict) else None):
+        explores = meta.get("explores") if isinstance(meta, dict) else None
+        for explore in explores.values() if isinstance(explores, dict) else ():
+            dims = explore.get("additional_dimensions") if isinstance(explore, dict) else None
+            out += [(str(k), line_of(dims, str(k))) for k in dims] if isinstance(dims, dict) else []
     return out
 
 
@@ -186,7 +189,7 @@ class Lightdash:
         filters = tuple(str(k) for f in spec.get("filters") or [] if isinstance(f, dict) for k in f)
         self.defs[(table, name)] = _Def(
             table, node, name, kind, str(spec.get("sql") or ""), str(spec.get("label") or ""), str(spec.get("type") or ""),
-            file, line or line_of(spec), column=column, filters=filters, aggregate=str(spec.get("type") or "") if kind == "metric" else "",
+            file, line, column=column, filters=filters, aggregate=str(spec.get("type") or "") if kind == "metric" else "",
         )  # fmt: skip
 
     def _find(self, table: str, name: str, prefer_metric: bool = False) -> _Def | None:

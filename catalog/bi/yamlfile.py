@@ -12,9 +12,10 @@ from catalog.errors import ArtifactError
 
 
 class Lined(dict):
-    """A YAML mapping that knows the (1-based) line it starts at."""
+    """A YAML mapping that knows the (1-based) line it starts at, and that of each key."""
 
     line: int | None = None
+    key_lines: dict[str, int] = {}
 
 
 class _Loader(yaml.SafeLoader):
@@ -24,6 +25,7 @@ class _Loader(yaml.SafeLoader):
 def _mapping(loader: _Loader, node: yaml.MappingNode) -> Lined:
     out = Lined(loader.construct_mapping(node, deep=True))
     out.line = node.start_mark.line + 1
+    out.key_lines = {str(k.value): k.start_mark.line + 1 for k, _ in node.value if isinstance(k, yaml.ScalarNode)}
     return out
 
 
@@ -45,5 +47,8 @@ def read_yaml(path: Path) -> Any:
         raise ArtifactError(f"{path}:{where}: not valid YAML ({problem})") from None
 
 
-def line_of(value: Any) -> int | None:
-    return value.line if isinstance(value, Lined) else None
+def line_of(value: Any, key: str | None = None) -> int | None:
+    """The line ``value`` (a mapping) starts at; with ``key``, the line of that key in it."""
+    if not isinstance(value, Lined):
+        return None
+    return value.key_lines.get(key) if key is not None else value.line

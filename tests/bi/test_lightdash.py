@@ -80,7 +80,7 @@ def test_the_regional_sales_chart_field_by_field(linked) -> None:
     calc = project.bi_fields[F + "regional-sales-total-row-total-demo._of_grand_total"]
     assert (calc.tool_id, calc.kind, calc.file, calc.line) == ("_of_grand_total", "table_calculation", "charts/regional-sales-total-row-total-demo.yml", 20)
     metric = project.bi_fields[F + "regional_sales_total_revenue"]
-    assert (metric.tool_id, metric.file, metric.line) == ("regional_sales_total_revenue", "models/regional_sales.yml", 64)
+    assert (metric.tool_id, metric.file, metric.line) == ("regional_sales_total_revenue", "models/regional_sales.yml", 63)  # the line of `total_revenue:`
     assert into(edges, C + "regional-sales-total-row-total-demo") == {(f, "shows") for f in shown}
 
 

@@ -63,6 +63,13 @@ def test_impact_trace_and_check_reach_fields_charts_and_dashboards(jaffle: Path,
     direct = {f"model.jaffle_shop.orders.{c}" for c in ("order_date", "amount", "status")}
     assert {c["column"] for c in traced["columns"] if c["depth"] == 2} == direct  # column -> field -> chart
 
+    report = answer(neo4j_env, "report", "--project", project_name, "--format", "json")["bi"]
+    assert (report["charts"], report["dashboards"], report["by_tool"]) == (2, 1, {"lightdash": report["fields"]})
+    assert {
+        "tool": "lightdash", "tool_id": "orders_order_amount_plus_average_customer_age", "kind": "metric", "file": "models/orders.yml",
+        "line": 110, "reason": "column customers.age is not in the model (neither in its SQL nor in the warehouse)",
+    } in report["unresolved"]  # fmt: skip
+
     pruned = answer(neo4j_env, "prune", "-c", "regional_sales.revenue", "--project", project_name, "--json")
     assert {(b["kind"], b["tool_id"]) for b in pruned["bi"]} == {(kind, tool_id) for kind, _, tool_id, _ in got}
 
