@@ -28,7 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from catalog.analyze.relations import RelationIndex
 from catalog.bi.records import BIChart, BIDashboard, BIField, Read, chart_uid, column_target, dashboard_uid, field_uid
+from catalog.bi.sqlcolumns import sql_lineage
 from catalog.bi.sqlrefs import sql_refs
 from catalog.bi.yamlfile import Lined, line_of, read_yaml
 from catalog.errors import ArtifactError
@@ -138,6 +140,7 @@ class Lightdash:
         for node in self.nodes.values():
             self._model(node)
         self.fields: dict[str, BIField] = {}
+        self.relations: RelationIndex | None = None  # made for the first SQL chart
 
     # ------------------------------------------------------------------ definitions
     def _model(self, node: DbtNode) -> None:
@@ -343,6 +346,25 @@ class Lightdash:
                                    line=line, reads=tuple(dict.fromkeys(reads)))  # fmt: skip
         return uid
 
+    def sql_chart(self, doc: Lined, file: str) -> BIChart:
+        """A SQL chart: each column of its SQL (analyzed like a model's, its tables matched to
+        the project's relations) is a field of the chart reading the columns upstream of it."""
+        slug = str(doc.get("slug") or Path(file).stem)
+        if self.relations is None:
+            self.relations = RelationIndex.for_project(self.project)
+        columns, problem = sql_lineage(self.project, self.relations, slug, str(doc["sql"]))
+        shows: list[tuple[str, str]] = []
+        for column, (reads, expr, unchanged) in columns.items():
+            uid = field_uid(TOOL, f"{slug}.{column}")
+            found = tuple(Read(kind="column", target=column_target(n, c), text=f"{n}.{c}") for n, c in reads)
+            self.fields[uid] = BIField(unique_id=uid, tool=TOOL, tool_id=column, name=column, kind="sql_column", sql=expr, file=file, line=line_of(doc, "sql"),
+                                       unchanged=unchanged, reads=found or (Read(kind="missing", text=column, reason=f"{column} reads no column"),))  # fmt: skip
+            shows.append((uid, "column"))
+        if problem:
+            shows.append((self._unresolved(f"{slug}.sql", f"the chart's SQL was not analyzed: {problem}", file, line_of(doc, "sql"), str(doc["sql"])), "column"))
+        return BIChart(unique_id=chart_uid(TOOL, slug), tool=TOOL, tool_id=slug, name=str(doc.get("name") or slug), kind="sql_chart", file=file,
+                       line=line_of(doc), shows=tuple(sorted(shows)))  # fmt: skip
+
     def dashboard(self, doc: Lined, file: str, charts: dict[str, BIChart]) -> BIDashboard:
         slug = str(doc.get("slug") or Path(file).stem)
         holds: list[str] = []
@@ -350,9 +372,11 @@ class Lightdash:
             props = tile.get("properties") if isinstance(tile, dict) else None
             chart = (props or {}).get("chartSlug") if isinstance(props, dict) else None
             if chart:
-                if chart_uid(TOOL, str(chart)) not in charts:
-                    raise ArtifactError(f"{file}: line {line_of(tile)}: tile names chart {chart!r}, which no chart file of the BI folders defines")
-                holds.append(chart_uid(TOOL, str(chart)))
+                uid = chart_uid(TOOL, str(chart))
+                if uid not in charts:  # kept, unresolved: the dashboard still holds it
+                    charts[uid] = BIChart(unique_id=uid, tool=TOOL, tool_id=str(chart), name=str(props.get("chartName") or chart), kind="unknown",
+                                          file=file, line=line_of(tile), reason=f"no chart file of the BI folders defines chart {chart!r}")  # fmt: skip
+                holds.append(uid)
         shows: dict[str, str] = {}
         filters = doc.get("filters") or {}
         for f in (filters.get("dimensions") or []) + (filters.get("metrics") or []) if isinstance(filters, dict) else []:
@@ -380,7 +404,12 @@ def _filter_fields(filters: Any) -> list[str]:
 
 
 def is_chart(doc: Any) -> bool:
-    return isinstance(doc, dict) and "metricQuery" in doc
+    return isinstance(doc, dict) and ("metricQuery" in doc or is_sql_chart(doc))
+
+
+def is_sql_chart(doc: Any) -> bool:
+    """A SQL chart as code: its ``sql`` instead of a ``metricQuery`` (``contentType: sql_chart``)."""
+    return isinstance(doc, dict) and "metricQuery" not in doc and isinstance(doc.get("sql"), str) and ("chartKind" in doc or "spaceSlug" in doc)
 
 
 def is_dashboard(doc: Any) -> bool:

@@ -79,7 +79,7 @@ class Linked:
 
 def _plain(f: BIField) -> bool:
     """The field is its column, as it is: a dimension without SQL of its own."""
-    return f.kind == "dimension" and (not f.sql or f.sql == f"${{TABLE}}.{f.name}")
+    return f.unchanged or f.kind == "dimension" and (not f.sql or f.sql == f"${{TABLE}}.{f.name}")
 
 
 def bi_reached(project: DbtProject, linked: Linked, columns: set[str]) -> list[tuple[str, str, str, str]]:

@@ -23,14 +23,13 @@ from typing import Any
 
 import lkml
 
-from catalog.analyze.project import ProjectColumns, analyze_node
-from catalog.analyze.records import ModelStatus
 from catalog.analyze.relations import RelationIndex, split_relation
 from catalog.bi.records import BIChart, BIDashboard, BIDefinitions, BIField, Read, chart_uid, column_target, dashboard_uid, field_uid
+from catalog.bi.sqlcolumns import sql_columns
 from catalog.bi.sqlrefs import sql_refs
 from catalog.bi.yamlfile import line_of, read_yaml
 from catalog.errors import ArtifactError
-from catalog.extract import DbtNode, DbtProject
+from catalog.extract import DbtProject
 
 TOOL = "looker"
 DEFAULT_TIMEFRAMES = ("raw", "time", "date", "week", "month", "quarter", "year")
@@ -136,12 +135,9 @@ class LookML:
     def _derived(self, view: _View, sql: str) -> None:
         """A derived table's columns, each with the columns it reads, as the analyzer finds them."""
         text = _CONSTANT.sub("", re.sub(r"\$\{[^}]*\}", "NULL", sql))
-        node = DbtNode(unique_id=f"looker_view.{view.name}", resource_type="model", package_name="looker", name=view.name, sql=text, sql_origin="compiled")
-        lin = analyze_node(node, self.project.dialect, self.relations, ProjectColumns(self.project))
-        if lin.status == ModelStatus.FAILED:
-            view.reason = f"view {view.name}: derived_table sql not analyzed ({lin.reason})"
-            return
-        view.derived = {c.name: tuple((s.unique_id, s.column) for s in c.sources) for c in lin.columns}
+        view.derived, problem = sql_columns(self.project, self.relations, view.name, text)
+        if problem:
+            view.reason = f"view {view.name}: derived_table sql not analyzed ({problem})"
 
     def field(self, view_name: str, name: str) -> str:
         """The unique id of field ``view.name``, made with what it reads the first time."""

@@ -36,6 +36,7 @@ class BIField(BaseModel, frozen=True):
     file: str = ""
     line: int | None = None
     reads: tuple[Read, ...] = ()
+    unchanged: bool = False  # a SQL chart's column that is an upstream column unchanged (passthrough, renamed)
 
 
 class BIChart(BaseModel, frozen=True):
@@ -48,6 +49,7 @@ class BIChart(BaseModel, frozen=True):
     file: str = ""
     line: int | None = None
     shows: tuple[tuple[str, str], ...] = ()  # (field unique id, role: dimension, metric, filter, ...)
+    reason: str = ""  # a chart a dashboard names that no file defines: why it is unresolved
 
 
 class BIDashboard(BaseModel, frozen=True):

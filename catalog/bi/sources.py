@@ -106,7 +106,7 @@ def _lightdash(project: DbtProject, project_dir: Path, charts: list[tuple[Path, 
     tool.all_fields()
     made: dict[str, BIChart] = {}
     for path, doc in charts:
-        chart = tool.chart(doc, _shown(path, project_dir))
+        chart = (tool.sql_chart if lightdash.is_sql_chart(doc) else tool.chart)(doc, _shown(path, project_dir))
         if chart.unique_id in made:
             raise ArtifactError(f"{path}: chart slug {chart.tool_id!r} is also the slug of {made[chart.unique_id].file}")
         made[chart.unique_id] = chart

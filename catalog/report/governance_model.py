@@ -245,7 +245,7 @@ class BIFields(BaseModel, frozen=True):
     charts: int = 0
     dashboards: int = 0
     by_tool: dict[str, int] = {}  # fields per tool
-    unresolved: tuple[UnresolvedBIField, ...] = ()
+    unresolved: tuple[UnresolvedBIField, ...] = ()  # fields, and charts a dashboard names that no file defines
 
 
 class DependedOn(BaseModel, frozen=True):

@@ -122,7 +122,7 @@ def unused(rows: Iterable[Sequence[Any]]) -> Iterator[dict[str, Any]]:
 
 def bi(rows: Iterable[dict[str, Any]]) -> BIFields:
     """From ``list_build_bi``: the counts of fields, charts and dashboards, fields per tool, and
-    the unresolved fields (by tool and id)."""
+    the unresolved fields and charts (by tool and id)."""
     counts: dict[str, int] = defaultdict(int)
     by_tool: dict[str, int] = defaultdict(int)
     unresolved = []
@@ -130,8 +130,8 @@ def bi(rows: Iterable[dict[str, Any]]) -> BIFields:
         counts[r["kind"]] += 1
         if r["kind"] == "bi_field":
             by_tool[r["tool"]] += 1
-            if r["status"] == "unresolved":
-                unresolved.append(UnresolvedBIField(tool=r["tool"], tool_id=r["tool_id"], kind=r["field_kind"] or "", file=r["file"],
-                                                    line=r["line"], reason=r["reason"] or ""))
+        if r["status"] == "unresolved":  # a field, or a chart a dashboard names that no file defines
+            kind = r["kind"] if r["kind"] != "bi_field" else r["field_kind"] or ""
+            unresolved.append(UnresolvedBIField(tool=r["tool"], tool_id=r["tool_id"], kind=kind, file=r["file"], line=r["line"], reason=r["reason"] or ""))
     return BIFields(fields=counts["bi_field"], charts=counts["chart"], dashboards=counts["dashboard"], by_tool=dict(sorted(by_tool.items())),
                     unresolved=tuple(sorted(unresolved, key=lambda u: (u.tool, u.tool_id))))  # fmt: skip

@@ -164,6 +164,8 @@ def _desired_bi(project: DbtProject, status: BIStatus) -> dict[tuple, dict[str, 
     for table in (project.charts, project.dashboards):
         for uid, c in table.items():
             props = {"tool": c.tool, "tool_id": c.tool_id, "label": c.name, "file": c.file, "line": c.line, "record": c.model_dump_json()}
+            if getattr(c, "reason", ""):  # a chart a dashboard names that no file defines
+                props |= {"status": "unresolved", "reason": c.reason}
             out[("defines", model_node_key(project.name, uid), None)] = _clean(props | {"kind": getattr(c, "kind", "dashboard")})
     return out
 

@@ -125,8 +125,6 @@ def test_bad_bi_input_is_one_error_naming_the_file(jaffle: Path, tmp_path: Path)
     (tmp_path / "empty").mkdir()
     with pytest.raises(ArtifactError, match="no Lightdash charts or dashboards"):
         read_bi(project, jaffle, [tmp_path / "empty"])
-    with pytest.raises(ArtifactError, match="tile names chart 'pre-aggregate-custom-sql-dimension', which no chart file"):
-        read_bi(project, jaffle, [FIXTURES / "lightdash_dashboard"])
 
 
 def test_catalog_yml_lists_bi_folders_beside_the_project(tmp_path: Path) -> None:
@@ -151,3 +149,41 @@ def test_prune_names_the_bi_fields_charts_and_dashboards_a_change_reaches(jaffle
         ("bi_field", "_of_grand_total"), ("bi_field", "_of_monthly_total"),
         ("chart", "regional-sales-total-row-total-demo"), ("dashboard", "sales-overview"),
     }  # fmt: skip
+
+
+def test_a_sql_chart_shows_its_sql_columns_each_reading_what_the_sql_reads(jaffle: Path) -> None:
+    """select region, sum(revenue) as revenue, count(distinct customer_id) as customers,
+    current_date as as_of from "jaffle_shop"."main"."regional_sales" group by region."""
+    project = read_bi(load_project(jaffle), jaffle, [FIXTURES / "lightdash_sql"])
+    links = Linked(project, analyze_project(project, jobs=1))
+    edges = bi_edges(project, analyze_project(project, jobs=1))
+    chart = project.charts[C + "revenue-by-region-sql"]
+    slug = F + "revenue-by-region-sql."
+    assert (chart.kind, dict(chart.shows)) == ("sql_chart", {slug + c: "column" for c in ("region", "revenue", "customers", "as_of")})
+    assert into(edges, slug + "region") == {(SALES + "region", "passthrough")}
+    assert into(edges, slug + "revenue") == {(SALES + "revenue", "derived")}
+    assert into(edges, slug + "customers") == {(SALES + "customer_id", "derived")}
+    assert links.status(slug + "as_of") == ("unresolved", "as_of reads no column")
+
+
+def test_the_lightdash_e2e_chart_and_dashboard(jaffle: Path) -> None:
+    """Lightdash's own end-to-end fixtures (tests/fixtures/bi/lightdash_e2e, copied from
+    lightdash/lightdash): the chart bins payments.amount and shows the joined orders metric; the
+    dashboard's five charts are in no file here, kept unresolved; its filters are orders fields."""
+    project = read_bi(load_project(jaffle), jaffle, [FIXTURES / "lightdash_e2e"])
+    lineages = analyze_project(project, jobs=1)
+    edges = bi_edges(project, lineages)
+    chart = project.charts[C + "how-do-payment-methods-vary-across-different-amount-ranges"]
+    own = F + "how-do-payment-methods-vary-across-different-amount-ranges.amount_range"
+    assert dict(chart.shows) == {own: "dimension", F + "payments_payment_method": "dimension", F + "orders_total_order_amount": "metric"}
+    assert into(edges, own) == {("model.jaffle_shop.payments.amount", "derived")}
+    assert into(edges, F + "payments_payment_method") == {("model.jaffle_shop.payments.payment_method", "passthrough")}
+    assert into(edges, F + "orders_total_order_amount") == {(ORDERS + "amount", "derived")}
+    board = project.dashboards["dashboard.lightdash.jaffle-dashboard"]
+    assert [project.charts[c].reason for c in board.holds] == [
+        f"no chart file of the BI folders defines chart {slug!r}"
+        for slug in ("how-much-revenue-do-we-have-per-payment-method", "what-s-our-total-revenue-to-date", "how-many-orders-we-have-over-time",
+                     "what-s-the-average-spend-per-customer", "which-customers-have-not-recently-ordered-an-item")
+    ]  # fmt: skip
+    assert board.shows == ((F + "orders_is_completed", "filter"), (F + "orders_order_date_year", "filter"))
+    assert into(edges, F + "orders_order_date_year") == {(ORDERS + "order_date", "derived")}
