@@ -106,3 +106,21 @@ def test_bad_bi_input_is_one_error_and_changes_nothing_stored(jaffle: Path, proj
     assert any(r["key"].endswith("regional_sales_region") for r in shows(view(graph, project_name, again["build_id"])))
     assert not any(r["key"].endswith("regional_sales_region") for r in shows(view(graph, project_name, third["build_id"])))
     assert view(graph, project_name, first["build_id"]) == before
+
+
+def test_lookml_impact_reaches_its_dashboard_with_lookml_ids(shared_dir: Path, project_name: str, neo4j_env) -> None:
+    """The LookML project written against the jaffle-shop corpus project (read where it stands):
+    stg_orders.order_total reaches orders.total_revenue (sum(${order_total})), the three charts
+    showing it or the derived table's total, the dashboard, and customers.average_lifetime_spend
+    (customers.lifetime_spend is sum(orders.order_total) in customers.sql)."""
+    jaffle = shared_dir / "corpus" / "jaffle-shop"
+    answer(neo4j_env, "build", str(jaffle), "--project", project_name, "--bi", str(FIXTURES / "lookml_jaffle"), "--json")
+    hits = answer(neo4j_env, "impact", "stg_orders.order_total", "--project", project_name, "--json")["consumers"]
+    looker = {(h["kind"], h["tool_id"]) for h in hits if h.get("tool") == "looker"}
+    assert looker == {
+        ("bi_field", "orders.order_total"), ("bi_field", "orders.total_revenue"), ("bi_field", "orders.food_revenue"),
+        ("bi_field", "orders.margin"), ("bi_field", "location_revenue.total_revenue"), ("bi_field", "share"),
+        ("bi_field", "customers.average_lifetime_spend"),
+        ("chart", "sales.revenue_by_month"), ("chart", "sales.revenue_by_store"), ("chart", "sales.location_revenue"),
+        ("dashboard", "sales"),
+    }  # fmt: skip
