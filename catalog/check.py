@@ -253,10 +253,10 @@ def tests_of_findings(
 
 
 def lineage_graph(project: DbtProject, lineages: dict[str, ModelLineage]) -> LineageGraph:
-    """The project's lineage in memory, down to its metrics, exposures and saved queries."""
-    from catalog.analyze.semantic import semantic_lineage
+    """The project's lineage in memory, down to its metrics, exposures, saved queries and BI fields, charts and dashboards."""
+    from catalog.bi.link import consumer_lineage
 
-    semantic, consumers = semantic_lineage(project, lineages)
+    semantic, consumers = consumer_lineage(project, lineages)
     return LineageGraph(project, {**lineages, **semantic}, consumers)
 
 

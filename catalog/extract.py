@@ -33,7 +33,7 @@ from catalog.artifacts import (
     load_manifest,
     project_name,
 )
-from catalog.bi.records import BIChart, BIDashboard, BIField
+from catalog.bi_records import BIChart, BIDashboard, BIField
 from catalog.errors import ArtifactError
 from catalog.idents import column_name, namer, typed
 from catalog.masking import project_masking_functions

@@ -17,7 +17,6 @@ from sqlglot import exp
 from catalog.analyze.project import ProjectColumns, analyze_node
 from catalog.analyze.records import ModelLineage, ModelStatus, column_key
 from catalog.analyze.relations import RelationIndex
-from catalog.bi.link import bi_edges
 from catalog.extract import DbtExposure, DbtNode, DbtProject, DbtSemanticModel, measure_owners
 
 # (upstream key, consumer key, type, expr): what :class:`catalog.lineage.records.LineageGraph` takes
@@ -105,7 +104,7 @@ def consumer_edges(project: DbtProject, lineages: dict[str, ModelLineage]) -> li
             lin = lineages.get(up)
             names = [c.name for c in lin.columns] if lin is not None and lin.columns else [c.key_name(project.dialect) for c in node.columns]
             edges += [(column_key(up, n), uid, "exposure", "") for n in exposure_columns(ex, up, names)]
-    return edges + bi_edges(project, lineages)
+    return edges
 
 
 def exposure_columns(exposure: DbtExposure, up: str, names: list[str]) -> list[str]:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from catalog.analyze.relations import RelationIndex
-from catalog.bi.records import BIChart, BIDashboard, BIField, Read, chart_uid, column_target, dashboard_uid, field_uid
+from catalog.bi_records import BIChart, BIDashboard, BIField, Read, chart_uid, column_target, dashboard_uid, field_uid
 from catalog.bi.sqlcolumns import sql_lineage
 from catalog.bi.sqlrefs import sql_refs
 from catalog.bi.yamlfile import Lined, line_of, read_yaml

@@ -12,7 +12,8 @@ warehouse), or when it reads no column at all; it is stored all the same, with w
 from __future__ import annotations
 
 from catalog.analyze.records import ModelLineage, column_key
-from catalog.bi.records import BIField
+from catalog.analyze.semantic import semantic_lineage
+from catalog.bi_records import BIField
 from catalog.extract import DbtProject
 
 # (upstream key, consumer key, type, expr), as catalog.analyze.semantic.ConsumerEdge
@@ -80,6 +81,13 @@ class Linked:
 def _plain(f: BIField) -> bool:
     """The field is its column, as it is: a dimension without SQL of its own."""
     return f.unchanged or f.kind == "dimension" and (not f.sql or f.sql == f"${{TABLE}}.{f.name}")
+
+
+def consumer_lineage(project: DbtProject, lineages: dict[str, ModelLineage]) -> tuple[dict[str, ModelLineage], list[Edge]]:
+    """:func:`catalog.analyze.semantic.semantic_lineage` (semantic models' lineage, the edges to
+    metrics, exposures and saved queries) with the BI edges of :func:`bi_edges` after them."""
+    semantic, edges = semantic_lineage(project, lineages)
+    return semantic, edges + bi_edges(project, lineages)
 
 
 def bi_reached(project: DbtProject, linked: Linked, columns: set[str]) -> list[tuple[str, str, str, str]]:

@@ -24,7 +24,7 @@ from typing import Any
 import lkml
 
 from catalog.analyze.relations import RelationIndex, split_relation
-from catalog.bi.records import BIChart, BIDashboard, BIDefinitions, BIField, Read, chart_uid, column_target, dashboard_uid, field_uid
+from catalog.bi_records import BIChart, BIDashboard, BIDefinitions, BIField, Read, chart_uid, column_target, dashboard_uid, field_uid
 from catalog.bi.sqlcolumns import sql_columns
 from catalog.bi.sqlrefs import sql_refs
 from catalog.bi.yamlfile import line_of, read_yaml

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from catalog.artifacts import find_target_dir
 from catalog.bi import lightdash, lookml
-from catalog.bi.records import BIChart, BIDefinitions
+from catalog.bi_records import BIChart, BIDefinitions
 from catalog.bi.yamlfile import read_yaml
 from catalog.errors import ArtifactError
 from catalog.extract import DbtProject

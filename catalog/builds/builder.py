@@ -26,7 +26,6 @@ from catalog import __version__
 from catalog.analyze.project import analyze_project
 from catalog.analyze.records import ModelLineage, ModelStatus
 from catalog.analyze.dbt_tests import columns_tested
-from catalog.analyze.semantic import semantic_lineage
 from catalog.artifacts import find_target_dir, read_bytes
 from catalog.builds.fingerprints import ANALYZER_VERSION, HASHING_CODE, Fingerprint, fingerprints
 from catalog.builds.inputs import compiled_digest, compiled_inputs, quick_metadata, text
@@ -37,7 +36,7 @@ from catalog.errors import ConnectionLost, StoreError
 from catalog.extract import DbtNode, DbtProject, check_dialect, checked_dialect_for, dialect_for, input_warnings, load_project
 from catalog.masking import project_masking_functions
 from catalog.memory import frozen_heap, paused_gc
-from catalog.bi.link import Linked
+from catalog.bi.link import Linked, consumer_lineage
 from catalog.bi.sources import bi_digest, bi_folders, read_bi
 from catalog.store.consumers import write_consumers
 from catalog.store.graph import SCHEMA_VERSION, BuildStart, Graph
@@ -448,7 +447,7 @@ class Builder:
     ) -> None:
         """Semantic models, metrics, exposures, saved queries and tests (catalog.store.consumers),
         and the records of what the build read (catalog.store.records)."""
-        semantic, edges = semantic_lineage(project, lineages)
+        semantic, edges = consumer_lineage(project, lineages)
         linked = Linked(project, lineages)
         bi_status = {uid: linked.status(uid) for uid in project.bi_fields}
         counts = write_consumers(self.graph, project, semantic, edges, build_id, columns_tested(project, lineages), bi_status)

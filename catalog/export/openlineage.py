@@ -54,7 +54,7 @@ from sqlglot import exp
 
 from catalog import __version__
 from catalog.analyze.records import ColumnKind, ColumnLineage, ConditionClause, ModelLineage, ModelStatus
-from catalog.bi.records import BIChart, BIDashboard, BIField
+from catalog.bi_records import BIChart, BIDashboard, BIField
 from catalog.extract import DbtColumn, DbtExposure, DbtNode, DbtProject, DbtTest, measure_owners
 from catalog.idents import typed
 from catalog.masking import is_masked, masking_names
@@ -134,9 +134,9 @@ def export_input(
     and the columns each reads."""
     extra: dict[str, Any] = {}
     if consumers:
-        from catalog.analyze.semantic import semantic_lineage
+        from catalog.bi.link import consumer_lineage
 
-        semantic, edges = semantic_lineage(project, lineages)
+        semantic, edges = consumer_lineage(project, lineages)
         extra = {"consumers": consumer_nodes(project), "semantic": semantic, "consumer_edges": tuple(edges)}
     if tests and any(t.sql is not None for t in project.tests.values()):  # SQL still to read: artifacts
         from catalog.analyze.dbt_tests import columns_tested, with_columns

@@ -18,7 +18,7 @@ import marshal
 import operator
 from typing import Any
 
-from catalog.bi.records import BIChart, BIDashboard, BIField
+from catalog.bi_records import BIChart, BIDashboard, BIField
 from catalog.errors import NotFound
 from catalog.extract import DbtColumn, DbtExposure, DbtMetric, DbtNode, DbtProject, DbtSavedQuery, DbtSemanticModel, DbtTest
 from catalog.store.graph import Graph

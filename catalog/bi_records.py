@@ -1,6 +1,7 @@
 """The typed records of BI definitions: a field (a dimension, metric, measure, table
 calculation, ...) with what it reads, a chart with the fields it shows, a dashboard with its
-charts. Each is keyed by a unique id ``bi_field.<tool>.<id>``, ``chart.<tool>.<id>``,
+charts. :mod:`catalog.bi` reads them, :class:`catalog.extract.DbtProject` holds them (a module
+of its own, so that extraction needs nothing of the readers). Each is keyed by a unique id ``bi_field.<tool>.<id>``, ``chart.<tool>.<id>``,
 ``dashboard.<tool>.<id>`` (the tool's own id after the second dot) and knows its file and line.
 
 What a field reads is kept as written, resolved against the project's names when the files are
