@@ -63,6 +63,9 @@ HIT_KINDS = {
     "metric": "metric",
     "exposure": "exposure",
     "saved_query": "saved_query",
+    "bi_field": "bi_field",
+    "chart": "chart",
+    "dashboard": "dashboard",
 }
 
 
@@ -164,6 +167,7 @@ class CheckReport(BaseModel):
                     "metrics_hit": f.hit_names("metric"),
                     "exposures_hit": f.hit_names("exposure"),
                     "saved_queries_hit": f.hit_names("saved_query"),
+                    **{f"{k}s_hit": f.hit_names(k) for k in ("bi_field", "chart", "dashboard") if f.hit_names(k)},
                     "tests": list(f.tests),
                     **({"clauses": [c.model_dump() for c in f.clauses]} if f.clauses else {}),  # of a changed condition
                     "hits": [
@@ -251,10 +255,10 @@ def tests_of_findings(
 
 
 def lineage_graph(project: DbtProject, lineages: dict[str, ModelLineage]) -> LineageGraph:
-    """The project's lineage in memory, down to its metrics, exposures and saved queries."""
-    from catalog.analyze.semantic import semantic_lineage
+    """The project's lineage in memory, down to its metrics, exposures, saved queries and BI fields, charts and dashboards."""
+    from catalog.bi.link import consumer_lineage
 
-    semantic, consumers = semantic_lineage(project, lineages)
+    semantic, consumers = consumer_lineage(project, lineages)
     return LineageGraph(project, {**lineages, **semantic}, consumers)
 
 
@@ -632,6 +636,9 @@ def hit_name(graph: LineageGraph, key: str, owner: str) -> str:
     node = graph.project.nodes.get(owner)
     if node is not None:
         return f"{node.display_name}.{graph.column_name.get(key, key)}"
+    bi = graph.project.bi_fields.get(owner) or graph.project.charts.get(owner) or graph.project.dashboards.get(owner)
+    if bi is not None:  # chart:orders-by-month, bi_field:orders_total_amount, the tool's own id
+        return f"{owner.split('.', 1)[0]}:{bi.tool_id}"
     return f"{owner.split('.', 1)[0]}:{short_label(key)}"
 
 

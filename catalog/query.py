@@ -82,7 +82,7 @@ class ConditionUse:
 
 @dataclass(slots=True, unsafe_hash=True)
 class ConsumerHit:
-    """A metric, exposure or saved query downstream of the asked columns."""
+    """A metric, exposure, saved query, BI field, chart or dashboard downstream of the asked columns."""
 
     key: str
     unique_id: str
@@ -94,9 +94,18 @@ class ConsumerHit:
     precision: str | None = None  # an exposure's: column (it lists the columns it reads) or model
     project: str | None = None  # the stored project it belongs to, when not the asked one (dbt Mesh)
     owner: str | None = None  # an exposure's owner (name or email)
+    # a BI field's, chart's or dashboard's (catalog.bi): its tool, the tool's own id, where it is written;
+    # a field's status (resolved, unresolved) and reason
+    tool: str | None = None
+    tool_id: str | None = None
+    file: str | None = None
+    line: int | None = None
+    status: str | None = None
+    reason: str | None = None
 
 
 CONSUMER_KINDS = ("metric", "exposure", "saved_query")
+BI_KINDS = ("bi_field", "chart", "dashboard")
 
 
 @dataclass(slots=True)
@@ -312,13 +321,25 @@ class BuildView:
                     _, project, unique_id, name, kind, precision, owner, _ = nodes[key]
                     hits.append(ConsumerHit(key=key, unique_id=unique_id, name=name, kind=kind, depth=depth + more, via=via, hops=tuple(hops) + path,
                                             precision=precision, project=self.foreign(project), owner=owner))  # fmt: skip
+        rows = self.graph.read(
+            "read/find_bi_downstream", project=self.project, column_keys=list(before), build_id=self.build_id, builds=self.builds
+        )
+        for r in rows:
+            depth, hops, via = before[r["start"]]
+            hits.append(ConsumerHit(
+                key=r["key"], unique_id=r["unique_id"], name=r["name"], kind=r["kind"], depth=depth + r["depth"], via=via,
+                hops=tuple(hops) + tuple(Hop(from_key=h["from"], to_key=h["to"], type=h["type"], expr=h["expr"], resolved=True) for h in r["hops"]),
+                project=self.foreign(r["project"]), tool=r["tool"], tool_id=r["tool_id"], file=r["file"], line=r["line"],
+                status=r["status"], reason=r["reason"],
+            ))  # fmt: skip
         best = closest(hits, lambda h: h.key)
         return sorted((h for h in best.values() if max_depth is None or h.depth <= max_depth), key=lambda h: (h.kind, h.name))
 
     def resolve_consumer(self, text: str) -> ColumnId | None:
-        """``metric:order_total``, ``exposure:sales``, ``saved_query:weekly``; None for a column name."""
+        """``metric:order_total``, ``exposure:sales``, ``saved_query:weekly``, ``chart:SLUG``,
+        ``dashboard:SLUG``, ``bi_field:orders_total_amount``; None for a column name."""
         kind, sep, name = text.strip().partition(":")
-        if not sep or kind.lower() not in CONSUMER_KINDS:
+        if not sep or kind.lower() not in CONSUMER_KINDS + BI_KINDS:
             return None
         rows = self.graph.read("read/find_consumer", project=self.project, resource_type=kind.lower(), name=name.lower(), build_id=self.build_id)
         if not rows:
@@ -328,10 +349,22 @@ class BuildView:
 
     def trace(self, names: list[str], max_depth: int | None = None) -> Answer:
         asked = [self.resolve_consumer(n) or self.resolve(n) for n in names]
+        # where each walk starts: an asked column or consumer itself; for a BI field, chart or
+        # dashboard, the columns it reads, each with its depth and path to it
+        starts: dict[str, tuple[int, tuple[Hop, ...], str]] = {a.key: (0, (), a.key) for a in asked if a.model not in BI_KINDS}
+        found: list[Reached] = []
+        for bi in (a for a in asked if a.model in BI_KINDS):
+            for r in self.graph.read("read/find_bi_inputs", project=self.project, key=bi.key, build_id=self.build_id):
+                hops = tuple(Hop(from_key=h["from"], to_key=h["to"], type=h["type"], expr=h["expr"], resolved=True) for h in r["hops"])
+                if r["column"] not in starts or r["depth"] < starts[r["column"]][0]:
+                    starts[r["column"]] = (r["depth"], hops, bi.key)
+                    col = ColumnId(key=r["column"], unique_id=r["unique_id"], model=r["model"] or r["unique_id"], name=r["name"],
+                                   project=self.foreign(r["project"]))
+                    found.append(Reached(column=col, depth=r["depth"], hops=hops, via=bi.key, resource_type=r["resource_type"]))
         rows = self.graph.read_values(
             "read/find_root_cause_subgraph",
             project=self.project,
-            keys=[a.key for a in asked],
+            keys=list(starts),
             build_id=self.build_id,
             builds=self.builds,
             max_depth=max_depth,
@@ -343,16 +376,17 @@ class BuildView:
             key: [(f[0], f[1], Hop(from_key=f[0], to_key=key, type=f[1], expr=f[2], resolved=f[3])) for f in n[7] if f[0] in nodes]
             for key, n in nodes.items()
         }
-        found: list[Reached] = []
-        for start in asked:
-            walk = shortest_paths(start.key, lambda k: feeders.get(k, ()), FEED_RANKS, upstream=True, max_depth=max_depth,
-                                  keep=lambda k, start=start.key: k != start)  # fmt: skip
+        for start, (before, after, via) in starts.items():
+            walk = shortest_paths(start, lambda k: feeders.get(k, ()), FEED_RANKS, upstream=True,
+                                  max_depth=None if max_depth is None else max_depth - before, keep=lambda k, start=start: k != start)  # fmt: skip
             for depth, layer in walk:
                 for key, hops in layer.items():
                     _, unique_id, model, name, resource_type, project, is_column, _ = nodes[key]
                     if is_column:
                         column = ColumnId(key, unique_id, model or unique_id, name, self.foreign(project))
-                        found.append(Reached(column, depth, hops, start.key, resource_type))
+                        found.append(Reached(column, before + depth, hops + after, via, resource_type))
+        # a BI node's inputs may lie further than max_depth
+        found = [r for r in found if max_depth is None or r.depth <= max_depth]
         columns = sorted(closest(found, lambda r: r.column.key).values(), key=lambda x: (x.column.model, x.column.name))
         return Answer(project=self.project, build_id=self.build_id, asked=tuple(asked), columns=tuple(columns))
 

@@ -26,7 +26,6 @@ from catalog import __version__
 from catalog.analyze.project import analyze_project
 from catalog.analyze.records import ModelLineage, ModelStatus
 from catalog.analyze.dbt_tests import columns_tested
-from catalog.analyze.semantic import semantic_lineage
 from catalog.artifacts import find_target_dir, read_bytes
 from catalog.builds.fingerprints import ANALYZER_VERSION, HASHING_CODE, Fingerprint, fingerprints
 from catalog.builds.inputs import compiled_digest, compiled_inputs, quick_metadata, text
@@ -37,6 +36,8 @@ from catalog.errors import ConnectionLost, StoreError
 from catalog.extract import DbtNode, DbtProject, check_dialect, checked_dialect_for, dialect_for, input_warnings, load_project
 from catalog.masking import project_masking_functions
 from catalog.memory import frozen_heap, paused_gc
+from catalog.bi.link import Linked, consumer_lineage
+from catalog.bi.sources import bi_digest, bi_folders, read_bi
 from catalog.store.consumers import write_consumers
 from catalog.store.graph import SCHEMA_VERSION, BuildStart, Graph
 from catalog.store.records import node_digests, open_records, same_records, write_records
@@ -74,8 +75,10 @@ class Builder:
         project_name: str | None = None,
         fail_after: str | None = None,
         upstream: dict[str, int] | None = None,
+        bi: list[Path] | None = None,
     ):
         self.graph = graph
+        self.bi = list(bi or [])  # --bi folders; catalog.yml beside the project may list more
         self.path = Path(path)
         self.full = full
         self.dialect = dialect
@@ -130,6 +133,8 @@ class Builder:
         catalog_sha = hashlib.sha256(catalog_bytes).hexdigest() if catalog_bytes is not None else None
         self._inputs = (manifest_bytes, catalog_bytes)
         metadata = quick_metadata(manifest_bytes)
+        self.bi = bi_folders(target.parent, self.bi)
+        bi_sha = bi_digest(self.bi)
         t = self._stage("read", t)
 
         project_name = self.project_name or text(metadata.get("project_name"))
@@ -163,6 +168,7 @@ class Builder:
                 and not active.get("models_failed")
                 and active.get("compiled_sha256") == compiled_digest(target, list(active.get("compiled_files") or []))
                 and sorted(active.get("upstream") or []) == inputs["upstream"]
+                and active.get("bi_sha256") == bi_sha
             )
 
         inputs = {
@@ -173,6 +179,8 @@ class Builder:
             "masking_functions": masking,
             # where the inputs came from (git commit, branch, dirty flag, dbt's invocation id): recorded, never compared
             **read_provenance(target, metadata).model_dump(exclude_none=True),
+            # the BI folders read (catalog.bi) and the digest of their files
+            **({"bi_sources": [str(f) for f in self.bi], "bi_sha256": bi_sha} if self.bi else {}),
         }
         project = self._read_producers(project_name, project, inputs)
         try:
@@ -225,7 +233,7 @@ class Builder:
         project = load_project(target, dialect=self.dialect, manifest_bytes=manifest_bytes, catalog_bytes=catalog_bytes)
         if self.project_name:
             project = project.model_copy(update={"name": self.project_name})
-        return project
+        return read_bi(project, target.parent, self.bi)
 
     # ------------------------------------------------------------------ start / stop
     def _start(
@@ -439,8 +447,10 @@ class Builder:
     ) -> None:
         """Semantic models, metrics, exposures, saved queries and tests (catalog.store.consumers),
         and the records of what the build read (catalog.store.records)."""
-        semantic, edges = semantic_lineage(project, lineages)
-        counts = write_consumers(self.graph, project, semantic, edges, build_id, columns_tested(project, lineages))
+        semantic, edges = consumer_lineage(project, lineages)
+        linked = Linked(project, lineages)
+        bi_status = {uid: linked.status(uid) for uid in project.bi_fields}
+        counts = write_consumers(self.graph, project, semantic, edges, build_id, columns_tested(project, lineages), bi_status)
         write_records(self.graph, project, build_id, digests, current_records)
         self.say(f"consumers: {counts['consumers']}, {counts['consumer_relationships_written']} relationships written")
 

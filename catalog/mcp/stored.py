@@ -184,10 +184,11 @@ def _stored_search_index(catalog: BuildView, timeout: float | None) -> SearchInd
 def analyzed_input(path: Path, dialect: str | None = None, jobs: int | None = None) -> ExportInput:
     """The records of the dbt target at ``path`` and their analysis, as a view reads them."""
     from catalog.analyze.project import analyze_project
+    from catalog.bi.sources import with_bi
     from catalog.export.openlineage import export_input
     from catalog.extract import load_project
 
-    loaded = load_project(path, dialect=dialect)
+    loaded = with_bi(load_project(path, dialect=dialect), path)
     return export_input(loaded, analyze_project(loaded, jobs=jobs), consumers=True, tests=True)
 
 

@@ -86,8 +86,10 @@ def impact(
     _check_depth(depth)
     answer = src.asker(project, build).impact(columns, max_depth=depth, with_conditions=conditions)
     counts = {"models": len(answer.models()), "columns": len(answer.columns)}
-    for kind in ("metric", "exposure", "saved_query", "semantic_model"):
-        counts[f"{kind}s" if kind != "saved_query" else "saved_queries"] = sum(1 for c in answer.consumers if c.kind == kind)
+    for kind in ("metric", "exposure", "saved_query", "semantic_model", "bi_field", "chart", "dashboard"):
+        hit = sum(1 for c in answer.consumers if c.kind == kind)
+        if hit or kind not in ("bi_field", "chart", "dashboard"):  # BI counts only where a build has BI fields hit
+            counts[f"{kind}s" if kind != "saved_query" else "saved_queries"] = hit
     hits = _hits(answer, "impact")
     if conditions:
         counts["conditions"] = len(answer.conditions)

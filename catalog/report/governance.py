@@ -114,6 +114,7 @@ def report_parts(
         model_rows = pool.submit(read, "report_model_coverage", reads.model_coverage)
         input_rows = pool.submit(read, "report_consumer_inputs", reads.consumer_inputs)
         test_rows = pool.submit(read, "list_build_tests", reads.build_tests)
+        bi_rows = pool.submit(read, "list_build_bi", reads.bi)
         # the edges first: a streamed read waits for its reader, and they are the longest read
         t0 = time.perf_counter()
         walked = ColumnGraph(itertools.chain(*lineage))
@@ -148,6 +149,7 @@ def report_parts(
             "pictures": drawn,
             "tests": tests,
             "history": trends,
+            "bi": sections.bi(bi_rows.result()),
         }
 
 

@@ -13,7 +13,10 @@ from catalog.report.governance_model import NOTES, STATUSES, Col, GovernanceRepo
 from catalog.report.governance_render import (
     DEFAULT_MAX_ROWS,
     TREND_HEADER,
+    bi_line,
+    bi_rows,
     capped,
+    has_bi,
     path_text,
     summary_lines,
     tests_line,
@@ -108,6 +111,7 @@ SECTIONS = [
     ("inheritable", "Inheritable descriptions"),
     ("tests", "Test coverage"),
     ("pictures", "Lineage pictures"),
+    ("bi", "BI fields"),
     ("history", "Trends"),
 ]
 
@@ -176,7 +180,7 @@ def report_html(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS, explorer:
         f"<title>{_e(title)}</title><style>{CSS}</style></head><body>",
         f'<header><h1>{_e(title)}</h1><p class="meta">build {b.id} · {_e(b.status or "unknown status")} · finished '
         f'{_e(b.finished_at or "-")} · dialect {_e(b.dialect or "-")}</p><nav>'
-        + "".join(f'<a href="#{ident}">{_e(name)}</a>' for ident, name in SECTIONS if ident != "history" or r.history)
+        + "".join(f'<a href="#{ident}">{_e(name)}</a>' for ident, name in SECTIONS if (ident != "history" or r.history) and (ident != "bi" or has_bi(r)))
         + "</nav></header><main>",
     )
     _summary(page, r)
@@ -188,6 +192,8 @@ def report_html(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS, explorer:
     _inheritable(page, r)
     _tests(page, r)
     _pictures(page, r)
+    if has_bi(r):
+        _bi(page, r)
     if r.history:
         _trends(page, r)
     page.add(
@@ -331,6 +337,13 @@ def _inheritable(page: _Page, r: GovernanceReport) -> None:
         else:
             rows.append((page.col(i.column), _e(i.description), page.col(i.source), _e(path_text(i.hops))))
     page.table(["column", "would inherit", "from", "path"], rows, "No undocumented column copies a documented one.")
+    page.add("</section>")
+
+
+def _bi(page: _Page, r: GovernanceReport) -> None:
+    _section(page, "bi", NOTES["bi"])
+    page.add(f"<p>{_e(bi_line(r))}.</p>")
+    page.table(["field", "tool", "where", "why unresolved"], bi_rows(r, _code, _e), "Every BI field is resolved.")
     page.add("</section>")
 
 

@@ -68,6 +68,12 @@ NOTES = {
         "to or feed (FEEDS, any depth) a public or contracted model, or feed a semantic model, metric, exposure "
         "or saved query; with the number of columns downstream of each and the consumers reached."
     ),
+    "bi": (
+        "The BI fields, charts and dashboards the build read from the BI tools' files (catalog build --bi), by "
+        "tool, and the fields that are unresolved, with their reason: a column that is not in the model (neither "
+        "in its SQL nor in the warehouse), a field or explore that does not exist, or no column read at all. "
+        "Column impact reaches the resolved ones; an unresolved field keeps what it does read."
+    ),
     "history": (
         "The headline figures of the project's last builds that completed, oldest first: columns of analyzed "
         "models whose lineage is resolved (or proved to have no upstream), columns of models and snapshots "
@@ -226,6 +232,25 @@ class UnusedColumn(BaseModel, frozen=True):
     read_by: tuple[str, ...] = ()  # the unused columns that read it
 
 
+class UnresolvedBIField(BaseModel, frozen=True):
+    tool: str
+    tool_id: str  # the tool's own id: orders_total_order_amount, orders.total_revenue
+    kind: str
+    file: str | None = None
+    line: int | None = None
+    reason: str
+
+
+class BIFields(BaseModel, frozen=True):
+    """The build's BI definitions: how many of each, by tool, and the unresolved fields."""
+
+    fields: int = 0
+    charts: int = 0
+    dashboards: int = 0
+    by_tool: dict[str, int] = {}  # fields per tool
+    unresolved: tuple[UnresolvedBIField, ...] = ()  # fields, and charts a dashboard names that no file defines
+
+
 class DependedOn(BaseModel, frozen=True):
     key: str
     column: Col
@@ -355,6 +380,7 @@ class GovernanceReport(BaseModel, frozen=True):
     pictures: tuple[Picture, ...]
     tests: DbtTestCoverage
     history: tuple[TrendPoint, ...] = ()  # only with collect_report(history=N)
+    bi: BIFields = BIFields()  # only when the build read BI folders
 
 
 # ---------------------------------------------------------------------------- columns

@@ -41,6 +41,8 @@ def _with_notes(data: dict[str, Any]) -> dict[str, Any]:
     notes = dict(NOTES)
     if not data["history"]:  # a section only when asked for (--history)
         del data["history"], notes["history"]
+    if not (data["bi"]["fields"] or data["bi"]["charts"] or data["bi"]["dashboards"]):  # only when the build read BI folders
+        del data["bi"], notes["bi"]
     data["notes"] = notes
     return data
 
@@ -78,7 +80,21 @@ def summary_lines(r: GovernanceReport) -> list[tuple[str, str]]:
         ("Inheritable descriptions", f"{sum(1 for i in r.inheritable if not i.conflict)} columns "
                                      f"(+{sum(1 for i in r.inheritable if i.conflict)} with conflicting candidates)"),
         ("Tested columns", tests_line(r)),
-    ]
+    ] + ([("BI fields", bi_line(r))] if has_bi(r) else [])
+
+
+def has_bi(r: GovernanceReport) -> bool:
+    return bool(r.bi.fields or r.bi.charts or r.bi.dashboards)
+
+
+def bi_line(r: GovernanceReport) -> str:
+    tools = ", ".join(f"{n} {tool}" for tool, n in r.bi.by_tool.items())
+    return f"{r.bi.fields} fields ({tools}), {r.bi.charts} charts, {r.bi.dashboards} dashboards; {len(r.bi.unresolved)} fields unresolved"
+
+
+def bi_rows(r: GovernanceReport, code: Any, text: Any) -> list[tuple[Any, ...]]:
+    """The rows of the unresolved BI fields table (Markdown and HTML)."""
+    return [(code(u.tool_id), text(u.tool), text(f"{u.file}:{u.line}" if u.line else u.file or ""), text(u.reason)) for u in r.bi.unresolved]
 
 
 def tests_line(r: GovernanceReport) -> str:
@@ -288,6 +304,9 @@ def _markdown(r: GovernanceReport, max_rows: int) -> _Md:
     else:
         md.add("_No column feeds another: nothing to draw._", "")
 
+    if has_bi(r):
+        md.section("BI fields", "", NOTES["bi"], "", bi_line(r) + ".", "")
+        md.table(["field", "tool", "where", "why unresolved"], bi_rows(r, markdown.code, markdown.text), "every BI field is resolved")
     if r.history:
         md.section("Trends", "", NOTES["history"], "")
         md.table(TREND_HEADER, trend_rows(r), "no completed build", "lllllrr")

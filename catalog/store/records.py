@@ -18,6 +18,7 @@ import marshal
 import operator
 from typing import Any
 
+from catalog.bi_records import BIChart, BIDashboard, BIField
 from catalog.errors import NotFound
 from catalog.extract import DbtColumn, DbtExposure, DbtMetric, DbtNode, DbtProject, DbtSavedQuery, DbtSemanticModel, DbtTest
 from catalog.store.graph import Graph
@@ -31,6 +32,9 @@ CONSUMER_RECORDS: dict[str, Any] = {
     "saved_query": ("saved_queries", DbtSavedQuery),
     "test": ("tests", DbtTest),  # with the columns it reads (catalog.analyze.dbt_tests.with_columns)
     "unit_test": ("tests", DbtTest),
+    "bi_field": ("bi_fields", BIField),
+    "chart": ("charts", BIChart),
+    "dashboard": ("dashboards", BIDashboard),
 }
 
 

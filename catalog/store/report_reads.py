@@ -38,6 +38,10 @@ class BuildReads:
         """``report_consumer_inputs``: the INPUT_OF edges into metrics, exposures, saved queries."""
         return self.graph.read("read/report_consumer_inputs", **self._params)
 
+    def bi(self) -> list[dict[str, Any]]:
+        """``list_build_bi``: the build's BI fields, charts and dashboards, with their status."""
+        return self.graph.read("read/list_build_bi", **self._params)
+
     def build_tests(self) -> list[dict[str, Any]]:
         """``list_build_tests``: the build's dbt tests, each with the columns it reads."""
         return self.graph.read("read/list_build_tests", **self._params)
