@@ -109,17 +109,16 @@ def load_build_project(graph: Graph, name: str, build: dict[str, Any]) -> DbtPro
     """The project as build ``build`` (a Build node's properties) read it."""
     nodes: dict[str, DbtNode] = {}
     consumers: dict[str, dict[str, Any]] = {field: {} for field, _ in CONSUMER_RECORDS.values()}
-    rows = graph.read("read/list_build_records", project=name, build_id=build["id"])
-    for r in sorted(rows, key=lambda r: r["position"] or 0):  # relations are matched in the manifest's order
-        if r["record"] is None:
-            continue
-        if r["kind"] == "node":
-            node = DbtNode.model_validate_json(r["record"])
-            nodes[node.unique_id] = node
-        elif r["kind"] in CONSUMER_RECORDS:
-            field, cls = CONSUMER_RECORDS[r["kind"]]
-            rec = cls.model_validate_json(r["record"])
-            consumers[field][rec.unique_id] = rec
+    read: list[tuple[int, int, str, Any]] = []  # (position, order of arrival, kind, record): each JSON let go once read
+    for n, (kind, record, position) in enumerate(graph.stream_values("read/list_build_records", project=name, build_id=build["id"])):
+        if record is not None and (kind == "node" or kind in CONSUMER_RECORDS):
+            cls = DbtNode if kind == "node" else CONSUMER_RECORDS[kind][1]
+            read.append((position or 0, n, kind, cls.model_validate_json(record)))
+    for _, _, kind, rec in sorted(read, key=operator.itemgetter(0, 1)):  # relations are matched in the manifest's order
+        if kind == "node":
+            nodes[rec.unique_id] = rec
+        else:
+            consumers[CONSUMER_RECORDS[kind][0]][rec.unique_id] = rec
     if not nodes:
         raise NotFound(
             f"build {build['id']} of {name!r} holds no records of what it read (it was made by an older catalog): "
