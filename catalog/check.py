@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from catalog.analyze.records import ColumnKind, ColumnLineage, ModelLineage, column_key
+from catalog.analyze.records import ColumnKind, ColumnLineage, ModelLineage, column_key, column_names
 from catalog.extract import DbtColumn, DbtNode, DbtProject, is_pii
 from catalog.compare import ClauseChange, ColumnChange, StateDiff, diff_state, sql_changed_models
 from catalog.contract import ContractBreak, contract_breaks
@@ -223,7 +223,7 @@ def tests_of_findings(
     readers: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)  # column key -> test uid -> (name, kind)
     by_model: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
     for project, lineages in versions:
-        for uid, refs in columns_tested(project, lineages).items():
+        for uid, refs in columns_tested(project, column_names(lineages)).items():
             test = project.tests[uid]
             for r in refs:
                 readers[r.key][uid] = (test.name, test.kind)
@@ -252,7 +252,7 @@ def lineage_graph(project: DbtProject, lineages: dict[str, ModelLineage]) -> Lin
     """The project's lineage in memory, down to its metrics, exposures and saved queries."""
     from catalog.analyze.semantic import semantic_lineage
 
-    semantic, consumers = semantic_lineage(project, lineages)
+    semantic, consumers = semantic_lineage(project, column_names(lineages))
     return LineageGraph(project, {**lineages, **semantic}, consumers)
 
 

@@ -20,10 +20,11 @@ from typing import Any
 
 from catalog.errors import NotFound
 from catalog.extract import DbtColumn, DbtExposure, DbtMetric, DbtNode, DbtProject, DbtSavedQuery, DbtSemanticModel, DbtTest
-from catalog.store.graph import Graph
+from catalog.store.graph import Graph, batched
 from catalog.store.keys import model_node_key
 from catalog.store.versioned import changes
 
+RECORDS_AT_ONCE = 2_000  # nodes whose records a build holds as JSON text at a time
 CONSUMER_RECORDS: dict[str, Any] = {
     "semantic_model": ("semantic_models", DbtSemanticModel),
     "metric": ("metrics", DbtMetric),
@@ -97,12 +98,15 @@ def write_records(
         desired[model_node_key(project.name, uid)] = (uid, position, _record_sha(position, digest))
     current = open_records(graph, project.name) if current is None else current
     diff = changes({k: v[2] for k, v in desired.items()}, {k: (r["id"], r["sha256"]) for k, r in current.items()})
-    rows = [
-        {"key": k, "record": project.nodes[desired[k][0]].model_dump_json(), "position": desired[k][1], "sha256": desired[k][2]}
-        for k in diff.create
-    ]
     graph.close_relationships(build_id, diff.close)
-    return graph.write_batches("write/create_node_records", rows, project=project.name, build_id=build_id)
+    written = 0
+    for keys in batched(diff.create, RECORDS_AT_ONCE):  # a large project's records are never all text at once
+        rows = [
+            {"key": k, "record": project.nodes[desired[k][0]].model_dump_json(), "position": desired[k][1], "sha256": desired[k][2]}
+            for k in keys
+        ]
+        written += graph.write_batches("write/create_node_records", rows, project=project.name, build_id=build_id)
+    return written
 
 
 def load_build_project(graph: Graph, name: str, build: dict[str, Any]) -> DbtProject:
