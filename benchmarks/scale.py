@@ -21,6 +21,8 @@ prints, measured in the same run:
   ``catalog forget`` of the project (process start to exit); each one-model-change rebuild beside
   reading and parsing the project's manifest.json and catalog.json with orjson right after it
   (the collector on, as a script does it), and their median ratio.
+- with Neo4j, memory_peaks.py's rows: the peak memory of ``catalog build``, ``explore`` and
+  ``report -f md / html / json``, each beside ``catalog lineage --json``'s.
 
 and once: ``catalog --help`` against ``python -c pass`` (process start to exit, best of runs).
 CPU times (user + system, children included) are printed beside wall times: the machine is shared.
@@ -316,6 +318,9 @@ def main() -> None:
         lineage_row(project_dir)
         if not args.no_store:
             store_rows(project_dir, f"{models}_{seed or 1}", args.runs, not args.no_bulk_import, args.jobs)
+            from memory_peaks import peaks  # build, explore and report peaks, each beside lineage --json's
+
+            peaks(str(CATALOG), project_dir, f"mem_peaks_{models}_{seed or 1}")
     if not args.no_store:
         from catalog.settings import Neo4jSettings
         from catalog.store.connection import open_driver

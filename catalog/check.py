@@ -38,7 +38,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from catalog.analyze.records import ColumnKind, ColumnLineage, ModelLineage, column_key
+from catalog.analyze.records import ColumnKind, ColumnLineage, ModelLineage, column_key, column_names
 from catalog.extract import DbtColumn, DbtNode, DbtProject, is_pii
 from catalog.compare import ClauseChange, ColumnChange, StateDiff, diff_state, sql_changed_models
 from catalog.contract import ContractBreak, contract_breaks
@@ -229,7 +229,7 @@ def tests_of_findings(
     readers: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)  # column key -> test uid -> (name, kind)
     by_model: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
     for project, lineages in versions:
-        for uid, refs in columns_tested(project, lineages).items():
+        for uid, refs in columns_tested(project, column_names(lineages)).items():
             test = project.tests[uid]
             for r in refs:
                 readers[r.key][uid] = (test.name, test.kind)
@@ -258,7 +258,7 @@ def lineage_graph(project: DbtProject, lineages: dict[str, ModelLineage]) -> Lin
     """The project's lineage in memory, down to its metrics, exposures, saved queries and BI fields, charts and dashboards."""
     from catalog.bi.link import consumer_lineage
 
-    semantic, consumers = consumer_lineage(project, lineages)
+    semantic, consumers = consumer_lineage(project, column_names(lineages))
     return LineageGraph(project, {**lineages, **semantic}, consumers)
 
 
@@ -524,7 +524,7 @@ class _Checker:
         if self._unread is None:
             from catalog.analyze.dbt_tests import columns_tested
 
-            nodes = readers_in_memory(self.new_graph, columns_tested(self.new, self.new_lineages))
+            nodes = readers_in_memory(self.new_graph, columns_tested(self.new, column_names(self.new_lineages)))
             self._unread = {column_key(m.unique_id, c.column): c for m in unused_columns(nodes, end_models=True) for c in m.columns}
         found = self._unread.get(column_key(uid, column))
         return graded if found is None else (graded[0], f"{graded[1]}; unused: {why_unused(found)}")

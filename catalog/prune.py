@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from catalog.analyze.records import ModelLineage
+from catalog.analyze.records import ModelLineage, column_names
 from catalog.compare import ColumnChange, StateDiff, diff_state
 from catalog.extract import DbtProject
 from catalog.lineage.records import LineageGraph, PruneHop, hop_dict
@@ -183,7 +183,7 @@ def bi_hits(project: DbtProject, lineages: dict[str, ModelLineage], models: Iter
     from catalog.bi.link import Linked, bi_reached
 
     changed = set(keys) | {column_key(m.unique_id, c) for m in models for c in m.columns}
-    return tuple(BIHit(kind=k, unique_id=u, tool=t, tool_id=i) for k, u, t, i in bi_reached(project, Linked(project, lineages), changed))
+    return tuple(BIHit(kind=k, unique_id=u, tool=t, tool_id=i) for k, u, t, i in bi_reached(project, Linked(project, column_names(lineages)), changed))
 
 
 

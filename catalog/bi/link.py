@@ -11,6 +11,8 @@ warehouse), or when it reads no column at all; it is stored all the same, with w
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from catalog.analyze.records import ModelLineage, column_key
 from catalog.analyze.semantic import semantic_lineage
 from catalog.bi_records import BIField
@@ -20,13 +22,17 @@ from catalog.extract import DbtProject
 Edge = tuple[str, str, str, str]
 
 
-def _known_columns(project: DbtProject, lineages: dict[str, ModelLineage]) -> dict[str, set[str]]:
+# the column names of each analyzed model (catalog.analyze.records.column_names)
+Analyzed = Mapping[str, Sequence[str]]
+
+
+def _known_columns(project: DbtProject, analyzed: Analyzed) -> dict[str, set[str]]:
     """Each node's columns: as its SQL's analysis found them, else the warehouse's (catalog.json)."""
     out: dict[str, set[str]] = {}
     for uid, node in project.nodes.items():
-        lin = lineages.get(uid)
-        if lin is not None and lin.columns:
-            out[uid] = {c.name for c in lin.columns}
+        names = analyzed.get(uid)
+        if names:
+            out[uid] = set(names)
         else:
             out[uid] = {c.name for c in node.columns if c.in_catalog or node.resource_type == "source"}
     return out
@@ -35,9 +41,9 @@ def _known_columns(project: DbtProject, lineages: dict[str, ModelLineage]) -> di
 class Linked:
     """Each field's columns (any depth) and, when unresolved, why."""
 
-    def __init__(self, project: DbtProject, lineages: dict[str, ModelLineage]):
+    def __init__(self, project: DbtProject, analyzed: Analyzed):
         self.project = project
-        self.known = _known_columns(project, lineages)
+        self.known = _known_columns(project, analyzed)
         self.columns: dict[str, dict[str, bool]] = {}  # field -> {column key: read directly as itself}
         self.problems: dict[str, list[str]] = {}
         for uid in project.bi_fields:
@@ -83,11 +89,11 @@ def _plain(f: BIField) -> bool:
     return f.unchanged or f.kind == "dimension" and (not f.sql or f.sql == f"${{TABLE}}.{f.name}")
 
 
-def consumer_lineage(project: DbtProject, lineages: dict[str, ModelLineage]) -> tuple[dict[str, ModelLineage], list[Edge]]:
+def consumer_lineage(project: DbtProject, analyzed: Analyzed) -> tuple[dict[str, ModelLineage], list[Edge]]:
     """:func:`catalog.analyze.semantic.semantic_lineage` (semantic models' lineage, the edges to
     metrics, exposures and saved queries) with the BI edges of :func:`bi_edges` after them."""
-    semantic, edges = semantic_lineage(project, lineages)
-    return semantic, edges + bi_edges(project, lineages)
+    semantic, edges = semantic_lineage(project, analyzed)
+    return semantic, edges + bi_edges(project, analyzed)
 
 
 def bi_reached(project: DbtProject, linked: Linked, columns: set[str]) -> list[tuple[str, str, str, str]]:
@@ -101,12 +107,12 @@ def bi_reached(project: DbtProject, linked: Linked, columns: set[str]) -> list[t
     return out + [("dashboard", uid, project.dashboards[uid].tool, project.dashboards[uid].tool_id) for uid in sorted(boards)]
 
 
-def bi_edges(project: DbtProject, lineages: dict[str, ModelLineage], linked: Linked | None = None) -> list[Edge]:
+def bi_edges(project: DbtProject, analyzed: Analyzed, linked: Linked | None = None) -> list[Edge]:
     """Column -> field (``passthrough`` or ``derived``, with the field's SQL), field -> chart and
     field -> dashboard (``shows``: the field's role), chart -> dashboard (``holds``)."""
     if not project.bi_fields:
         return []
-    linked = linked or Linked(project, lineages)
+    linked = linked or Linked(project, analyzed)
     edges: list[Edge] = []
     for uid, f in sorted(project.bi_fields.items()):
         for key, plain in sorted(linked.columns[uid].items()):

@@ -9,12 +9,13 @@ differ are closed (``until``) or created (``since``).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import signal
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,7 +24,8 @@ from typing import Any
 import sqlglot
 
 from catalog import __version__
-from catalog.analyze.project import analyze_project
+from catalog.analyze.packed import unpack
+from catalog.analyze.project import analyze_project_packed
 from catalog.analyze.records import ModelLineage, ModelStatus
 from catalog.analyze.dbt_tests import columns_tested
 from catalog.artifacts import find_target_dir, read_bytes
@@ -380,21 +382,21 @@ class Builder:
         recompute = [n for n in models if n.unique_id not in reuse]
         self.say(f"build {build_id} of {name}: {len(reuse)} models reused, {len(recompute)} to analyze")
 
-        lineages = self._analyze(project, recompute, states)
-        t = self._stage("analyze", t)
-
-        writer = LineageWriter(self.graph, project, build_id, fps, states, lineages, reuse, self.say)
+        # the analysis streams into the store: each part of the lineage is written as it is
+        # analyzed and let go, as `catalog lineage --json` writes it
+        writer = LineageWriter(self.graph, project, build_id, fps, states, reuse, self.say)
         writer.rewrite_nodes = active is not None and not same_layout
         writer.previous_edges = int((active or {}).get("edges_total") or 0)
         writer.checkpoint = lambda stage: self._stage(stage, time.perf_counter())
         writer.beat = self._heartbeat
-        with paused_gc():
-            summary = writer.write()
-        self._write_consumers(project, lineages, build_id, digests, current_records)
+        # closed when the writes stop, also on an error: no analysis goes on past them
+        with paused_gc(), contextlib.closing(self._analyzed(project, recompute, states)) as lineages:
+            summary = writer.write(lineages)
+        self._write_consumers(project, writer.outcomes, build_id, digests, current_records)
         summary.dialect = project.dialect
-        summary.failures = {uid: lin.reason or "" for uid, lin in sorted(lineages.items()) if lin.status == ModelStatus.FAILED}
+        summary.failures = {uid: reason or "" for uid, (status, reason, _) in sorted(writer.outcomes.items()) if status == ModelStatus.FAILED}
         summary.warnings = input_warnings(project)
-        t = self._stage("store", t)
+        t = self._stage("store", t + self.timings.get("analyze", 0.0))  # the writes' time, without the analysis's
         self.timings["total"] = round(time.perf_counter() - t_start, 6)
         summary.timings = self.timings
         summary = self._activate(name, build_id, summary)
@@ -440,17 +442,19 @@ class Builder:
     def _write_consumers(
         self,
         project: DbtProject,
-        lineages: dict[str, ModelLineage],
+        outcomes: dict[str, tuple[ModelStatus, str | None, list[str]]],
         build_id: int,
         digests: dict[str, str],
         current_records: dict[str, dict[str, Any]],
     ) -> None:
         """Semantic models, metrics, exposures, saved queries and tests (catalog.store.consumers),
-        and the records of what the build read (catalog.store.records)."""
-        semantic, edges = consumer_lineage(project, lineages)
-        linked = Linked(project, lineages)
+        and the records of what the build read (catalog.store.records); ``outcomes``: the
+        writer's, whose column names stand for the models this build analyzed."""
+        analyzed = {uid: names for uid, (_, _, names) in outcomes.items()}
+        semantic, edges = consumer_lineage(project, analyzed)
+        linked = Linked(project, analyzed)
         bi_status = {uid: linked.status(uid) for uid in project.bi_fields}
-        counts = write_consumers(self.graph, project, semantic, edges, build_id, columns_tested(project, lineages), bi_status)
+        counts = write_consumers(self.graph, project, semantic, edges, build_id, columns_tested(project, analyzed), bi_status)
         write_records(self.graph, project, build_id, digests, current_records)
         self.say(f"consumers: {counts['consumers']}, {counts['consumer_relationships_written']} relationships written")
 
@@ -467,16 +471,25 @@ class Builder:
 
         return progress
 
-    def _analyze(self, project: DbtProject, recompute: list[DbtNode], states: dict[str, Any]) -> dict[str, ModelLineage]:
+    def _analyzed(self, project: DbtProject, recompute: list[DbtNode], states: dict[str, Any]) -> Iterator[ModelLineage]:
+        """The lineage of each model of ``recompute``, as the analysis gives it (upstream models
+        first); its time is the ``analyze`` stage's, the writes between its models are not."""
         if not recompute:
-            return {}
-        return analyze_project(
+            self._stage("analyze", time.perf_counter())
+            return
+        packed = analyze_project_packed(
             project,
             jobs=self.jobs,
             progress=self._analysis_progress(),
             only={n.unique_id for n in recompute},
             known_columns={uid: s["columns"] for uid, s in states.items() if s.get("columns")},
         )
+        t = time.perf_counter()
+        for lineage in packed:
+            self.timings["analyze"] = self.timings.get("analyze", 0.0) + time.perf_counter() - t
+            yield unpack(lineage)
+            t = time.perf_counter()
+        self._stage("analyze", t)
 
 
 def _is_alive(running: dict[str, Any], host: str) -> bool:

@@ -53,7 +53,7 @@ from pydantic import BaseModel, ConfigDict
 from sqlglot import exp
 
 from catalog import __version__
-from catalog.analyze.records import ColumnKind, ColumnLineage, ConditionClause, ModelLineage, ModelStatus
+from catalog.analyze.records import ColumnKind, ColumnLineage, ConditionClause, ModelLineage, ModelStatus, column_names
 from catalog.bi_records import BIChart, BIDashboard, BIField
 from catalog.extract import DbtColumn, DbtExposure, DbtNode, DbtProject, DbtTest, measure_owners
 from catalog.idents import typed
@@ -136,18 +136,18 @@ def export_input(
     if consumers:
         from catalog.bi.link import consumer_lineage
 
-        semantic, edges = consumer_lineage(project, lineages)
+        semantic, edges = consumer_lineage(project, column_names(lineages))
         extra = {"consumers": consumer_nodes(project), "semantic": semantic, "consumer_edges": tuple(edges)}
     if tests and any(t.sql is not None for t in project.tests.values()):  # SQL still to read: artifacts
         from catalog.analyze.dbt_tests import columns_tested, with_columns
 
-        extra["tests"] = {uid: with_columns(project.tests[uid], refs) for uid, refs in columns_tested(project, lineages).items()}
+        extra["tests"] = {uid: with_columns(project.tests[uid], refs) for uid, refs in columns_tested(project, column_names(lineages)).items()}
     elif tests:  # each with its columns already (a stored build's records), read without the analyzer
         extra["tests"] = dict(project.tests)
     if project.bi_fields:
         from catalog.bi.link import Linked
 
-        linked = Linked(project, lineages)
+        linked = Linked(project, column_names(lineages))
         extra |= {
             "bi_fields": project.bi_fields, "charts": project.charts, "dashboards": project.dashboards,
             "bi_columns": {uid: tuple(sorted(cols)) for uid, cols in linked.columns.items()},

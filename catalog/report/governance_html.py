@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import quote
 
 from catalog import __version__
-from catalog.report.governance_model import NOTES, STATUSES, Col, GovernanceReport
+from catalog.report.governance_model import NOTES, STATUSES, Col, GovernanceReport, Inheritable
 from catalog.report.governance_render import (
     DEFAULT_MAX_ROWS,
     TREND_HEADER,
@@ -23,7 +23,7 @@ from catalog.report.governance_render import (
     trend_rows,
     untested_rows,
 )
-from catalog.report.limits import cut
+from catalog.report.limits import TableRows, cut
 from catalog.report.governance_svg import render_picture, render_trends
 
 FILTER_FROM = 12  # tables with more rows than this get a filter box
@@ -264,8 +264,8 @@ def _coverage(page: _Page, r: GovernanceReport) -> None:
     page.add("<h3>Unresolved columns</h3>")
     page.table(
         ["column", "model status", "kind", "reason", "expression"],
-        [(page.col(u.column), _status(u.model_status), _e(u.kind.replace("_", " ")), _e(u.reason), _code(cut(u.expr or "")))
-         for u in cov.unresolved_columns],
+        TableRows(cov.unresolved_columns, lambda u: (
+            page.col(u.column), _status(u.model_status), _e(u.kind.replace("_", " ")), _e(u.reason), _code(cut(u.expr or "")))),
         "No unresolved column.",
     )
     page.add("</section>")
@@ -303,7 +303,7 @@ def _undocumented(page: _Page, r: GovernanceReport) -> None:
                  f"undocumented columns of <strong>all models</strong> are listed instead ({len(un.columns)} of "
                  f"{un.columns_in_scope}).</p>")
     page.table(["column", "access", "data type", "declared in YAML"],
-               [(page.col(u.column), _e(u.access), _e(u.data_type), "yes" if u.declared else "no") for u in un.columns],
+               TableRows(un.columns, lambda u: (page.col(u.column), _e(u.access), _e(u.data_type), "yes" if u.declared else "no")),
                "Every column in scope is documented.")
     page.add("</section>")
 
@@ -311,9 +311,9 @@ def _undocumented(page: _Page, r: GovernanceReport) -> None:
 def _unused(page: _Page, r: GovernanceReport) -> None:
     _section(page, "unused", NOTES["unused"])
     page.table(["column", "node", "data type", "why", "dependents", "dependents with incomplete lineage"],
-               [(page.col(u.column), _e(u.resource_type), _e(u.data_type),
-                 _e(u.reason + (": " + ", ".join(u.read_by) if u.read_by else "")), str(u.dependents),
-                 ", ".join(_code(n) for n in u.incomplete_dependents)) for u in r.unused],
+               TableRows(r.unused, lambda u: (page.col(u.column), _e(u.resource_type), _e(u.data_type),
+                                              _e(u.reason + (": " + ", ".join(u.read_by) if u.read_by else "")), str(u.dependents),
+                                              ", ".join(_code(n) for n in u.incomplete_dependents))),
                "Every column of a depended-on model is read.", numeric=(4,))
     page.add("</section>")
 
@@ -329,14 +329,13 @@ def _depended_on(page: _Page, r: GovernanceReport) -> None:
 
 def _inheritable(page: _Page, r: GovernanceReport) -> None:
     _section(page, "inheritable", NOTES["inheritable"])
-    rows = []
-    for i in r.inheritable:
+    def row(i: Inheritable) -> tuple[str, ...]:
         if i.conflict:
             options = "<br>".join(f"{page.col(c.column)}: {_e(c.description)}" for c in i.candidates)
-            rows.append((page.col(i.column), f"<em>conflicting candidates:</em><br>{options}", "", ""))
-        else:
-            rows.append((page.col(i.column), _e(i.description), page.col(i.source), _e(path_text(i.hops))))
-    page.table(["column", "would inherit", "from", "path"], rows, "No undocumented column copies a documented one.")
+            return (page.col(i.column), f"<em>conflicting candidates:</em><br>{options}", "", "")
+        return (page.col(i.column), _e(i.description), page.col(i.source), _e(path_text(i.hops)))
+
+    page.table(["column", "would inherit", "from", "path"], TableRows(r.inheritable, row), "No undocumented column copies a documented one.")
     page.add("</section>")
 
 

@@ -3,14 +3,60 @@
 fills them, ``governance_render`` writes them as JSON and Markdown, ``governance_html`` as HTML.
 
 The report's long lists (unresolved, PII, undocumented, unused, inheritable) are made as their
-JSON without the records (:func:`col_json`), which the JSON report writes as it comes.
+JSON without the records (:func:`col_json`), which the JSON report writes as it comes; the
+Markdown and HTML reports hold them packed (:class:`PackedRows`), each record made when read.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Annotated, Any, Generic, TypeVar, overload
 
-from pydantic import BaseModel, computed_field, model_serializer
+from pydantic import BaseModel, ValidatorFunctionWrapHandler, WrapValidator, computed_field, model_serializer
+
+try:
+    import orjson
+except ImportError:  # pragma: no cover - the fast extra is optional
+    orjson = None  # type: ignore[assignment]
+
+R = TypeVar("R", bound=BaseModel)
+
+
+class PackedRows(Sequence[R], Generic[R]):
+    """A long list of the report's records held as the JSON text of each (a few hundred bytes,
+    where the record and its strings take several times that), each record made when it is
+    read: the Markdown and HTML reports of a large build hold their lists this way and make
+    records only of the rows they show."""
+
+    def __init__(self, record: type[R], items: Iterable[dict[str, Any]]):
+        self.record = record
+        # as text: orjson's bytes keep the buffer they were written in (4 kB for a row of 250 bytes)
+        encode = json.dumps if orjson is None else lambda v: orjson.dumps(v).decode()
+        self._items = [encode(item) for item in items]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, at: int) -> R: ...
+    @overload
+    def __getitem__(self, at: slice) -> tuple[R, ...]: ...
+    def __getitem__(self, at: int | slice) -> R | tuple[R, ...]:
+        if isinstance(at, slice):
+            return tuple(map(self.record.model_validate_json, self._items[at]))
+        return self.record.model_validate_json(self._items[at])
+
+    def __iter__(self) -> Iterator[R]:
+        return map(self.record.model_validate_json, self._items)
+
+
+def _packed_as_it_is(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    return value if isinstance(value, PackedRows) else handler(value)
+
+
+# a long list of the report: a tuple of records, or those records packed (PackedRows)
+Rows = Annotated[tuple[R, ...], WrapValidator(_packed_as_it_is)]
 
 from catalog.lineage.walks import COPY_TYPES
 
@@ -176,7 +222,7 @@ class Coverage(BaseModel, frozen=True):
     totals: CoverageTotals
     models: tuple[ModelCoverage, ...]
     reasons: tuple[ReasonGroup, ...]
-    unresolved_columns: tuple[UnresolvedColumn, ...]
+    unresolved_columns: Rows[UnresolvedColumn]
 
 
 class PiiReach(BaseModel, frozen=True):
@@ -201,7 +247,7 @@ class PiiColumn(BaseModel, frozen=True):
 
 
 class Pii(BaseModel, frozen=True):
-    columns: tuple[PiiColumn, ...]
+    columns: Rows[PiiColumn]
     reached: tuple[Col, ...]  # every distinct column reached from any PII column
     untagged: tuple[Col, ...]  # those not tagged PII themselves, reached unmasked
     masked: tuple[Col, ...] = ()  # those reached only through a masked column
@@ -219,7 +265,7 @@ class Undocumented(BaseModel, frozen=True):
     public_models: int
     models_in_scope: int
     columns_in_scope: int
-    columns: tuple[UndocumentedColumn, ...]
+    columns: Rows[UndocumentedColumn]
 
 
 class UnusedColumn(BaseModel, frozen=True):
@@ -374,9 +420,9 @@ class GovernanceReport(BaseModel, frozen=True):
     coverage: Coverage
     pii: Pii
     undocumented: Undocumented
-    unused: tuple[UnusedColumn, ...]
+    unused: Rows[UnusedColumn]
     depended_on: tuple[DependedOn, ...]
-    inheritable: tuple[Inheritable, ...]
+    inheritable: Rows[Inheritable]
     pictures: tuple[Picture, ...]
     tests: DbtTestCoverage
     history: tuple[TrendPoint, ...] = ()  # only with collect_report(history=N)
