@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from catalog.analyze.records import column_names
 from catalog.analyze.project import analyze_project
 from catalog.bi.link import Linked, bi_edges
 from catalog.bi.sources import bi_folders, read_bi
@@ -32,7 +33,7 @@ def jaffle(shared_dir: Path) -> Path:
 def linked(jaffle: Path):
     project = read_bi(load_project(jaffle), jaffle, [jaffle / "charts", FIXTURES / "lightdash_dashboard"])
     lineages = analyze_project(project, jobs=1)
-    return project, Linked(project, lineages), bi_edges(project, lineages)
+    return project, Linked(project, column_names(lineages)), bi_edges(project, column_names(lineages))
 
 
 def into(edges, down: str) -> set[tuple[str, str]]:
@@ -112,7 +113,7 @@ def test_fields_reading_what_the_model_lacks_are_unresolved_with_their_reason(li
 def test_a_chart_of_an_unknown_explore_keeps_its_fields_unresolved(jaffle: Path) -> None:
     project = read_bi(load_project(jaffle), jaffle, [FIXTURES / "lightdash_bad_explore"])
     chart = project.charts[C + "refunds-by-month"]
-    links = Linked(project, analyze_project(project, jobs=1))
+    links = Linked(project, column_names(analyze_project(project, jobs=1)))
     assert [links.status(uid) for uid, _ in chart.shows] == [("unresolved", "no explore 'refunds' in the project")] * 2
 
 
@@ -155,8 +156,8 @@ def test_a_sql_chart_shows_its_sql_columns_each_reading_what_the_sql_reads(jaffl
     """select region, sum(revenue) as revenue, count(distinct customer_id) as customers,
     current_date as as_of from "jaffle_shop"."main"."regional_sales" group by region."""
     project = read_bi(load_project(jaffle), jaffle, [FIXTURES / "lightdash_sql"])
-    links = Linked(project, analyze_project(project, jobs=1))
-    edges = bi_edges(project, analyze_project(project, jobs=1))
+    links = Linked(project, column_names(analyze_project(project, jobs=1)))
+    edges = bi_edges(project, column_names(analyze_project(project, jobs=1)))
     chart = project.charts[C + "revenue-by-region-sql"]
     slug = F + "revenue-by-region-sql."
     assert (chart.kind, dict(chart.shows)) == ("sql_chart", {slug + c: "column" for c in ("region", "revenue", "customers", "as_of")})
@@ -172,7 +173,7 @@ def test_the_lightdash_e2e_chart_and_dashboard(jaffle: Path) -> None:
     dashboard's five charts are in no file here, kept unresolved; its filters are orders fields."""
     project = read_bi(load_project(jaffle), jaffle, [FIXTURES / "lightdash_e2e"])
     lineages = analyze_project(project, jobs=1)
-    edges = bi_edges(project, lineages)
+    edges = bi_edges(project, column_names(lineages))
     chart = project.charts[C + "how-do-payment-methods-vary-across-different-amount-ranges"]
     own = F + "how-do-payment-methods-vary-across-different-amount-ranges.amount_range"
     assert dict(chart.shows) == {own: "dimension", F + "payments_payment_method": "dimension", F + "orders_total_order_amount": "metric"}

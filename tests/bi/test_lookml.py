@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from catalog.analyze.records import column_names
 from catalog.analyze.project import analyze_project
 from catalog.bi.link import Linked, bi_edges
 from catalog.bi.sources import read_bi
@@ -29,7 +30,7 @@ def jaffle(shared_dir: Path) -> Path:
 def linked(jaffle: Path):
     project = read_bi(load_project(jaffle), jaffle, [LOOKML])
     lineages = analyze_project(project, jobs=1)
-    return project, Linked(project, lineages), bi_edges(project, lineages)
+    return project, Linked(project, column_names(lineages)), bi_edges(project, column_names(lineages))
 
 
 def into(edges, down: str) -> set[tuple[str, str]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from catalog.analyze.records import column_names
 from catalog.analyze.dbt_tests import columns_tested
 from catalog.analyze.project import analyze_project
 from catalog.check import lineage_graph
@@ -18,7 +19,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coffee_shop" / "ta
 def _example() -> list[ReadNode]:
     project = load_project(EXAMPLE)
     lineages = analyze_project(project, jobs=1)
-    return readers_in_memory(lineage_graph(project, lineages), columns_tested(project, lineages))
+    return readers_in_memory(lineage_graph(project, lineages), columns_tested(project, column_names(lineages)))
 
 
 def _listed(nodes: list[ReadNode], end_models: bool = True) -> dict[str, str]:

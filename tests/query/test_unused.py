@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 from run_cli import answer, one_error, run
 
+from catalog.analyze.records import column_names
 from catalog.builds import Builder
 from catalog.history import forget_project
 from edits import edit_manifest
@@ -207,7 +208,7 @@ def test_in_memory_answer_is_the_stored_one(example_build, graph, example):
 
     project = load_project(example)
     lineages = analyze_project(project, jobs=1)
-    nodes = readers_in_memory(lineage_graph(project, lineages), columns_tested(project, lineages))
+    nodes = readers_in_memory(lineage_graph(project, lineages), columns_tested(project, column_names(lineages)))
     view = BuildView(graph, example_build[0])
     for end_models in (False, True):
         stored = find_unused(view, end_models=end_models).models
