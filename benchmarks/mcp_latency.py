@@ -87,6 +87,25 @@ async def time_tools(server: Any, calls: list[tuple[str, dict[str, Any], int]]) 
             print(f"{tool:<16}{first_ms:>10.1f}{pct(times, 50):>10.1f}{pct(times, 95):>10.1f}{min(times):>10.1f}  {what}")
 
 
+async def first_calls(settings: Neo4jSettings, name: str, calls: list[tuple[str, dict[str, Any], int]]) -> None:
+    """Each tool's first call on a server of its own, started as `catalog mcp` starts it (Neo4j
+    asked once, the default build's records read in the background): what an agent's first
+    question of each kind waits for once the server is ready."""
+    print(f"{'tool':<16}{'first call after ready, ms':>28}  answer")
+    for tool, args, _ in calls:
+        source = Stored(settings, project=name)
+        source.unreachable()
+        source.check_defaults()
+        source.warm()
+        async with Client(make_server(source)) as client:
+            t = time.perf_counter()
+            result = await client.call_tool(tool, args)
+            first_ms = (time.perf_counter() - t) * 1000
+        source.close()
+        what = f"error: {result.content[0].text[:80]}" if result.is_error else ""
+        print(f"{tool:<16}{first_ms:>28.1f}  {what}")
+
+
 async def start_to_first_answer(name: str, column: str) -> tuple[float, float]:
     """Seconds from starting `catalog mcp` to the end of its handshake, and to its first impact answer."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -112,6 +131,9 @@ def main() -> None:
     ap.add_argument("--chain", type=int, default=4)
     ap.add_argument("--tools", help="only these tools, comma-separated (diff,search,cypher); default: every tool")
     ap.add_argument("--no-stdio", action="store_true", help="skip the time from starting `catalog mcp` to its first answer")
+    ap.add_argument("--target", type=Path, help="a dbt target folder to build and ask instead of a synth project (/tmp/synth/synth_5000_11/target)")
+    ap.add_argument("--project", help="the project name to build it under (default: bench_latency_MODELS_SEED)")
+    ap.add_argument("--no-first", action="store_true", help="skip each tool's first call on a fresh server")
     args = ap.parse_args()
     if args.hub:
         from hub_project import write_hub_project
@@ -120,8 +142,8 @@ def main() -> None:
         out = Path(tempfile.gettempdir()) / f"catalog-bench-{name}"
         target = write_hub_project(out, args.fans, args.width, args.chain)
     else:
-        name = f"bench_latency_{args.models}_{args.seed}"
-        target = synth_target(args.models, args.seed)
+        name = args.project or f"bench_latency_{args.models}_{args.seed}"
+        target = args.target or synth_target(args.models, args.seed)
     settings = Neo4jSettings.from_env()
     with open_driver(settings) as driver:
         graph = Graph(driver, settings.database)
@@ -150,6 +172,8 @@ def main() -> None:
     if args.tools:
         wanted = set(args.tools.split(","))
         calls = [c for c in calls if c[0] in wanted]
+    if not args.no_first:
+        anyio.run(first_calls, settings, name, [c for c in calls if c[0] != "check_change"])
     source = Stored(settings, project=name)
     print(f"in process, {runs} runs per tool (check_change: {args.check_runs}), default limit")
     anyio.run(time_tools, make_server(source), calls)

@@ -140,7 +140,7 @@ class BuildView:
         self.build_id: int = build["id"]
         self.dialect: str | None = build.get("dialect")  # how the build's column names compare
         self._columns: list[ColumnId] | None = None
-        self._by_form: dict[str, list[ColumnId]] | None = None
+        self._names: dict[str, list[str]] | None = None
         self._builds: dict[str, int] | None = None
         self._upstream: list[str] = list(build.get("upstream") or [])
 
@@ -238,33 +238,35 @@ class BuildView:
         return next(iter(hits.values()), None)
 
     def _resolve_own(self, text: str) -> ColumnId:
-        # the fast path asks the graph for columns of that name (indexed); the full list of
-        # names is only loaded for a name with several dots or to explain a miss
+        # the graph is asked for the columns of each way of reading the name (indexed); a
+        # miss reads the names of the build's columns alone, for its suggestions
         hits: list[ColumnId] = []
-        if self._by_form is None:
-            model, column = require_splits(text, self.dialect)[0]
-            rows = self.graph.read(
-                "read/find_columns_named", project=self.project, model=model, column_name=column, build_id=self.build_id
-            )
-            hits = [ColumnId(**r) for r in rows]
+        for model, column in require_splits(text, self.dialect):
+            rows = self.graph.read("read/find_columns_named", project=self.project, model=model, column_name=column, build_id=self.build_id)
+            if rows:
+                hits = [ColumnId(**r) for r in rows]
+                break
         return resolve_column(
             text,
             self.dialect,
-            self._name_index,
+            lambda: {},
             key=lambda c: c.key,
             label=lambda c: f"{c.unique_id}.{quote_column(c.name)}",
             where=f"in project {self.project!r} (build {self.build_id})",
             hits=hits,
+            names=self.names_by_model,
         )
 
-    def _name_index(self) -> dict[tuple[str, str], list[ColumnId]]:
-        if self._by_form is None:
-            by_form: dict[tuple[str, str], list[ColumnId]] = defaultdict(list)
-            for c in self.columns():
-                for model in {c.model.lower(), c.unique_id.lower()}:
-                    by_form[(model, c.name)].append(c)
-            self._by_form = dict(by_form)
-        return self._by_form
+    def names_by_model(self) -> dict[str, list[str]]:
+        """The names of the build's columns by model form (a model's name or unique id, lower
+        case), as :func:`catalog.lineage.names.suggest` compares them."""
+        if self._names is None:
+            names: dict[str, list[str]] = defaultdict(list)
+            for r in self.graph.read("read/list_column_names_by_model", project=self.project, build_id=self.build_id):
+                for model in {r["model"].lower(), r["unique_id"].lower()}:
+                    names[model] += r["names"]
+            self._names = dict(names)
+        return self._names
 
     # ------------------------------------------------------------------ questions
     def impact(self, names: list[str], max_depth: int | None = None, with_conditions: bool = False) -> Answer:

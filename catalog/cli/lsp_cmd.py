@@ -26,6 +26,10 @@ def lsp(
     ] = None,
     dialect: DialectOpt = None,
     jobs: JobsOpt = None,
+    hover_wait: Annotated[
+        float,
+        typer.Option("--hover-wait", min=0, help="Seconds a hover waits for a project's lineage while it is first read; then the hover says it is loading."),
+    ] = 1.5,
     stdio: Annotated[bool, typer.Option("--stdio", help="Serve on stdin and stdout (the default and only transport; editors pass it).")] = True,
     neo4j: Neo4jOptions = NEO4J,
 ) -> None:
@@ -48,7 +52,10 @@ def lsp(
     connection options; a new build is used once it is active), or with --memory from the
     project's target/ analyzed in memory (a new target/manifest.json, after `dbt compile`, is
     used without a restart). Problems (a file outside any dbt project, a project never built,
-    Neo4j down, a half-written manifest) are shown as messages; the server goes on.
+    Neo4j down, a half-written manifest) are shown as messages; the server goes on. While a
+    project's lineage is first read (a large target is analyzed, a large build read), a hover
+    says so and what is being read, after --hover-wait seconds, instead of keeping the editor
+    waiting; it answers once the lineage is read.
     """
     try:
         from catalog.lsp.server import make_server
@@ -59,7 +66,7 @@ def lsp(
     if memory:
         if project is not None:
             fail("--project names a build stored in Neo4j: give it without --memory", EXIT_USAGE)
-        options = Options(memory=True, dialect=dialect, jobs=jobs)
+        options = Options(memory=True, dialect=dialect, jobs=jobs, hover_wait=hover_wait)
     else:
         if dialect is not None:
             fail("--dialect applies to --memory: a stored build keeps the dialect it was built with", EXIT_USAGE)
@@ -67,7 +74,7 @@ def lsp(
         settings = neo4j.settings()
         asked = neo4j.timeout_asked  # as `catalog mcp` reads a build
         stored = Stored(settings, project=project, jobs=jobs, whole_build_timeout=settings.timeout if asked else None)
-        options = Options(memory=False, project=project, jobs=jobs, stored=stored)
+        options = Options(memory=False, project=project, jobs=jobs, stored=stored, hover_wait=hover_wait)
     server = make_server(options)
     stdin, stdout = _own_stdio()
     try:

@@ -6,6 +6,8 @@ one column with suggestions for typos. One resolver for every way in: a stored b
 from __future__ import annotations
 
 import difflib
+import heapq
+import operator
 from collections.abc import Callable, Collection, Mapping
 from typing import TypeVar
 
@@ -53,35 +55,178 @@ def resolve_column(
     label: Callable[[T], str],
     where: str,
     hits: Collection[T] = (),
+    names: Callable[[], NamesByModel] | None = None,
 ) -> T:
     """The one column ``text`` names. ``index`` gives every column by its name forms (called
     only when ``hits``, the columns a faster lookup found, are none); ``label`` names a
     column unambiguously (``model.shop.orders.amount``); ``where`` ends the message of a
-    miss (``in project 'shop' (build 3)``)."""
+    miss (``in project 'shop' (build 3)``); ``names``: the column names by model form for
+    the suggestions of a miss, when they come cheaper than ``index`` (from it otherwise)."""
     splits = require_splits(text, dialect)
-    if not hits:
+    if not hits and names is None:
         by_form = index()
         hits = next((by_form[s] for s in splits if s in by_form), ())
     unique = {key(c): c for c in hits}
     if len(unique) == 1:
         return next(iter(unique.values()))
     if unique:
-        names = ", ".join(sorted(label(c) for c in unique.values()))
-        raise Ambiguous(f"{text!r} is ambiguous; name one of: {names}")
-    labels = {f"{model}.{quote_column(name)}": (model, name) for model, name in index()}
-    raise NotFound(f"no column {text!r} {where}{suggest(text, labels, dialect)}")
+        listed = ", ".join(sorted(label(c) for c in unique.values()))
+        raise Ambiguous(f"{text!r} is ambiguous; name one of: {listed}")
+    raise NotFound(f"no column {text!r} {where}{suggest(text, names() if names is not None else names_by_model(index()), dialect)}")
 
 
-def suggest(text: str, labels: dict[str, tuple[str, str]], dialect: str | None = None) -> str:
-    """``; did you mean ...?`` with the closest of ``labels`` (names as users type them,
-    mapped to their (model, column)), written so that they work when pasted back."""
-    by_lower: dict[str, str] = {}
-    for label in labels:
-        by_lower.setdefault(label.lower(), label)
-    close = difflib.get_close_matches(text.strip().lower(), list(by_lower), n=5, cutoff=0.6)
+# model form (a model's name or unique id, lower case) -> the names of its columns
+NamesByModel = Mapping[str, Collection[str]]
+
+
+def names_by_model(index: NameIndex[T]) -> dict[str, list[str]]:
+    """The column names of each model form of ``index``."""
+    out: dict[str, list[str]] = {}
+    for model, name in index:
+        out.setdefault(model, []).append(name)
+    return out
+
+
+def suggest(text: str, names: NamesByModel, dialect: str | None = None) -> str:
+    """``; did you mean ...?`` with the closest of the labels ``MODEL.COLUMN`` of ``names``,
+    written so that they work when pasted back (the model part as given, lower case), else
+    the columns of the model the text starts with. The labels are compared as difflib's
+    ``get_close_matches`` compares them (:data:`CUTOFF`, the five closest; the first of those
+    that differ only in case), only those that may be close (:func:`closest`)."""
+    word = text.strip().lower()
+    close = closest(word, names)
     if close:
-        return f"; did you mean {', '.join(by_lower[c] for c in close)}?"
+        return f"; did you mean {', '.join(close)}?"
     splits = column_splits(text, dialect)
     model = splits[0][0] if splits else ""
-    cols = sorted({quote_column(name) for m, name in labels.values() if m == model})
+    cols = sorted({quote_column(name) for name in names.get(model, ())})
     return f"; {model} has: {', '.join(cols[:20])}" if cols else ""
+
+
+def closest(word: str, names: NamesByModel) -> list[str]:
+    """The labels difflib's ``get_close_matches(word, labels, n=5, cutoff=CUTOFF)`` gives
+    (compared lower case), asking difflib about them best bound first (:class:`LabelBound`)
+    and stopping where no later label can be among the five."""
+    bound = LabelBound(word)
+    typed = {name: quote_column(name).lower() for name in set().union(*names.values())}
+    bound.score_all([*names, *typed.values()])
+    scored = {name: (low, bound.score(low)) for name, low in typed.items()}  # as users type it, lower case; its score
+    found: list[tuple[float, str, str]] = []  # (-loose bound, model, name)
+    for model, columns in names.items():
+        floor = bound.need - bound.score(model)
+        found += [(-bound.loose(model, scored[name][0]), model, name) for name in columns if scored[name][1] >= floor]
+    found.sort()
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(word)
+    best: list[tuple[float, str]] = []  # a heap of the five best (ratio, lower-case label) so far
+    shown: dict[str, str] = {}  # lower-case label -> as users type it
+    for loose, model, name in found:
+        if len(best) == SUGGESTED and -loose < best[0][0]:
+            break
+        column = scored[name][0]
+        low = f"{model}.{column}"
+        if low in shown or bound.most(model, column) < (best[0][0] if len(best) == SUGGESTED else CUTOFF):
+            continue
+        shown[low] = f"{model}.{quote_column(name)}"
+        matcher.set_seq1(low)
+        if matcher.real_quick_ratio() >= CUTOFF and matcher.quick_ratio() >= CUTOFF and matcher.ratio() >= CUTOFF:
+            heapq.heappush(best, (matcher.ratio(), low))
+            if len(best) > SUGGESTED:
+                heapq.heappop(best)
+    return [shown[low] for _, low in heapq.nlargest(SUGGESTED, best)]
+
+
+CUTOFF = 0.6  # difflib's ratio a suggestion needs
+SUGGESTED = 5  # suggestions at most
+
+
+class LabelBound:
+    """Which labels (``model.column``, lower case) can be a close match of ``word``, decided
+    from their two parts without comparing the labels themselves. difflib's ratio of two
+    texts is 2 M / (their lengths), where its M matching letters are a common subsequence,
+    so M is at most their longest common subsequence (LCS). That of a label and the word is
+    at most the model part's LCS with the word's first k letters, plus its dot, plus the
+    column part's with the rest, for the best k (:meth:`tight`); more loosely, the parts'
+    LCS with the whole word (:meth:`score`, one number per part). A label whose bound falls
+    short of :data:`CUTOFF` cannot be suggested; the rest are compared as difflib does."""
+
+    def __init__(self, word: str):
+        self.word = word
+        self._masks = _letter_masks(word)
+        self._back_masks = _letter_masks(word[::-1])
+        self._dot = 1 if "." in word else 0
+        self._scores: dict[str, int] = {}
+        self._heads: dict[str, list[int]] = {}
+        self._tails: dict[str, list[int]] = {}
+        # a label passes when score(model) + score(column) >= need: CUTOFF is 3/10, in integers
+        self.need = 3 * (1 + len(word)) - 10 * self._dot
+
+    def score_all(self, parts: list[str]) -> None:
+        """:meth:`score` of each of ``parts``, sorted so that each goes on from the state of
+        the letters it shares with the one before (``model.shop.`` once for all)."""
+        size = len(self.word)
+        full = (1 << size) - 1
+        states = [full]  # after each letter of the part before
+        before = ""
+        for part in sorted(set(parts) - self._scores.keys()):
+            shared = 0
+            for a, b in zip(part, before):
+                if a != b:
+                    break
+                shared += 1
+            del states[shared + 1 :]
+            s = states[-1]
+            for ch in part[shared:]:
+                u = s & self._masks.get(ch, 0)
+                s = ((s + u) | (s - u)) & full
+                states.append(s)
+            self._scores[part] = 10 * (size - s.bit_count()) - 3 * len(part)
+            before = part
+
+    def score(self, part: str) -> int:
+        """What a label's part (lower case) may add to the match, less what its length costs."""
+        found = self._scores.get(part)
+        if found is None:
+            found = self._scores[part] = 10 * _lcs_bits(part, self._masks, len(self.word)).bit_count() - 3 * len(part)
+        return found
+
+    def loose(self, model: str, column: str) -> float:
+        """The most difflib's ratio of ``model.column`` and the word can be, from :meth:`score`."""
+        lcs = (self.score(model) + 3 * len(model) + self.score(column) + 3 * len(column)) // 10 + self._dot
+        return 2.0 * lcs / (len(model) + 1 + len(column) + len(self.word))
+
+    def most(self, model: str, column: str) -> float:
+        """The most difflib's ratio of ``model.column`` and the word can be, with the model
+        part matched in the word's first letters and the column part in the rest."""
+        heads = self._heads.get(model)
+        if heads is None:
+            heads = self._heads[model] = _prefix_counts(_lcs_bits(model, self._masks, len(self.word)), len(self.word))
+        tails = self._tails.get(column)
+        if tails is None:
+            tails = self._tails[column] = _prefix_counts(_lcs_bits(column[::-1], self._back_masks, len(self.word)), len(self.word))[::-1]
+        most = max(map(operator.add, heads, tails)) + self._dot
+        return 2.0 * most / (len(model) + 1 + len(column) + len(self.word))
+
+
+def _letter_masks(word: str) -> dict[str, int]:
+    masks: dict[str, int] = {}
+    for i, ch in enumerate(word):
+        masks[ch] = masks.get(ch, 0) | (1 << i)
+    return masks
+
+
+def _lcs_bits(text: str, masks: dict[str, int], size: int) -> int:
+    """The longest common subsequences of ``text`` and the word of ``masks`` (``size``
+    letters), bit-parallel (Allison and Dix, 1986; Hyyrö, 2004): the bits set in the
+    result's lowest k count the LCS of ``text`` and the word's first k letters."""
+    full = (1 << size) - 1
+    s = full
+    for ch in text:
+        u = s & masks.get(ch, 0)
+        s = ((s + u) | (s - u)) & full
+    return ~s & full
+
+
+def _prefix_counts(bits: int, size: int) -> list[int]:
+    """How many of ``bits``' lowest k bits are set, for k from 0 to ``size``."""
+    return [(bits & ((1 << k) - 1)).bit_count() for k in range(size + 1)]

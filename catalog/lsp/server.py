@@ -97,9 +97,9 @@ class CatalogServer(LanguageServer):
             return None
         return FileAnswers(loaded, project.root, path, self.workspace.get_text_document(uri).source, project.findings)
 
-    def named_at(self, params: types.TextDocumentPositionParams) -> tuple[FileAnswers, Named] | None:
-        """The file's answers and the column named at the position (waiting for a first view)."""
-        file = self.answers(params.text_document.uri, FIRST_WAIT)
+    def named_at(self, params: types.TextDocumentPositionParams, wait: float = FIRST_WAIT) -> tuple[FileAnswers, Named] | None:
+        """The file's answers and the column named at the position (waiting ``wait`` seconds for a first view)."""
+        file = self.answers(params.text_document.uri, wait)
         named = file.named(params.position.line, params.position.character) if file else None
         return (file, named) if file is not None and named is not None else None
 
@@ -193,8 +193,10 @@ def make_server(options: Options) -> CatalogServer:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     async def hover(ls: CatalogServer, params: types.HoverParams) -> types.Hover | None:
         def work() -> types.Hover | None:
-            if (at := ls.named_at(params)) is None:
-                return None
+            if (at := ls.named_at(params, ls.options.hover_wait)) is None:
+                found = ls.project_of(params.text_document.uri)
+                note = found[0].loading() if found else None
+                return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=note)) if note else None
             file, named = at
             return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=file.hover(named)), range=_range(named.span))
 

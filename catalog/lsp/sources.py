@@ -127,6 +127,7 @@ class Options:
     dialect: str | None = None
     jobs: int | None = None
     stored: Stored | None = None  # one connection for every project folder
+    hover_wait: float = 1.5  # seconds a hover waits for the first view before it says the lineage is loading
 
 
 class Project:
@@ -150,6 +151,7 @@ class Project:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._tried = threading.Event()  # the first load has ended, well or not
+        self._started = 0.0  # when the load under way started
         self._checked = 0.0
         # stored builds: `catalog check` of target/ against the active build, run when the
         # manifest changes after a file of the project was saved (a `dbt compile` after an edit)
@@ -185,7 +187,17 @@ class Project:
             if self._thread is not None and self._thread.is_alive():
                 return
             self._thread = threading.Thread(target=self._load, name=f"catalog-lsp-load {self.root.name}", daemon=True)
+            self._started = time.monotonic()
             self._thread.start()
+
+    def loading(self) -> str | None:
+        """What a hover says while the project's first view is read: what, and for how long so far."""
+        thread = self._thread
+        if self.loaded is not None or thread is None or not thread.is_alive():
+            return None
+        what = f"analyzing {self.manifest}" if self.options.memory else f"reading the active build of {repr(self.name) if self.name else 'the project'} from Neo4j"
+        return (f"_catalog lsp is {what} ({time.monotonic() - self._started:.0f} s so far): the lineage of this file "
+                "answers once it is read. Hover again in a moment._")
 
     def _check_if_compiled(self) -> None:
         sig = self._manifest_signature()

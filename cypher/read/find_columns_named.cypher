@@ -9,16 +9,11 @@ OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
 WITH coalesce($build_id, active.id) AS b
 MATCH (m:Model {project: $project})
 WHERE toLower(m.name) = $model OR toLower(m.unique_id) = $model
-CALL (m, b) {
-  // the project on the column too: an index seek on (project, name), not a scan of every Column
-  MATCH (m)-[h:HAS]->(c:Column {project: $project, name: $column_name})
-  WHERE h.since <= b AND (h.until IS NULL OR h.until > b)
-  RETURN c
-  UNION
-  MATCH (c:Column {project: $project, name: $column_name})
-  WHERE m.resource_type IN ['source', 'seed'] AND c.unique_id = m.unique_id
-    AND EXISTS { MATCH (c)-[f:FEEDS|CONDITIONS]->() WHERE f.since <= b AND (f.until IS NULL OR f.until > b) }
-  RETURN c
-}
+// the column's key is its model's and its name: one seek of the unique key per model
+MATCH (c:Column {key: m.key + '.' + $column_name})
+WHERE c.name = $column_name AND c.unique_id = m.unique_id
+  AND (EXISTS { MATCH (m)-[h:HAS]->(c) WHERE h.since <= b AND (h.until IS NULL OR h.until > b) }
+    OR (m.resource_type IN ['source', 'seed']
+      AND EXISTS { MATCH (c)-[f:FEEDS|CONDITIONS]->() WHERE f.since <= b AND (f.until IS NULL OR f.until > b) }))
 RETURN DISTINCT c.key AS key, m.unique_id AS unique_id, m.name AS model, c.name AS name
 ORDER BY key

@@ -103,7 +103,9 @@ async def editor(root: Path, *args: str, env: dict[str, str] | None = None) -> A
     """`catalog lsp ARGS` with ``root`` as the workspace, initialized, shut down after."""
     import os
 
-    config = ClientServerConfig(server_command=[*CATALOG, "lsp", *args], server_env={**os.environ, **(env or {})})
+    # a hover waits for the first lineage as long as the tests' projects take to read, unless told
+    wait = () if "--hover-wait" in args else ("--hover-wait", "600")
+    config = ClientServerConfig(server_command=[*CATALOG, "lsp", *wait, *args], server_env={**os.environ, **(env or {})})
     client = await config.start()
     client.lens_refreshes = 0
 

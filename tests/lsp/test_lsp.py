@@ -11,6 +11,7 @@ model columns read it (as tests/mcp/test_mcp_memory.py finds). orders.order_cost
 from __future__ import annotations
 
 import asyncio
+import re
 import shutil
 
 from editor import editor
@@ -189,3 +190,40 @@ def test_coffee_shop_pii_exposures_and_a_snapshot(coffee_shop):
             assert await ed.definition(snapshot, ed.at(snapshot, "email")) == [("models/staging/stg_customers.sql", email.line, email.character)]
 
     asyncio.run(run())
+
+
+def test_a_hover_while_the_lineage_is_first_read_says_so_then_answers(shared_dir, tmp_path):
+    """A synth project of 400 models takes seconds to analyze: with --hover-wait 0 the first
+    hover says what is being read instead of waiting; once read, the same position answers
+    as it does when the hover waits."""
+    import subprocess
+    import sys
+
+    from projects import lay_out
+
+    out = tmp_path / "synth"
+    tool = shared_dir / "tools" / "synth_dbt.py"
+    subprocess.run([sys.executable, str(tool), "--models", "400", "--seed", "3", "--out", str(out), "--quiet"], check=True)
+    root = lay_out(out / "target", tmp_path / "project")
+    rel = sorted(p.relative_to(root).as_posix() for p in (root / "models" / "staging").rglob("*.sql"))[0]
+    text = (root / rel).read_text(encoding="utf-8")
+    alias = re.search(r"\bas \w+(?=,?\n)", text).group(0)  # a staging model's renamed column, at the end of its line
+
+    async def first_hovers(*args: str) -> tuple[str | None, str | None]:
+        async with editor(root, "--memory", *args) as ed:
+            ed.open(rel)
+            at = ed.at(rel, alias, into=len(alias) - 1)
+            first = await ed.hover(rel, at)
+            answered = await ed.until(lambda: _answered(ed.hover(rel, at)), timeout=300)
+            return first, answered
+
+    first, answered = asyncio.run(first_hovers("--hover-wait", "0"))
+    assert first.startswith(f"_catalog lsp is analyzing {root / 'target' / 'manifest.json'} (")
+    assert first.endswith("s so far): the lineage of this file answers once it is read. Hover again in a moment._")
+    waited, _ = asyncio.run(first_hovers())
+    assert answered == waited and answered.startswith("**")
+
+
+async def _answered(hover) -> str | None:
+    text = await hover
+    return text if text and not text.startswith("_catalog lsp is ") else None

@@ -51,7 +51,7 @@ def test_headless_neovim_hovers_a_column(shared_dir, tmp_path):
     script.write_text(HOVER, encoding="utf-8")
     out = tmp_path / "out.json"
     env = {
-        "CATALOG_LSP_CMD": json.dumps([*CATALOG, "lsp", "--memory"]), "CATALOG_LUA": str(REPO_EDITORS / "neovim" / "catalog.lua"),
+        "CATALOG_LSP_CMD": json.dumps([*CATALOG, "lsp", "--memory", "--hover-wait", "600"]), "CATALOG_LUA": str(REPO_EDITORS / "neovim" / "catalog.lua"),
         "MODEL": str(root / STG_ORDERS), "LINE": str(line), "COL": str(at - text.rfind("\n", 0, at) - 1), "OUT": str(out),
         "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_STATE_HOME": str(tmp_path / "state"),
         "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": f"{__import__('os').path.dirname(sys.executable)}:/usr/bin:/bin",

@@ -1,0 +1,98 @@
+"""The suggestions of a mistyped column name (catalog/lineage/names.py) against difflib's
+``get_close_matches`` over every label of a project, on corpus projects and a synthetic one:
+the bounds that spare most labels a comparison never drop one difflib would suggest."""
+
+from __future__ import annotations
+
+import difflib
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from catalog.lineage.names import LabelBound, closest, names_by_model, suggest
+from catalog.mcp.stored import analyzed_input
+from catalog.mcp.view import ProjectView
+from catalog.store.keys import quote_column
+
+LETTERS = "abcdefghijklmnopqrstuvwxyz_.0123456789"
+
+
+def _typos(labels: list[str], count: int, seed: int) -> list[str]:
+    """``count`` labels with one to six letters deleted, inserted or replaced."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        word = list(rng.choice(labels))
+        for _ in range(rng.randint(1, 6)):
+            i = rng.randrange(len(word))
+            what = rng.random()
+            if what < 0.33 and len(word) > 1:
+                del word[i]
+            elif what < 0.66:
+                word.insert(i, rng.choice(LETTERS))
+            else:
+                word[i] = rng.choice(LETTERS + "ABC\"")
+        out.append("".join(word))
+    return out
+
+
+def _difflib_answer(word: str, names: dict[str, list[str]]) -> list[str]:
+    """difflib over every label, as the resolver asked it before it bounded the labels."""
+    by_lower: dict[str, str] = {}
+    for model in sorted(names):
+        for name in sorted(names[model]):
+            label = f"{model}.{quote_column(name)}"
+            by_lower.setdefault(label.lower(), label)
+    return [by_lower[c] for c in difflib.get_close_matches(word.strip().lower(), list(by_lower), n=5, cutoff=0.6)]
+
+
+def _names(view: ProjectView) -> dict[str, list[str]]:
+    return names_by_model(view._name_index())
+
+
+@pytest.fixture(scope="module")
+def synth_view(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> ProjectView:
+    out = tmp_path_factory.mktemp("synth")
+    tool = shared_dir / "tools" / "synth_dbt.py"
+    subprocess.run([sys.executable, str(tool), "--models", "120", "--seed", "5", "--out", str(out), "--quiet"], check=True)
+    return ProjectView(analyzed_input(out / "target"))
+
+
+@pytest.mark.parametrize("corpus", ["jaffle-shop", "fivetran-hubspot"])
+def test_corpus_suggestions_are_difflibs(shared_dir: Path, corpus: str):
+    names = _names(ProjectView(analyzed_input(shared_dir / "corpus" / corpus / "target")))
+    labels = sorted(f"{m}.{quote_column(n)}" for m, cols in names.items() for n in cols)
+    words = _typos(labels, 20, seed=len(corpus))
+    assert [closest(w.lower(), names) for w in words] == [_difflib_answer(w, names) for w in words]
+
+
+def test_synth_suggestions_are_difflibs(synth_view: ProjectView):
+    names = _names(synth_view)
+    labels = sorted(f"{m}.{quote_column(n)}" for m, cols in names.items() for n in cols)
+    words = _typos(labels, 15, seed=11) + ["x", "nothing.at_all", "model.synth."]
+    found = [closest(w.lower(), names) for w in words]
+    assert found == [_difflib_answer(w, names) for w in words]
+    assert sum(1 for f in found if f) > len(words) // 2  # most typos have suggestions
+
+
+def test_a_miss_without_close_names_lists_the_models_columns(synth_view: ProjectView):
+    names = _names(synth_view)
+    model = min(m for m in names if "." not in m)
+    message = suggest(f"{model}.zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", names)
+    assert message == f"; {model} has: {', '.join(sorted({quote_column(n) for n in names[model]})[:20])}"
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_bounds_are_never_below_difflibs_ratio(seed: int):
+    rng = random.Random(seed)
+    word = "".join(rng.choice(LETTERS) for _ in range(rng.randint(1, 30)))
+    bound = LabelBound(word)
+    for _ in range(50):
+        model = "".join(rng.choice(LETTERS.replace(".", "")) for _ in range(rng.randint(1, 20)))
+        column = "".join(rng.choice(LETTERS.replace(".", "")) for _ in range(rng.randint(1, 20)))
+        ratio = difflib.SequenceMatcher(None, f"{model}.{column}", word).ratio()
+        assert bound.most(model, column) >= ratio
+        assert bound.loose(model, column) >= bound.most(model, column)
