@@ -39,6 +39,7 @@ from pydantic import BaseModel
 
 from catalog.analyze.records import ColumnKind, ColumnLineage, ModelLineage, column_key
 from catalog.extract import DbtColumn, DbtNode, DbtProject, is_pii
+from catalog.idents import typed
 from catalog.compare import ClauseChange, ColumnChange, StateDiff, diff_state, sql_changed_models
 from catalog.contract import ContractBreak, contract_breaks
 from catalog.lineage.records import LineageGraph, PruneHop, hop_dict
@@ -256,6 +257,31 @@ def lineage_graph(project: DbtProject, lineages: dict[str, ModelLineage]) -> Lin
     return LineageGraph(project, {**lineages, **semantic}, consumers)
 
 
+class Named:
+    """Columns by name, one dict per model made the first time one of its columns is looked up:
+    a lookup per column of a model stays linear in its columns (``DbtNode.column`` and
+    ``ModelLineage.column`` scan them)."""
+
+    def __init__(self) -> None:
+        self._maps: dict[int, dict[str, Any]] = {}  # id of the node or lineage -> name -> column
+
+    def _map(self, owner: object, names: Callable[[], Iterable[tuple[str, Any]]]) -> dict[str, Any]:
+        found = self._maps.get(id(owner))
+        if found is None:
+            found = self._maps[id(owner)] = {}
+            for name, column in names():
+                found.setdefault(name, column)  # the first of a name, as the scans find it
+        return found
+
+    def node_column(self, node: DbtNode, name: str, dialect: str | None) -> DbtColumn | None:
+        """``node.column(name, dialect)``."""
+        return self._map(node, lambda: ((c.key_name(dialect), c) for c in node.columns)).get(typed(name))
+
+    def lineage_column(self, lin: ModelLineage | None, name: str) -> ColumnLineage | None:
+        """``lin.column(name)``; None without a lineage."""
+        return None if lin is None else self._map(lin, lambda: ((c.name, c) for c in lin.columns)).get(typed(name))
+
+
 class _Checker:
     def __init__(
         self,
@@ -273,6 +299,7 @@ class _Checker:
         self.diff = diff
         self.old_graph, self.new_graph = old_graph, new_graph
         self.base = base
+        self.named = Named()
         # the base's columns the change takes away: removed (or renamed) ones, removed models'
         self.gone = {column_key(uid, c.column) for uid, found in diff.changes.items() for c in found if c.change == "removed"}
         self.gone |= {key for uid in diff.removed_models for key in old_graph.model_columns.get(uid, ())}
@@ -368,7 +395,7 @@ class _Checker:
         """Whether a column read a column the change takes away, and the analysis now cannot
         resolve it (its reason is in the change's detail)."""
         old_lin, new_lin = self.old_lineages.get(uid), self.new_lineages.get(uid)
-        a, b = old_lin and old_lin.column(name), new_lin and new_lin.column(name)
+        a, b = self.named.lineage_column(old_lin, name), self.named.lineage_column(new_lin, name)
         return bool(a and b and not b.resolved and any(s.key in self.gone for s in a.sources))
 
     def _conditions_read_gone(self, uid: str) -> bool:
@@ -391,7 +418,7 @@ class _Checker:
         lin = self.new_lineages.get(uid)
         if key == uid or lin is None:
             return False
-        now = lin.column(self.old_graph.column_name[key])
+        now = self.named.lineage_column(lin, self.old_graph.column_name[key])
         return now is None or not now.resolved
 
     def _all_renames(self) -> dict[str, dict[str, tuple[str, str]]]:
@@ -422,7 +449,7 @@ class _Checker:
         d_old, d_new = old_lin.definitions, new_lin.definitions
 
         def same(a: str, b: str) -> str | None:
-            ca, cb = old_lin.column(a), new_lin.column(b)
+            ca, cb = self.named.lineage_column(old_lin, a), self.named.lineage_column(new_lin, b)
             if ca is None or cb is None or not ca.sources:
                 return None
             moved = {s.key: self.renamed_keys.get(s.key, s.key) for s in ca.sources}
@@ -449,7 +476,7 @@ class _Checker:
         return hit_name(self.old_graph, key, self.old_graph.column_model.get(key, key))
 
     def _doc_changes(self, before: DbtNode, node: DbtNode, name: str) -> tuple[str, ...]:
-        a, b = before.column(name, self.old.dialect), node.column(name, self.new.dialect)
+        a, b = self.named.node_column(before, name, self.old.dialect), self.named.node_column(node, name, self.new.dialect)
         if a is None or b is None:
             return ()
         kinds = []
@@ -470,7 +497,7 @@ class _Checker:
                 continue
             kinds = self._doc_changes(before, node, name)
             if kinds:
-                b = node.column(name, self.new.dialect)
+                b = self.named.node_column(node, name, self.new.dialect)
                 detail = "PII tag " + ("added" if b and is_pii(b.tags, b.meta) else "removed") if "pii_tag" in kinds else ""
                 out.append(self._finding(node, name, kinds, detail, None))
         return out
@@ -642,10 +669,10 @@ def pii_columns(project: DbtProject, graph: LineageGraph) -> dict[str, dict[str,
     ``lower(trim(email)) as email``: its value), and the columns either passes on unchanged
     (passthrough or renamed, any depth up): the same values, under another name."""
     out: dict[str, dict[str, bool]] = defaultdict(dict)
+    named = Named()
 
     def column(key: str) -> ColumnLineage | None:
-        lin = graph.lineages.get(graph.column_model.get(key, ""))
-        return lin.column(graph.column_name[key]) if lin is not None else None
+        return named.lineage_column(graph.lineages.get(graph.column_model.get(key, "")), graph.column_name[key])
 
     def copied_from(key: str) -> list[str]:
         col = column(key)
@@ -681,11 +708,12 @@ def _pii_reach(
     a masked column (a hash of the value, :mod:`catalog.masking`)."""
     out: dict[str, dict[str, list[PruneHop]]] = {}
     masked: dict[str, bool] = {}
+    named = Named()
 
     def unmasked(key: str) -> bool:
         if key not in masked:
             lin = graph.lineages.get(graph.column_model.get(key, ""))
-            col = lin.column(graph.column_name[key]) if lin is not None else None
+            col = named.lineage_column(lin, graph.column_name[key])
             masked[key] = col is not None and col.kind == ColumnKind.DERIVED and is_masked(col.expr, project.dialect, functions)
         return not masked[key]
 
@@ -697,7 +725,7 @@ def _pii_reach(
             if owner.startswith("exposure."):
                 targets[down] = path
             elif target is not None:
-                col = target.column(graph.column_name[down], project.dialect)
+                col = named.node_column(target, graph.column_name[down], project.dialect)
                 tagged = col is not None and is_pii(col.tags, col.meta)
                 if not tagged or target.access == "public" or target.contract_enforced:
                     targets[down] = path

@@ -22,7 +22,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
-from catalog.analyze.project import analyze_project
+from catalog.analyze.project import analyze_project, analyzed_columns
 from catalog.analyze.relations import EPHEMERAL_PREFIX
 from catalog.analyze.records import ModelLineage, ModelStatus, column_key
 from catalog.extract import DbtNode, DbtProject
@@ -122,12 +122,54 @@ def diff_state(
 
 
 def analyze_states(
-    old: DbtProject, new: DbtProject, jobs: int | None = None
+    old: DbtProject, new: DbtProject, jobs: int | None = None, base: dict[str, ModelLineage] | None = None
 ) -> tuple[dict[str, ModelLineage], dict[str, ModelLineage]]:
-    """The lineages of both versions of a project, for :func:`prune_state`; models whose SQL
-    changed also get the definitions of their columns and rows, from the analysis's own parse."""
+    """The lineages of both versions of a project, for :func:`prune_state` and ``check``.
+
+    The base is analyzed once, in full, unless its lineages are given (``base``: a stored
+    build's, or the cache's of the same base target). The change is analyzed only where its
+    lineage can differ from the base's (:func:`lineage_changed_models`): the other models have
+    the base's lineage. Models whose SQL changed also get, on both sides, the definitions of
+    their columns and rows, from the analysis's own parse."""
     changed = sql_changed_models(old, new)
-    return analyze_project(old, jobs=jobs, fingerprints=changed), analyze_project(new, jobs=jobs, fingerprints=changed)
+    if base is None:
+        old_lineages = analyze_project(old, jobs=jobs, fingerprints=changed)
+    else:  # the SQL-changed models again, for their definitions; the failed ones, as the analysis makes them
+        again = {uid for uid in old.nodes if uid in changed or uid not in base or base[uid].status == ModelStatus.FAILED} & _analyzed_uids(old)
+        known = analyzed_columns({uid: lin for uid, lin in base.items() if uid not in again})
+        redone = analyze_project(old, jobs=jobs, only=again, known_columns=known, fingerprints=changed) if again else {}
+        old_lineages = dict(sorted(({uid: base[uid] for uid in _analyzed_uids(old) if uid in base} | redone).items()))
+    redo = lineage_changed_models(old, new, old_lineages)
+    kept = {uid: old_lineages[uid] for uid in _analyzed_uids(new) if uid not in redo}
+    redone = analyze_project(new, jobs=jobs, only=redo, known_columns=analyzed_columns(kept), fingerprints=changed) if redo else {}
+    return old_lineages, dict(sorted((kept | redone).items()))
+
+
+def lineage_changed_models(old: DbtProject, new: DbtProject, old_lineages: dict[str, ModelLineage]) -> set[str]:
+    """The models and snapshots of ``new`` whose lineage may differ from their lineage in
+    ``old``: new ones, ones whose record changed (SQL, columns, types, configuration), ones
+    failed in the base, and downstream of those only where what the analysis reads changes,
+    the columns (and types) of a relation catalog.json lists, else its analyzed lineage (the
+    fingerprints a build reuses a model's lineage by, :mod:`catalog.builds.fingerprints`)."""
+    from catalog.builds.fingerprints import fingerprints
+
+    if old.dialect != new.dialect or old.masking_functions != new.masking_functions:
+        return _analyzed_uids(new)
+    before, after = fingerprints(old), fingerprints(new)
+    return {
+        uid
+        for uid in _analyzed_uids(new)
+        if uid not in old_lineages
+        or old_lineages[uid].status == ModelStatus.FAILED
+        or old.nodes.get(uid) != new.nodes[uid]
+        or before.get(uid) is None
+        or before[uid].lineage_hash != after[uid].lineage_hash
+    }
+
+
+def _analyzed_uids(project: DbtProject) -> set[str]:
+    """The nodes the analysis gives a lineage: models and snapshots."""
+    return {n.unique_id for n in project.models()}
 
 
 def sql_changed_models(old: DbtProject, new: DbtProject) -> set[str]:
