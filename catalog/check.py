@@ -330,6 +330,8 @@ class _Checker:
     def run(self) -> CheckReport:
         findings: list[Finding] = []
         for uid in sorted(set(self.new.nodes) & set(self.old.nodes)):
+            if uid not in self.diff.changes and self.new.nodes[uid] == self.old.nodes[uid] and not self.breaks.get(uid):
+                continue  # the same record, nothing changed in its columns: no finding
             if uid in self.diff.new_models:
                 findings += self._doc_findings(uid, set())
             else:
@@ -575,12 +577,37 @@ class _Checker:
         return out
 
     # ------------------------------------------------------------------ PII policy
+    def _touched(self) -> set[str]:
+        """The columns (and consumers) the change touches, and every column upstream of one on
+        either side: those of the models whose lineage or record differs, the consumers whose
+        edges in differ. A walk downstream from any other column meets the same edges, the same
+        lineages and the same records in the base and in the change."""
+        graphs = (self.old_graph, self.new_graph)
+        a, b = self.old_graph.lineages, self.new_graph.lineages
+        models = {uid for uid in a.keys() | b.keys() if a.get(uid) is not b.get(uid) and a.get(uid) != b.get(uid)}
+        models |= {uid for uid in self.old.nodes.keys() | self.new.nodes.keys() if self.old.nodes.get(uid) != self.new.nodes.get(uid)}
+        keys = {key for g in graphs for uid in models for key in g.model_columns.get(uid, ())}
+        into = [_edges_into(g) for g in graphs]
+        keys |= {down for down in into[0].keys() | into[1].keys() if into[0].get(down) != into[1].get(down)}
+        touched = set(keys)
+        for g, edges in zip(graphs, into):
+            touched |= reached(keys, lambda key, g=g, edges=edges: [e[0] for e in edges[key]] if key in edges else self._sources(g, key))
+        return touched
+
+    def _sources(self, graph: LineageGraph, key: str) -> list[str]:
+        """The columns a column is computed from, on one side."""
+        col = self.named.lineage_column(graph.lineages.get(graph.column_model.get(key, "")), graph.column_name.get(key, key))
+        return [s.key for s in col.sources] if col is not None else []
+
     def _policy_findings(self) -> list[Finding]:
         was_pii = pii_columns(self.old, self.old_graph)
         pii = pii_columns(self.new, self.new_graph)
         functions = masking_names(self.new.masking_functions)  # the change's list, on both sides
-        before = _pii_reach(self.old, self.old_graph, was_pii, functions)
-        after = _pii_reach(self.new, self.new_graph, pii, functions)
+        # a PII column upstream of nothing the change touches reaches the same columns on both sides
+        touched = self._touched()
+        walked = [key for key in pii if key in was_pii and key in touched]
+        before = _pii_reach(self.old, self.old_graph, walked, functions)
+        after = _pii_reach(self.new, self.new_graph, walked, functions)
         out = []
         for key in sorted(after):
             if key not in was_pii:  # newly PII (a new tag): a documentation change, not a new flow
@@ -690,6 +717,14 @@ def pii_columns(project: DbtProject, graph: LineageGraph) -> dict[str, dict[str,
                 out[key][tagged] = out[key].get(tagged, False) or unchanged
             out[tagged][tagged] = True
     return out
+
+
+def _edges_into(graph: LineageGraph) -> dict[str, list[tuple[str, str, str]]]:
+    """Consumer key -> its edges in, (upstream key, type, expr), as :class:`LineageGraph` was given them."""
+    out: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+    for up, down, kind, expr in graph.consumer_edges:
+        out[down].append((up, kind, expr))
+    return {down: sorted(edges) for down, edges in out.items()}
 
 
 def _pii_origin(tagged: dict[str, bool]) -> str:
