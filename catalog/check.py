@@ -195,8 +195,8 @@ def check_states(
 ) -> CheckReport:
     """Compare two versions of a project (lineages from :func:`catalog.compare.analyze_states`)."""
     diff = diff_state(old, old_lineages, new, new_lineages)
-    old_graph, new_graph = lineage_graph(old, old_lineages), lineage_graph(new, new_lineages)
-    report = _Checker(old, old_lineages, new, new_lineages, diff, old_graph, new_graph, base).run()
+    # the two graphs live as long as the checker: gone before the selector's graph is made
+    report = _Checker(old, old_lineages, new, new_lineages, diff, lineage_graph(old, old_lineages), lineage_graph(new, new_lineages), base).run()
     hit = {h.key for f in report.findings for h in f.hits if h.kind == "exposure"}
     owners = {e.name: e.owner for uid, e in new.exposures.items() if uid in hit and e.owner}
     precision = {e.name: e.precision for uid, e in new.exposures.items() if uid in hit}
