@@ -11,8 +11,8 @@ and each of two edits of the issue that asked for it:
 prints the wall time and the peak resident memory (largest process, from a fresh interpreter)
 of ``catalog check EDITED --json`` against the project's active build (Neo4j mode: the base
 built once, under a fresh project name, forgotten at the end; or --project NAME, a build of the
-unedited project made before), and of ``catalog check --state BASE EDITED --json`` twice: the
-base analyzed (an empty cache), then read from the cache (catalog.state_cache). Beside them, the
+unedited project made before) and of ``catalog check --state BASE EDITED --json``, each twice:
+the base analyzed (an empty cache), then read from the cache (catalog.state_cache). Beside them, the
 references: reading and parsing the edited target's manifest.json and catalog.json with orjson,
 and ``catalog lineage BASE --json`` (wall time and peak), with the issue's targets.
 
@@ -102,18 +102,21 @@ def measure(project_dir: Path, models: int, project: str | None) -> None:
             parse = parse_seconds(edited)
             print(f"  {label}: {model}, {old!r} -> {new!r}")
             print(f"    reference: orjson parse of the edited target's manifest.json + catalog.json  {parse:.2f} s")
-            shutil.rmtree(cache, ignore_errors=True)
-            rows = [
-                ("check (Neo4j mode)", [str(CATALOG), "check", str(edited), "--project", name, "--json", "--fail-on", "never"],
-                 f"{{:5.2f}} x the parse (target <= {x_parse:g} x), peak target <= {neo_mb} MB", parse),
-                ("check --state, base analyzed", [str(CATALOG), "check", "--state", str(base), str(edited), "--json", "--fail-on", "never"],
-                 f"{{:5.2f}} x lineage --json (target <= {x_lineage:g} x), peak target <= {state_mb} MB", l_wall),
-                ("check --state, base cached", [str(CATALOG), "check", "--state", str(base), str(edited), "--json", "--fail-on", "never"],
-                 f"{{:5.2f}} x lineage --json (target <= {x_lineage:g} x), peak target <= {state_mb} MB", l_wall),
-            ]  # fmt: skip
-            for what, cmd, against, ref in rows:
+            neo = [str(CATALOG), "check", str(edited), "--project", name, "--json", "--fail-on", "never"]
+            state = [str(CATALOG), "check", "--state", str(base), str(edited), "--json", "--fail-on", "never"]
+            against_parse = f"{{:5.2f}} x the parse (target <= {x_parse:g} x), peak target <= {neo_mb} MB"
+            against_lineage = f"{{:5.2f}} x lineage --json (target <= {x_lineage:g} x), peak target <= {state_mb} MB"
+            rows = [  # (what, command, empty the cache first, against, reference seconds)
+                ("check (Neo4j mode), base analyzed", neo, True, against_parse, parse),
+                ("check (Neo4j mode), base cached", neo, False, against_parse, parse),
+                ("check --state, base analyzed", state, True, against_lineage, l_wall),
+                ("check --state, base cached", state, False, against_lineage, l_wall),
+            ]
+            for what, cmd, empty, against, ref in rows:
+                if empty:
+                    shutil.rmtree(cache, ignore_errors=True)
                 wall, cpu, mb = run_measured(cmd)
-                print(f"    {what:30} {wall:7.2f} s (cpu {cpu:6.2f})  peak {mb:5} MB  " + against.format(wall / ref))
+                print(f"    {what:35} {wall:7.2f} s (cpu {cpu:6.2f})  peak {mb:5} MB  " + against.format(wall / ref))
     finally:
         shutil.rmtree(work, ignore_errors=True)
         if project is None:

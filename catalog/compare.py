@@ -23,7 +23,7 @@ from sqlglot.tokens import TokenType
 
 from catalog.analyze.project import analyze_project, analyzed_columns
 from catalog.analyze.relations import EPHEMERAL_PREFIX
-from catalog.artifacts import parse_json
+from catalog.artifacts import seed_checksums
 from catalog.analyze.records import ModelLineage, ModelStatus, column_key
 from catalog.extract import DbtNode, DbtProject
 
@@ -209,14 +209,9 @@ def _seed_checksums(project: DbtProject) -> dict[str, str]:
     if not any(n.resource_type == "seed" for n in project.nodes.values()):
         return {}
     try:
-        nodes = parse_json((Path(project.target_dir) / "manifest.json").read_bytes()).get("nodes", {})
-    except (OSError, ValueError):
+        return seed_checksums(Path(project.target_dir) / "manifest.json")
+    except (OSError, ValueError, AttributeError):
         return {}
-    return {
-        uid: str((n.get("checksum") or {}).get("checksum"))
-        for uid, n in nodes.items()
-        if n.get("resource_type") == "seed" and (n.get("checksum") or {}).get("checksum")
-    }
 
 
 def _sql_changed(before: DbtNode, node: DbtNode, dialect: str) -> bool:
