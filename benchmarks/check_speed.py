@@ -82,17 +82,18 @@ def forget(name: str) -> None:
         forget_project(graph, name)
 
 
-def measure(project_dir: Path, models: int, project: str | None) -> None:
+def measure(project_dir: Path, models: int, project: str | None, neo4j: bool = True) -> None:
     base = project_dir / "target"
     x_parse, neo_mb, x_lineage, state_mb = TARGETS.get(models, TARGETS[20000 if models > 5000 else 5000])
     l_wall, l_cpu, l_mb = run_measured([str(CATALOG), "lineage", str(base), "--json"])
     print(f"  reference: catalog lineage BASE --json   {l_wall:7.2f} s (cpu {l_cpu:6.2f})  peak {l_mb} MB")
     name = project or f"bench_check_{models}_{uuid.uuid4().hex[:6]}"
-    if project is None:
+    if project is None and neo4j:
         build_base(base, name)
         print(f"  base built as {name}")
     work = Path(tempfile.mkdtemp(prefix="check_speed_"))
     cache = work / "cache"
+    before = os.environ.get("CATALOG_CACHE_DIR")
     os.environ["CATALOG_CACHE_DIR"] = str(cache)  # this run's own, for the commands it starts
     try:
         for label, (model, old, new) in EDITS.items():
@@ -112,14 +113,18 @@ def measure(project_dir: Path, models: int, project: str | None) -> None:
                 ("check --state, base analyzed", state, True, against_lineage, l_wall),
                 ("check --state, base cached", state, False, against_lineage, l_wall),
             ]
-            for what, cmd, empty, against, ref in rows:
+            for what, cmd, empty, against, ref in rows if neo4j else rows[2:]:
                 if empty:
                     shutil.rmtree(cache, ignore_errors=True)
                 wall, cpu, mb = run_measured(cmd)
                 print(f"    {what:35} {wall:7.2f} s (cpu {cpu:6.2f})  peak {mb:5} MB  " + against.format(wall / ref))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-        if project is None:
+        if before is None:
+            os.environ.pop("CATALOG_CACHE_DIR", None)
+        else:
+            os.environ["CATALOG_CACHE_DIR"] = before
+        if project is None and neo4j:
             with contextlib.suppress(Exception):
                 forget(name)
 
@@ -129,6 +134,7 @@ def main() -> None:
     ap.add_argument("--sizes", nargs="+", default=["5000:11"], help="MODELS:SEED of each synthetic project")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/catalog-scale"), help="where generated projects are kept")
     ap.add_argument("--project", help="Neo4j mode against this project's active build (of the unedited project) instead of building one")
+    ap.add_argument("--no-neo4j", action="store_true", help="only the --state rows (no build of the base)")
     args = ap.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
     print(f"{os.cpu_count()} CPUs, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
@@ -136,7 +142,7 @@ def main() -> None:
         models, _, seed = spec.partition(":")
         project_dir = synth(int(models), int(seed or 1), args.cache)
         print(f"\n== check of a one-line edit, synth {models} (seed {seed or 1}): {project_dir}")
-        measure(project_dir, int(models), args.project)
+        measure(project_dir, int(models), args.project, not args.no_neo4j)
     print(f"\nload average at the end {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 

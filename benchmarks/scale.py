@@ -22,6 +22,9 @@ prints, measured in the same run:
   reading and parsing the project's manifest.json and catalog.json with orjson right after it
   (the collector on, as a script does it), and their median ratio.
 
+- with Neo4j: ``catalog check`` of two one-line edits, in Neo4j mode and with ``--state``, beside
+  the orjson parse and ``lineage --json`` (benchmarks/check_speed.py).
+
 and once: ``catalog --help`` against ``python -c pass`` (process start to exit, best of runs).
 CPU times (user + system, children included) are printed beside wall times: the machine is shared.
 
@@ -284,6 +287,9 @@ def main() -> None:
         lineage_row(project_dir)
         if not args.no_store:
             store_rows(project_dir, f"{models}_{seed or 1}", args.runs, not args.no_bulk_import, args.jobs)
+            from check_speed import measure as check_rows  # check of a one-line edit, beside its references
+
+            check_rows(project_dir, int(models), None)
     if not args.no_store:
         from catalog.settings import Neo4jSettings
         from catalog.store.connection import open_driver
