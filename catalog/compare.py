@@ -159,7 +159,10 @@ def analyze_states(
         known = analyzed_columns({uid: lin for uid, lin in base.items() if uid not in again})
         redone = analyze_project(old, jobs=jobs, only=again, known_columns=known, fingerprints=changed) if again else {}
         old_lineages = dict(sorted(({uid: base[uid] for uid in models if uid in base} | redone).items()))
-    redo = lineage_changed_models(old, new, old_lineages, before, fingerprints(new))
+    # the change's fingerprints: the base's kept for the nodes whose record is the same
+    comparable = old.dialect == new.dialect and old.masking_functions == new.masking_functions
+    same = {uid: f for uid, f in before.items() if comparable and old.nodes[uid] == new.nodes.get(uid)}
+    redo = lineage_changed_models(old, new, old_lineages, before, fingerprints(new, same))
     kept = {uid: old_lineages[uid] for uid in _analyzed_uids(new) if uid not in redo}
     redone = analyze_project(new, jobs=jobs, only=redo, known_columns=analyzed_columns(kept), fingerprints=changed) if redo else {}
     return old_lineages, dict(sorted((kept | redone).items()))
