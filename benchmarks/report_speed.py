@@ -11,7 +11,6 @@ the build (a no-change build). CPU seconds are printed beside wall seconds: the 
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -21,7 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from lineage_speed import cpu_seconds  # noqa: E402
-from scale import CATALOG, run_measured, synth  # noqa: E402
+from scale import CATALOG, run_measured, stored_projects  # noqa: E402
 
 OLD_QUERIES = ("report_most_depended_on", "report_pii_propagation", "report_inheritable_descriptions")
 
@@ -55,33 +54,12 @@ def compare(graph, project: str) -> None:
 
 
 def main() -> None:
-    from catalog.builds import Builder
-    from catalog.settings import Neo4jSettings
-    from catalog.store.connection import open_driver
-    from catalog.store.graph import Graph
-
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--synth", action="append", default=[], help="MODELS:SEED of a synthetic project to build and report on")
-    ap.add_argument("--project", action="append", default=[], help="a project already built")
-    ap.add_argument("--cache", type=Path, default=Path("/tmp/catalog-scale"), help="where generated projects are kept")
-    args = ap.parse_args()
-    print(f"{os.cpu_count()} CPUs, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    settings = Neo4jSettings.from_env()
-    projects = list(args.project)
-    with open_driver(settings) as driver:
-        graph = Graph(driver, settings.database)
-        for spec in args.synth or ([] if projects else ["1300:7"]):
-            models, _, seed = spec.partition(":")
-            args.cache.mkdir(parents=True, exist_ok=True)
-            target = synth(int(models), int(seed or 1), args.cache) / "target"
-            name = f"bench_report_{models}_{seed or 1}"
-            t = time.perf_counter()
-            Builder(graph, target, project_name=name).run()
-            print(f"built {name} in {time.perf_counter() - t:.1f}s")
-            projects.append(name)
+    def compare_each(graph, projects: list[str]) -> None:
         for project in projects:
             print(f"\n== {project}")
             compare(graph, project)
+
+    projects = stored_projects(__doc__.split("\n\n")[0], "bench_report", compare_each)
     for project in projects:
         for fmt in ("json", "html"):
             wall, cpu, mb = run_measured([str(CATALOG), "report", "--project", project, "-f", fmt, "-o", os.devnull])

@@ -21,7 +21,8 @@ prints, measured in the same run:
   ``catalog forget`` of the project (process start to exit); each one-model-change rebuild beside
   reading and parsing the project's manifest.json and catalog.json with orjson right after it
   (the collector on, as a script does it), and their median ratio.
-
+- with Neo4j, memory_peaks.py's rows: the peak memory of ``catalog build``, ``explore`` and
+  ``report -f md / html / json``, each beside ``catalog lineage --json``'s.
 - with Neo4j: ``catalog check`` of two one-line edits, in Neo4j mode and with ``--state``, beside
   the orjson parse and ``lineage --json`` (benchmarks/check_speed.py).
 
@@ -69,6 +70,38 @@ def synth(models: int, seed: int, cache: Path) -> Path:
         cmd = [sys.executable, str(tool), "--models", str(models), "--seed", str(seed), "--out", str(out), "--quiet"]
         subprocess.run(cmd, check=True)
     return out
+
+
+def stored_projects(description: str, prefix: str, graph_work) -> list[str]:
+    """The command line of a benchmark of stored builds (``--synth MODELS:SEED`` generated into
+    ``--cache`` and built as ``<prefix>_<models>_<seed>``, ``--project`` already built), then
+    ``graph_work(graph, projects)`` with the graph open; the projects."""
+    from catalog.builds import Builder
+    from catalog.settings import Neo4jSettings
+    from catalog.store.connection import open_driver
+    from catalog.store.graph import Graph
+
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--synth", action="append", default=[], help="MODELS:SEED of a synthetic project to build and ask")
+    ap.add_argument("--project", action="append", default=[], help="a project already built")
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/catalog-scale"), help="where generated projects are kept")
+    args = ap.parse_args()
+    print(f"{os.cpu_count()} CPUs, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    settings = Neo4jSettings.from_env()
+    projects = list(args.project)
+    with open_driver(settings) as driver:
+        graph = Graph(driver, settings.database)
+        for spec in args.synth or ([] if projects else ["1300:7"]):
+            models, _, seed = spec.partition(":")
+            args.cache.mkdir(parents=True, exist_ok=True)
+            target = synth(int(models), int(seed or 1), args.cache) / "target"
+            name = f"{prefix}_{models}_{seed or 1}"
+            t = time.perf_counter()
+            Builder(graph, target, project_name=name).run()
+            print(f"built {name} in {time.perf_counter() - t:.1f}s")
+            projects.append(name)
+        graph_work(graph, projects)
+    return projects
 
 
 def run_measured(cmd: list[str]) -> tuple[float, float, int]:
@@ -287,6 +320,9 @@ def main() -> None:
         lineage_row(project_dir)
         if not args.no_store:
             store_rows(project_dir, f"{models}_{seed or 1}", args.runs, not args.no_bulk_import, args.jobs)
+            from memory_peaks import peaks  # build, explore and report peaks, each beside lineage --json's
+
+            peaks(str(CATALOG), project_dir, f"mem_peaks_{models}_{seed or 1}")
             from check_speed import measure as check_rows  # check of a one-line edit, beside its references
 
             check_rows(project_dir, int(models), None)

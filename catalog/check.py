@@ -18,7 +18,8 @@ same change included), and gets a class:
   base enforces its contract, exactly what breaks the contract as dbt's state comparison says
   (:mod:`catalog.contract`), every other finding of that model below breaking;
 - ``partial``: values (or rows) change, and nothing reads a column that disappears;
-- ``safe``: added columns, documentation, columns nothing reads that disappear;
+- ``safe``: added columns (one nothing reads says so, as ``catalog unused`` would), documentation,
+  columns nothing reads that disappear;
 - ``policy``: a PII column newly flows (value lineage, any depth) into a column not tagged PII,
   into a public or contracted model, or into an exposure. A PII column is one tagged so, one a
   tagged column is computed from (its value), or one that either passes on unchanged
@@ -37,12 +38,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from catalog.analyze.records import ColumnKind, ColumnLineage, ModelLineage, column_key
+from catalog.analyze.records import ColumnKind, ColumnLineage, ModelLineage, column_key, column_names
 from catalog.extract import DbtColumn, DbtNode, DbtProject, is_pii
 from catalog.idents import typed
 from catalog.compare import ClauseChange, ColumnChange, StateDiff, diff_state, sql_changed_models
 from catalog.contract import ContractBreak, contract_breaks
 from catalog.lineage.records import LineageGraph, PruneHop, hop_dict
+from catalog.lineage.unused import UnusedColumn, readers_in_memory, unused_columns, why_unused
 from catalog.lineage.walks import reached
 from catalog.masking import is_masked, masking_names
 from catalog.prune import prune_state
@@ -62,6 +64,9 @@ HIT_KINDS = {
     "metric": "metric",
     "exposure": "exposure",
     "saved_query": "saved_query",
+    "bi_field": "bi_field",
+    "chart": "chart",
+    "dashboard": "dashboard",
 }
 
 
@@ -163,6 +168,7 @@ class CheckReport(BaseModel):
                     "metrics_hit": f.hit_names("metric"),
                     "exposures_hit": f.hit_names("exposure"),
                     "saved_queries_hit": f.hit_names("saved_query"),
+                    **{f"{k}s_hit": f.hit_names(k) for k in ("bi_field", "chart", "dashboard") if f.hit_names(k)},
                     "tests": list(f.tests),
                     **({"clauses": [c.model_dump() for c in f.clauses]} if f.clauses else {}),  # of a changed condition
                     "hits": [
@@ -224,7 +230,7 @@ def tests_of_findings(
     readers: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)  # column key -> test uid -> (name, kind)
     by_model: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
     for project, lineages in versions:
-        for uid, refs in columns_tested(project, lineages).items():
+        for uid, refs in columns_tested(project, column_names(lineages)).items():
             test = project.tests[uid]
             for r in refs:
                 readers[r.key][uid] = (test.name, test.kind)
@@ -250,10 +256,10 @@ def tests_of_findings(
 
 
 def lineage_graph(project: DbtProject, lineages: dict[str, ModelLineage]) -> LineageGraph:
-    """The project's lineage in memory, down to its metrics, exposures and saved queries."""
-    from catalog.analyze.semantic import semantic_lineage
+    """The project's lineage in memory, down to its metrics, exposures, saved queries and BI fields, charts and dashboards."""
+    from catalog.bi.link import consumer_lineage
 
-    semantic, consumers = semantic_lineage(project, lineages)
+    semantic, consumers = consumer_lineage(project, column_names(lineages))
     return LineageGraph(project, {**lineages, **semantic}, consumers)
 
 
@@ -307,6 +313,7 @@ class _Checker:
         self.sql_changed = sql_changed_models(old, new)
         self.renamed_keys: dict[str, str] = {}  # column id -> its new id, for renamed columns
         self.renames = self._all_renames()
+        self._unread: dict[str, UnusedColumn] | None = None  # see _why_unread
 
     def _contract_breaks(self) -> dict[str, dict[str, list[ContractBreak]]]:
         """Per model whose base enforces its contract: column (``*``: the model) -> what breaks
@@ -531,12 +538,25 @@ class _Checker:
         of that model with its class otherwise, breaking aside (partial)."""
         breaks = self.breaks.get(node.unique_id)
         if breaks is None:
-            return self._severity(node, kinds, hits)
+            return self._unread_said(node.unique_id, column, kinds, self._severity(node, kinds, hits))
         name = node.display_name
         if breaks.get(column):
             return "breaking", f"breaks the enforced contract of {name}: " + "; ".join(b.detail for b in breaks[column])
-        severity, why = self._severity(node, kinds, hits, governed=False)
+        severity, why = self._unread_said(node.unique_id, column, kinds, self._severity(node, kinds, hits, governed=False))
         return ("partial" if severity == "breaking" else severity), f"{why}; not a breaking change of the enforced contract of {name}"
+
+    def _unread_said(self, uid: str, column: str, kinds: tuple[str, ...], graded: tuple[Severity, str]) -> tuple[Severity, str]:
+        """An added column nobody reads in the change is safe, and says so: why, as ``catalog
+        unused`` answers it (:mod:`catalog.lineage.unused`, end models counted)."""
+        if kinds != ("added",) or graded[0] != "safe":
+            return graded
+        if self._unread is None:
+            from catalog.analyze.dbt_tests import columns_tested
+
+            nodes = readers_in_memory(self.new_graph, columns_tested(self.new, column_names(self.new_lineages)))
+            self._unread = {column_key(m.unique_id, c.column): c for m in unused_columns(nodes, end_models=True) for c in m.columns}
+        found = self._unread.get(column_key(uid, column))
+        return graded if found is None else (graded[0], f"{graded[1]}; unused: {why_unused(found)}")
 
     def _severity(self, node: DbtNode, kinds: tuple[str, ...], hits: tuple[Hit, ...], governed: bool = True) -> tuple[Severity, str]:
         # a contract enforced in the base is graded by _graded; one the record of a stored
@@ -670,6 +690,9 @@ def hit_name(graph: LineageGraph, key: str, owner: str) -> str:
     node = graph.project.nodes.get(owner)
     if node is not None:
         return f"{node.display_name}.{graph.column_name.get(key, key)}"
+    bi = graph.project.bi_fields.get(owner) or graph.project.charts.get(owner) or graph.project.dashboards.get(owner)
+    if bi is not None:  # chart:orders-by-month, bi_field:orders_total_amount, the tool's own id
+        return f"{owner.split('.', 1)[0]}:{bi.tool_id}"
     return f"{owner.split('.', 1)[0]}:{short_label(key)}"
 
 

@@ -43,16 +43,17 @@ def check_change(
     name) in the graph ``graph()`` opens: dbt Mesh's foreign nodes read as a build would read
     them now, and the hits in the consumer projects stored beside it. ``warned`` is told each
     side's input warnings as soon as that side is read."""
+    from catalog.bi.sources import with_bi
     from catalog.check import check_states
     from catalog.compare import analyze_states
     from catalog.extract import input_warnings, load_project
     from catalog.store.records import load_build_project
 
-    current = load_project(path, dialect=dialect)
+    current = with_bi(load_project(path, dialect=dialect), path)
     current_warnings = tuple(input_warnings(current))
     warned(current_warnings)
     if state is not None:
-        old = load_project(Path(state), dialect=dialect)
+        old = with_bi(load_project(Path(state), dialect=dialect), Path(state))
         base_warnings = tuple(input_warnings(old))
         warned(base_warnings)
         old_lineages, lineages = analyze_states(old, current, jobs=jobs, cache=True)
@@ -71,6 +72,8 @@ def check_change(
         if active is None:
             raise NotFound(f"project {name!r} has no active build: run `catalog build`, pass --project, or compare with --state")
         old = load_build_project(opened, name, active)
+        if not current.bi_sources:  # no BI folders beside the change: the build's BI definitions, as stored
+            current = current.model_copy(update={"bi_fields": old.bi_fields, "charts": old.charts, "dashboards": old.dashboards})
         # dbt Mesh: its foreign nodes as a build would read them now, and the other projects it feeds
         current = with_upstream(opened, current, upstream_builds(opened, foreign_projects(current), {}))
         old_lineages, lineages = analyze_states(old, current, jobs=jobs, cache=True)

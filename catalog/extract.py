@@ -33,6 +33,7 @@ from catalog.artifacts import (
     load_manifest,
     project_name,
 )
+from catalog.bi_records import BIChart, BIDashboard, BIField
 from catalog.errors import ArtifactError
 from catalog.idents import column_name, namer, typed
 from catalog.masking import project_masking_functions
@@ -338,6 +339,12 @@ class DbtProject(BaseModel):
     # the project's own masking functions (dbt_project.yml's vars, see catalog.masking)
     masking_functions: tuple[str, ...] = ()
     tests: dict[str, DbtTest] = {}  # data tests and unit tests, by unique id
+    # BI definitions read from the BI tools' files (catalog.bi): fields, charts, dashboards
+    bi_fields: dict[str, BIField] = {}
+    charts: dict[str, BIChart] = {}
+    dashboards: dict[str, BIDashboard] = {}
+    bi_sources: tuple[str, ...] = ()  # the BI folders read
+    bi_sha256: str | None = None  # of the BI files read
 
     def models(self) -> list[DbtNode]:
         return [n for n in self.nodes.values() if n.resource_type in ("model", "snapshot")]

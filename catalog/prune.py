@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from catalog.analyze.records import ModelLineage
+from catalog.analyze.records import ModelLineage, column_names
 from catalog.compare import ColumnChange, StateDiff, diff_state
 from catalog.extract import DbtProject
 from catalog.lineage.records import LineageGraph, PruneHop, hop_dict
@@ -57,6 +57,15 @@ class PrunedModel(BaseModel, frozen=True):
         return self.resource_type in BUILDABLE and self.materialized != "ephemeral"
 
 
+class BIHit(BaseModel, frozen=True):
+    """A BI field, chart or dashboard that reads a column the plan changes."""
+
+    kind: str  # bi_field, chart, dashboard
+    unique_id: str
+    tool: str
+    tool_id: str
+
+
 class PrunePlan(BaseModel):
     project: str
     origin: Literal["graph", "artifacts"]
@@ -65,6 +74,7 @@ class PrunePlan(BaseModel):
     models: tuple[PrunedModel, ...] = ()
     removed_models: tuple[str, ...] = ()  # --state: in the old target, gone now
     unaffected_models: tuple[str, ...] = ()  # --state: SQL changed, output columns identical
+    bi: tuple[BIHit, ...] = ()  # the BI fields, charts and dashboards that show data the rebuild changes
 
     def selected(self) -> list[PrunedModel]:
         return [m for m in self.models if m.selectable]
@@ -99,6 +109,7 @@ class PrunePlan(BaseModel):
             ],
             "removed_models": list(self.removed_models),
             "unaffected_models": list(self.unaffected_models),
+            **({"bi": [h.model_dump() for h in self.bi]} if self.bi else {}),
         }
 
 
@@ -145,13 +156,34 @@ def prune_graph(catalog: BuildView, names: list[str]) -> PrunePlan:
         )
         for r in rows
     ]
+    changed = set(keys) | {f"{catalog.project}/{m.unique_id}.{c}" for m in models for c in m.columns}  # names as stored
+    rows = catalog.graph.read(
+        "read/find_bi_downstream", project=catalog.project, column_keys=sorted(changed), build_id=catalog.build_id, builds={}
+    )
+    bi = {r["unique_id"]: BIHit(kind=r["kind"], unique_id=r["unique_id"], tool=r["tool"], tool_id=r["tool_id"]) for r in rows}
     return PrunePlan(
         project=catalog.project,
         origin="graph",
         build_id=catalog.build_id,
         changed_columns=tuple(strip(k) for k in keys),
         models=tuple(sorted(models, key=lambda m: m.unique_id)),
+        bi=tuple(sorted(bi.values(), key=lambda h: (BI_ORDER.index(h.kind), h.unique_id))),
     )
+
+
+BI_ORDER = ("bi_field", "chart", "dashboard")
+
+
+def bi_hits(project: DbtProject, lineages: dict[str, ModelLineage], models: Iterable[PrunedModel], keys: Iterable[str]) -> tuple[BIHit, ...]:
+    """In memory: the BI fields, charts and dashboards reading a changed column (``keys``) or a
+    column of a reached model (its ``columns``)."""
+    if not project.bi_fields:
+        return ()
+    from catalog.analyze.records import column_key
+    from catalog.bi.link import Linked, bi_reached
+
+    changed = set(keys) | {column_key(m.unique_id, c) for m in models for c in m.columns}
+    return tuple(BIHit(kind=k, unique_id=u, tool=t, tool_id=i) for k, u, t, i in bi_reached(project, Linked(project, column_names(lineages)), changed))
 
 
 
@@ -202,7 +234,8 @@ def prune_artifacts(project: DbtProject, lineages: dict[str, ModelLineage], name
     """``--changed`` on a project's artifacts, without Neo4j."""
     graph = LineageGraph(project, lineages)
     keys = sorted({graph.resolve(n) for n in names})
-    return PrunePlan(project=project.name, origin="artifacts", changed_columns=tuple(keys), models=tuple(closure(graph, keys)))
+    models = tuple(closure(graph, keys))
+    return PrunePlan(project=project.name, origin="artifacts", changed_columns=tuple(keys), models=models, bi=bi_hits(project, lineages, models, keys))
 
 
 # ---------------------------------------------------------------------------- --state
@@ -256,6 +289,7 @@ def prune_state(
         models=tuple(models[k] for k in sorted(models)),
         removed_models=diff.removed_models,
         unaffected_models=diff.unaffected_models,
+        bi=bi_hits(new, new_lineages, models.values(), keys),
     )
 
 

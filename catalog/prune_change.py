@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from catalog.analyze.project import analyze_project
+from catalog.bi.sources import with_bi
 from catalog.compare import analyze_states
 from catalog.extract import input_warnings, load_project
 from catalog.prune import PrunePlan, prune_artifacts, prune_graph, prune_state
@@ -42,7 +43,7 @@ def prune_change(
             raise ValueError("prune_change: without a target, a graph to read the build from")
         with graph() as opened:
             return prune_graph(BuildView(opened, project, build), names)
-    current = load_project(path, dialect=dialect)
+    current = with_bi(load_project(path, dialect=dialect), path)
     warned(input_warnings(current))
     if state is None:
         return prune_artifacts(current, analyze_project(current, jobs=jobs), names)

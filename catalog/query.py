@@ -8,12 +8,12 @@ with suggestions for typos), never spliced into Cypher.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from catalog.errors import Ambiguous, NotFound
 from catalog.lineage.names import require_splits, resolve_column
-from catalog.lineage.walks import COPY_TYPES, FEED_TYPES, HopRanks, closest, impact, tainted
+from catalog.lineage.walks import COPY_TYPES, FEED_TYPES, HopRanks, closest, impact, shortest_paths, tainted
 from catalog.memory import paused_gc
 from catalog.store.graph import Graph
 from catalog.store.keys import quote_column
@@ -82,7 +82,7 @@ class ConditionUse:
 
 @dataclass(slots=True, unsafe_hash=True)
 class ConsumerHit:
-    """A metric, exposure or saved query downstream of the asked columns."""
+    """A metric, exposure, saved query, BI field, chart or dashboard downstream of the asked columns."""
 
     key: str
     unique_id: str
@@ -94,9 +94,18 @@ class ConsumerHit:
     precision: str | None = None  # an exposure's: column (it lists the columns it reads) or model
     project: str | None = None  # the stored project it belongs to, when not the asked one (dbt Mesh)
     owner: str | None = None  # an exposure's owner (name or email)
+    # a BI field's, chart's or dashboard's (catalog.bi): its tool, the tool's own id, where it is written;
+    # a field's status (resolved, unresolved) and reason
+    tool: str | None = None
+    tool_id: str | None = None
+    file: str | None = None
+    line: int | None = None
+    status: str | None = None
+    reason: str | None = None
 
 
 CONSUMER_KINDS = ("metric", "exposure", "saved_query")
+BI_KINDS = ("bi_field", "chart", "dashboard")
 
 
 @dataclass(slots=True)
@@ -298,31 +307,39 @@ class BuildView:
         from the ``consumed`` ones (those some consumer reads), at most ``max_depth`` edges away."""
         before = {c.key: (0, (), c.key) for c in asked if c.key in consumed}
         before |= {r.column.key: (r.depth, r.hops, r.via) for r in reached if r.column.key in consumed}
-        rows = self.graph.read(
+        rows = self.graph.read_values(
             "read/find_consumers_downstream", project=self.project, column_keys=list(before), build_id=self.build_id, builds=self.builds
         )
+        nodes = {n[0]: n for n in (rows[0][0] if rows else [])}
+        reads = {key: [(d, kind, Hop(from_key=key, to_key=d, type=kind, expr=expr, resolved=True)) for d, kind, expr in n[7]] for key, n in nodes.items()}
         hits: list[ConsumerHit] = []
+        for start in sorted(before):
+            depth, hops, via = before[start]
+            walk = shortest_paths(start, lambda k: reads.get(k, ()), FEED_RANKS, max_depth=None if max_depth is None else max_depth - depth)
+            for more, layer in walk:
+                for key, path in layer.items():
+                    _, project, unique_id, name, kind, precision, owner, _ = nodes[key]
+                    hits.append(ConsumerHit(key=key, unique_id=unique_id, name=name, kind=kind, depth=depth + more, via=via, hops=tuple(hops) + path,
+                                            precision=precision, project=self.foreign(project), owner=owner))  # fmt: skip
+        rows = self.graph.read(
+            "read/find_bi_downstream", project=self.project, column_keys=list(before), build_id=self.build_id, builds=self.builds
+        )
         for r in rows:
             depth, hops, via = before[r["start"]]
             hits.append(ConsumerHit(
-                key=r["key"],
-                unique_id=r["unique_id"],
-                name=r["name"],
-                kind=r["kind"],
-                depth=depth + r["depth"],
-                via=via,
+                key=r["key"], unique_id=r["unique_id"], name=r["name"], kind=r["kind"], depth=depth + r["depth"], via=via,
                 hops=tuple(hops) + tuple(Hop(from_key=h["from"], to_key=h["to"], type=h["type"], expr=h["expr"], resolved=True) for h in r["hops"]),
-                precision=r["precision"],
-                project=self.foreign(r["project"]),
-                owner=r["owner"],
-            ))
+                project=self.foreign(r["project"]), tool=r["tool"], tool_id=r["tool_id"], file=r["file"], line=r["line"],
+                status=r["status"], reason=r["reason"],
+            ))  # fmt: skip
         best = closest(hits, lambda h: h.key)
         return sorted((h for h in best.values() if max_depth is None or h.depth <= max_depth), key=lambda h: (h.kind, h.name))
 
     def resolve_consumer(self, text: str) -> ColumnId | None:
-        """``metric:order_total``, ``exposure:sales``, ``saved_query:weekly``; None for a column name."""
+        """``metric:order_total``, ``exposure:sales``, ``saved_query:weekly``, ``chart:SLUG``,
+        ``dashboard:SLUG``, ``bi_field:orders_total_amount``; None for a column name."""
         kind, sep, name = text.strip().partition(":")
-        if not sep or kind.lower() not in CONSUMER_KINDS:
+        if not sep or kind.lower() not in CONSUMER_KINDS + BI_KINDS:
             return None
         rows = self.graph.read("read/find_consumer", project=self.project, resource_type=kind.lower(), name=name.lower(), build_id=self.build_id)
         if not rows:
@@ -331,40 +348,46 @@ class BuildView:
         return ColumnId(key=r["key"], unique_id=r["unique_id"], model=r["resource_type"], name=r["name"])
 
     def trace(self, names: list[str], max_depth: int | None = None) -> Answer:
-        asked: list[ColumnId] = []
-        starts: dict[str, tuple[int, tuple[Hop, ...], str]] = {}  # column key -> depth, hops to the asked one, asked key
+        asked = [self.resolve_consumer(n) or self.resolve(n) for n in names]
+        # where each walk starts: an asked column or consumer itself; for a BI field, chart or
+        # dashboard, the columns it reads, each with its depth and path to it
+        starts: dict[str, tuple[int, tuple[Hop, ...], str]] = {a.key: (0, (), a.key) for a in asked if a.model not in BI_KINDS}
         found: list[Reached] = []
-        for n in names:
-            consumer = self.resolve_consumer(n)
-            if consumer is None:
-                column = self.resolve(n)
-                asked.append(column)
-                starts[column.key] = (0, (), column.key)
-                continue
-            asked.append(consumer)
-            for r in self.graph.read("read/find_consumer_inputs", project=self.project, key=consumer.key, build_id=self.build_id, builds=self.builds):
+        for bi in (a for a in asked if a.model in BI_KINDS):
+            for r in self.graph.read("read/find_bi_inputs", project=self.project, key=bi.key, build_id=self.build_id):
                 hops = tuple(Hop(from_key=h["from"], to_key=h["to"], type=h["type"], expr=h["expr"], resolved=True) for h in r["hops"])
                 if r["column"] not in starts or r["depth"] < starts[r["column"]][0]:
-                    starts[r["column"]] = (r["depth"], hops, consumer.key)
+                    starts[r["column"]] = (r["depth"], hops, bi.key)
                     col = ColumnId(key=r["column"], unique_id=r["unique_id"], model=r["model"] or r["unique_id"], name=r["name"],
                                    project=self.foreign(r["project"]))
-                    found.append(Reached(column=col, depth=r["depth"], hops=hops, via=consumer.key, resource_type=r["resource_type"]))
-        rows = self.graph.read(
-            "read/find_root_cause_upstream",
+                    found.append(Reached(column=col, depth=r["depth"], hops=hops, via=bi.key, resource_type=r["resource_type"]))
+        rows = self.graph.read_values(
+            "read/find_root_cause_subgraph",
             project=self.project,
-            column_keys=list(starts),
+            keys=list(starts),
             build_id=self.build_id,
             builds=self.builds,
             max_depth=max_depth,
         )
-        for r in rows:
-            r["project"] = self.foreign(r.get("project"))
-        for r in _best_per_column(rows, "target"):
-            depth, hops, via = starts[r.via]
-            found.append(replace(r, depth=r.depth + depth, hops=r.hops + hops, via=via))
-        # a consumer's inputs and what feeds them may lie further than max_depth
-        best = closest((r for r in found if max_depth is None or r.depth <= max_depth), lambda r: r.column.key)
-        columns = sorted(best.values(), key=lambda x: (x.column.model, x.column.name))
+        nodes = {n[0]: n for n in (rows[0][0] if rows else [])}
+        # each node's feeders in the subgraph (an edge may leave it at its last hop), as
+        # (upstream key, type, its hop)
+        feeders = {
+            key: [(f[0], f[1], Hop(from_key=f[0], to_key=key, type=f[1], expr=f[2], resolved=f[3])) for f in n[7] if f[0] in nodes]
+            for key, n in nodes.items()
+        }
+        for start, (before, after, via) in starts.items():
+            walk = shortest_paths(start, lambda k: feeders.get(k, ()), FEED_RANKS, upstream=True,
+                                  max_depth=None if max_depth is None else max_depth - before, keep=lambda k, start=start: k != start)  # fmt: skip
+            for depth, layer in walk:
+                for key, hops in layer.items():
+                    _, unique_id, model, name, resource_type, project, is_column, _ = nodes[key]
+                    if is_column:
+                        column = ColumnId(key, unique_id, model or unique_id, name, self.foreign(project))
+                        found.append(Reached(column, before + depth, hops + after, via, resource_type))
+        # a BI node's inputs may lie further than max_depth
+        found = [r for r in found if max_depth is None or r.depth <= max_depth]
+        columns = sorted(closest(found, lambda r: r.column.key).values(), key=lambda x: (x.column.model, x.column.name))
         return Answer(project=self.project, build_id=self.build_id, asked=tuple(asked), columns=tuple(columns))
 
     def _conditions(self, keys: list[str]) -> list[ConditionUse]:
@@ -399,19 +422,3 @@ def downstream_of(asked: list[ColumnId], columns: list[list[Any]], max_depth: in
     return reached
 
 
-def _best_per_column(rows: list[dict[str, Any]], via_field: str) -> list[Reached]:
-    """One entry per reached column: the shortest path over all asked columns."""
-    found = (
-        Reached(
-            column=ColumnId(key=r["column"], unique_id=r["unique_id"], model=r["model"] or r["unique_id"], name=r["name"], project=r.get("project")),
-            depth=r["depth"],
-            hops=tuple(
-                Hop(from_key=h["from"], to_key=h["to"], type=h["type"], expr=h["expr"], resolved=h["resolved"]) for h in r["hops"]
-            ),
-            via=r[via_field],
-            resource_type=r.get("resource_type"),
-        )
-        for r in rows
-    )
-    best = closest(found, lambda r: r.column.key)
-    return sorted(best.values(), key=lambda x: (x.column.model, x.column.name))

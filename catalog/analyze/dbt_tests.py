@@ -14,6 +14,8 @@ manifest from ``dbt parse``) reads no known column.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
@@ -26,9 +28,10 @@ from catalog.extract import DbtNode, DbtProject, DbtTest
 _COPIES = (ColumnKind.PASSTHROUGH, ColumnKind.RENAMED)
 
 
-def columns_tested(project: DbtProject, lineages: dict[str, ModelLineage] | None = None) -> dict[str, tuple[ColumnRef, ...]]:
-    """Every test's columns, by the test's unique id, sorted. ``lineages``: the models'
-    analyses, for the columns of ephemeral models a test's SQL reads."""
+def columns_tested(project: DbtProject, analyzed: Mapping[str, Sequence[str]] | None = None) -> dict[str, tuple[ColumnRef, ...]]:
+    """Every test's columns, by the test's unique id, sorted. ``analyzed``: the column names of
+    the models analyzed (:func:`~catalog.analyze.records.column_names`), for the columns of
+    ephemeral models a test's SQL reads."""
     out: dict[str, tuple[ColumnRef, ...]] = {}
     relations: RelationIndex | None = None
     columns: ProjectColumns | None = None
@@ -38,7 +41,7 @@ def columns_tested(project: DbtProject, lineages: dict[str, ModelLineage] | None
         else:
             if relations is None or columns is None:
                 relations, columns = RelationIndex.for_project(project), ProjectColumns(project)
-                columns.update_analyzed({u: [c.name for c in lin.columns] for u, lin in (lineages or {}).items()})
+                columns.update_analyzed({u: list(names) for u, names in (analyzed or {}).items()})
             analysis = analyze_node(_as_node(test), project.dialect, relations, columns)
             refs = set(decisive_columns(analysis, compares_rows(test.sql, project.dialect)))
         out[uid] = tuple(sorted(refs, key=lambda r: r.key))

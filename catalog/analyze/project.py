@@ -7,14 +7,15 @@ relations missing from it, the upstream model's analyzed output is used instead.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import gc
 import graphlib
 import multiprocessing
 import os
 import traceback
-from concurrent.futures import ProcessPoolExecutor
-from typing import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from catalog.analyze.model import SNAPSHOT_META_COLUMNS, ModelAnalyzer
 from catalog.analyze.packed import Packed, RefCache, unpack
@@ -213,10 +214,10 @@ def _analyzed(
         # forked with the collector off: the workers collect young garbage themselves
         with young_garbage_only(), ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
             for wave in waves:
-                chunks = _chunks([n.unique_id for n in wave], jobs * 4)
+                chunks = _chunks([n.unique_id for n in wave], max(jobs * 4, -(-len(wave) // CHUNK_MODELS)))
                 # each chunk carries the analyzed columns of the upstream models its models read
                 known = [_known_upstream(project, chunk, columns) for chunk in chunks]
-                for packed_chunk in pool.map(_analyze_chunk, chunks, known):
+                for packed_chunk in _in_order(pool, _analyze_chunk, zip(chunks, known), ahead=jobs * 2):
                     for packed in packed_chunk:
                         columns.add_packed(packed)
                         yield packed
@@ -228,6 +229,8 @@ def _analyzed(
 
 
 PARALLEL_MIN_MODELS = 200
+CHUNK_MODELS = 50  # models a worker analyzes at a time, at most
+T = TypeVar("T")
 _USABLE = (ModelStatus.RESOLVED.value, ModelStatus.PARTIAL.value, ModelStatus.OPAQUE.value)
 _WORKER_STATE: tuple[DbtProject, RelationIndex, ProjectColumns, set[str]] | None = None
 
@@ -247,6 +250,19 @@ def _known_upstream(project: DbtProject, unique_ids: list[str], columns: Project
             if names is not None:
                 known[dep] = names
     return known
+
+
+def _in_order(pool: ProcessPoolExecutor, fn: Callable[..., T], calls: Iterable[tuple[Any, ...]], ahead: int) -> Iterator[T]:
+    """``pool.map(fn, ...)``'s results in order, with at most ``ahead`` calls given to the pool
+    and not yet read: the results of a reader slower than the workers (a build writing each
+    part to Neo4j) wait as work not done rather than as analyses held in memory."""
+    pending: collections.deque[Future[T]] = collections.deque()
+    for args in calls:
+        pending.append(pool.submit(fn, *args))
+        if len(pending) >= ahead:
+            yield pending.popleft().result()
+    while pending:
+        yield pending.popleft().result()
 
 
 def _analyze_chunk(unique_ids: list[str], known: dict[str, list[str]]) -> list[Packed]:

@@ -7,6 +7,7 @@ lower case, or in double quotes when their case matters (``"ID"`` in Postgres).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import Enum
 
 from pydantic import BaseModel, ConfigDict
@@ -106,3 +107,9 @@ class ModelLineage(BaseModel):
     def column(self, name: str) -> ColumnLineage | None:
         wanted = typed(name)
         return next((c for c in self.columns if c.name == wanted), None)
+
+
+def column_names(lineages: Mapping[str, ModelLineage]) -> dict[str, list[str]]:
+    """The names of each analyzed model's columns, by unique id: what the analysis of a
+    consumer or a test needs of the models it reads."""
+    return {uid: [c.name for c in lin.columns] for uid, lin in lineages.items()}

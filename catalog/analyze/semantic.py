@@ -12,6 +12,8 @@ their unique id (``metric.shop.order_total``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from sqlglot import exp
 
 from catalog.analyze.project import ProjectColumns, analyze_node
@@ -24,20 +26,21 @@ ConsumerEdge = tuple[str, str, str, str]
 
 
 def semantic_lineage(
-    project: DbtProject, lineages: dict[str, ModelLineage]
+    project: DbtProject, analyzed: Mapping[str, Sequence[str]]
 ) -> tuple[dict[str, ModelLineage], list[ConsumerEdge]]:
     """The lineage of every semantic model (keyed by its unique id) and the edges to metrics,
-    saved queries and exposures."""
+    saved queries and exposures. ``analyzed``: the column names of the models analyzed
+    (:func:`~catalog.analyze.records.column_names`)."""
     semantic: dict[str, ModelLineage] = {}
     if project.semantic_models:
         relations = RelationIndex.for_project(project)
         columns = ProjectColumns(project)
-        columns.update_analyzed({uid: [c.name for c in lin.columns] for uid, lin in lineages.items()})
+        columns.update_analyzed({uid: list(names) for uid, names in analyzed.items()})
         for uid, sm in sorted(project.semantic_models.items()):
             lin = _analyze(project, sm, relations, columns)
             if lin is not None:
                 semantic[uid] = lin
-    return semantic, consumer_edges(project, lineages)
+    return semantic, consumer_edges(project, analyzed)
 
 
 def _analyze(project: DbtProject, sm: DbtSemanticModel, relations: RelationIndex, columns: ProjectColumns) -> ModelLineage | None:
@@ -78,7 +81,7 @@ def _node(sm: DbtSemanticModel, model: DbtNode, items: list[tuple[str, str]], di
     )
 
 
-def consumer_edges(project: DbtProject, lineages: dict[str, ModelLineage]) -> list[ConsumerEdge]:
+def consumer_edges(project: DbtProject, analyzed: Mapping[str, Sequence[str]]) -> list[ConsumerEdge]:
     edges: list[ConsumerEdge] = []
     owners = measure_owners(project)
     for uid, metric in sorted(project.metrics.items()):
@@ -101,8 +104,7 @@ def consumer_edges(project: DbtProject, lineages: dict[str, ModelLineage]) -> li
             node = project.nodes.get(up)
             if node is None:
                 continue
-            lin = lineages.get(up)
-            names = [c.name for c in lin.columns] if lin is not None and lin.columns else [c.key_name(project.dialect) for c in node.columns]
+            names = list(analyzed.get(up) or ()) or [c.key_name(project.dialect) for c in node.columns]
             edges += [(column_key(up, n), uid, "exposure", "") for n in exposure_columns(ex, up, names)]
     return edges
 

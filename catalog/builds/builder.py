@@ -9,12 +9,13 @@ differ are closed (``until``) or created (``since``).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import signal
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,10 +24,10 @@ from typing import Any
 import sqlglot
 
 from catalog import __version__
-from catalog.analyze.project import analyze_project
+from catalog.analyze.packed import unpack
+from catalog.analyze.project import analyze_project_packed
 from catalog.analyze.records import ModelLineage, ModelStatus
 from catalog.analyze.dbt_tests import columns_tested
-from catalog.analyze.semantic import semantic_lineage
 from catalog.artifacts import find_target_dir, read_bytes
 from catalog.builds.fingerprints import ANALYZER_VERSION, HASHING_CODE, Fingerprint, fingerprints
 from catalog.builds.inputs import compiled_digest, compiled_inputs, quick_metadata, text
@@ -37,6 +38,8 @@ from catalog.errors import ConnectionLost, StoreError
 from catalog.extract import DbtNode, DbtProject, check_dialect, checked_dialect_for, dialect_for, input_warnings, load_project
 from catalog.masking import project_masking_functions
 from catalog.memory import frozen_heap, paused_gc
+from catalog.bi.link import Linked, consumer_lineage
+from catalog.bi.sources import bi_digest, bi_folders, read_bi
 from catalog.store.consumers import write_consumers
 from catalog.store.graph import SCHEMA_VERSION, BuildStart, Graph
 from catalog.store.records import node_digests, open_records, same_records, write_records
@@ -74,8 +77,10 @@ class Builder:
         project_name: str | None = None,
         fail_after: str | None = None,
         upstream: dict[str, int] | None = None,
+        bi: list[Path] | None = None,
     ):
         self.graph = graph
+        self.bi = list(bi or [])  # --bi folders; catalog.yml beside the project may list more
         self.path = Path(path)
         self.full = full
         self.dialect = dialect
@@ -130,6 +135,8 @@ class Builder:
         catalog_sha = hashlib.sha256(catalog_bytes).hexdigest() if catalog_bytes is not None else None
         self._inputs = (manifest_bytes, catalog_bytes)
         metadata = quick_metadata(manifest_bytes)
+        self.bi = bi_folders(target.parent, self.bi)
+        bi_sha = bi_digest(self.bi)
         t = self._stage("read", t)
 
         project_name = self.project_name or text(metadata.get("project_name"))
@@ -163,6 +170,7 @@ class Builder:
                 and not active.get("models_failed")
                 and active.get("compiled_sha256") == compiled_digest(target, list(active.get("compiled_files") or []))
                 and sorted(active.get("upstream") or []) == inputs["upstream"]
+                and active.get("bi_sha256") == bi_sha
             )
 
         inputs = {
@@ -173,6 +181,8 @@ class Builder:
             "masking_functions": masking,
             # where the inputs came from (git commit, branch, dirty flag, dbt's invocation id): recorded, never compared
             **read_provenance(target, metadata).model_dump(exclude_none=True),
+            # the BI folders read (catalog.bi) and the digest of their files
+            **({"bi_sources": [str(f) for f in self.bi], "bi_sha256": bi_sha} if self.bi else {}),
         }
         project = self._read_producers(project_name, project, inputs)
         try:
@@ -225,7 +235,7 @@ class Builder:
         project = load_project(target, dialect=self.dialect, manifest_bytes=manifest_bytes, catalog_bytes=catalog_bytes)
         if self.project_name:
             project = project.model_copy(update={"name": self.project_name})
-        return project
+        return read_bi(project, target.parent, self.bi)
 
     # ------------------------------------------------------------------ start / stop
     def _start(
@@ -372,21 +382,21 @@ class Builder:
         recompute = [n for n in models if n.unique_id not in reuse]
         self.say(f"build {build_id} of {name}: {len(reuse)} models reused, {len(recompute)} to analyze")
 
-        lineages = self._analyze(project, recompute, states)
-        t = self._stage("analyze", t)
-
-        writer = LineageWriter(self.graph, project, build_id, fps, states, lineages, reuse, self.say)
+        # the analysis streams into the store: each part of the lineage is written as it is
+        # analyzed and let go, as `catalog lineage --json` writes it
+        writer = LineageWriter(self.graph, project, build_id, fps, states, reuse, self.say)
         writer.rewrite_nodes = active is not None and not same_layout
         writer.previous_edges = int((active or {}).get("edges_total") or 0)
         writer.checkpoint = lambda stage: self._stage(stage, time.perf_counter())
         writer.beat = self._heartbeat
-        with paused_gc():
-            summary = writer.write()
-        self._write_consumers(project, lineages, build_id, digests, current_records)
+        # closed when the writes stop, also on an error: no analysis goes on past them
+        with paused_gc(), contextlib.closing(self._analyzed(project, recompute, states)) as lineages:
+            summary = writer.write(lineages)
+        self._write_consumers(project, writer.outcomes, build_id, digests, current_records)
         summary.dialect = project.dialect
-        summary.failures = {uid: lin.reason or "" for uid, lin in sorted(lineages.items()) if lin.status == ModelStatus.FAILED}
+        summary.failures = {uid: reason or "" for uid, (status, reason, _) in sorted(writer.outcomes.items()) if status == ModelStatus.FAILED}
         summary.warnings = input_warnings(project)
-        t = self._stage("store", t)
+        t = self._stage("store", t + self.timings.get("analyze", 0.0))  # the writes' time, without the analysis's
         self.timings["total"] = round(time.perf_counter() - t_start, 6)
         summary.timings = self.timings
         summary = self._activate(name, build_id, summary)
@@ -432,15 +442,19 @@ class Builder:
     def _write_consumers(
         self,
         project: DbtProject,
-        lineages: dict[str, ModelLineage],
+        outcomes: dict[str, tuple[ModelStatus, str | None, list[str]]],
         build_id: int,
         digests: dict[str, str],
         current_records: dict[str, dict[str, Any]],
     ) -> None:
         """Semantic models, metrics, exposures, saved queries and tests (catalog.store.consumers),
-        and the records of what the build read (catalog.store.records)."""
-        semantic, edges = semantic_lineage(project, lineages)
-        counts = write_consumers(self.graph, project, semantic, edges, build_id, columns_tested(project, lineages))
+        and the records of what the build read (catalog.store.records); ``outcomes``: the
+        writer's, whose column names stand for the models this build analyzed."""
+        analyzed = {uid: names for uid, (_, _, names) in outcomes.items()}
+        semantic, edges = consumer_lineage(project, analyzed)
+        linked = Linked(project, analyzed)
+        bi_status = {uid: linked.status(uid) for uid in project.bi_fields}
+        counts = write_consumers(self.graph, project, semantic, edges, build_id, columns_tested(project, analyzed), bi_status)
         write_records(self.graph, project, build_id, digests, current_records)
         self.say(f"consumers: {counts['consumers']}, {counts['consumer_relationships_written']} relationships written")
 
@@ -457,16 +471,25 @@ class Builder:
 
         return progress
 
-    def _analyze(self, project: DbtProject, recompute: list[DbtNode], states: dict[str, Any]) -> dict[str, ModelLineage]:
+    def _analyzed(self, project: DbtProject, recompute: list[DbtNode], states: dict[str, Any]) -> Iterator[ModelLineage]:
+        """The lineage of each model of ``recompute``, as the analysis gives it (upstream models
+        first); its time is the ``analyze`` stage's, the writes between its models are not."""
         if not recompute:
-            return {}
-        return analyze_project(
+            self._stage("analyze", time.perf_counter())
+            return
+        packed = analyze_project_packed(
             project,
             jobs=self.jobs,
             progress=self._analysis_progress(),
             only={n.unique_id for n in recompute},
             known_columns={uid: s["columns"] for uid, s in states.items() if s.get("columns")},
         )
+        t = time.perf_counter()
+        for lineage in packed:
+            self.timings["analyze"] = self.timings.get("analyze", 0.0) + time.perf_counter() - t
+            yield unpack(lineage)
+            t = time.perf_counter()
+        self._stage("analyze", t)
 
 
 def _is_alive(running: dict[str, Any], host: str) -> bool:

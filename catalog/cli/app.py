@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("check_cmd", "check"),
     "query": ("query_cmd", "query"),
     "report": ("report_cmd", "report"),
+    "unused": ("unused_cmd", "unused"),
     "docs": ("docs_cmd", "docs"),
     "builds": ("history_cmd", "builds"),
     "diff": ("history_cmd", "diff"),

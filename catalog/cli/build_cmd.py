@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -29,6 +30,16 @@ def build(
             "instead of its active build; repeat for several.",
         ),
     ] = None,
+    bi: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--bi",
+            metavar="DIR",
+            help="Read the BI definitions of DIR (Lightdash charts and dashboards as code, LookML) and store their fields, "
+            "charts and dashboards linked to the columns they read; repeat for several. A catalog.yml beside the "
+            "project may list more under bi:.",
+        ),
+    ] = None,
     dialect: DialectOpt = None,
     jobs: JobsOpt = None,
     neo4j: Neo4jOptions = NEO4J,
@@ -50,7 +61,9 @@ def build(
 
     pins = parse_upstream(upstream or [])
     with neo4j.graph() as graph:
-        builder = Builder(graph, path, full=full, dialect=dialect, jobs=jobs, progress=say, project_name=project_name, upstream=pins)
+        builder = Builder(
+            graph, path, full=full, dialect=dialect, jobs=jobs, progress=say, project_name=project_name, upstream=pins, bi=bi
+        )
         try:
             summary: BuildSummary = builder.run()
         except (Interrupted, KeyboardInterrupt) as e:

@@ -37,6 +37,7 @@ def read_input(
     """The project's nodes and lineage, from PATH's artifacts or from a stored build; with
     ``consumers``, its semantic models, metrics, exposures and saved queries too."""
     from catalog.analyze.project import analyze_project
+    from catalog.bi.sources import with_bi
     from catalog.export.openlineage import export_input
     from catalog.export.stored import stored_export_input
     from catalog.extract import load_project
@@ -45,7 +46,7 @@ def read_input(
     if path is not None:
         if project is not None or build is not None:
             fail("--project, --build and --at read a build stored in Neo4j: give them without PATH", EXIT_USAGE)
-        loaded = load_project(path, dialect=dialect)
+        loaded = with_bi(load_project(path, dialect=dialect), path)
         return export_input(loaded, analyze_project(loaded, jobs=jobs), consumers=consumers)
     if dialect is not None:
         fail("--dialect applies to PATH: a stored build keeps the dialect it was built with", EXIT_USAGE)

@@ -169,4 +169,8 @@ def plan_table(plan: PrunePlan) -> Group:
         parts.append(Text("Removed: " + ", ".join(plan.removed_models)))
     if plan.unaffected_models:
         parts.append(Text("SQL changed, output columns identical: " + ", ".join(plan.unaffected_models), style="dim"))
+    for kind, label in (("dashboard", "Dashboards"), ("chart", "Charts"), ("bi_field", "BI fields")):
+        names = [h.tool_id for h in plan.bi if h.kind == kind]
+        if names:
+            parts.append(Text(f"{label} showing changed data: " + ", ".join(names)))
     return Group(*parts)

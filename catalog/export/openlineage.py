@@ -27,6 +27,13 @@ description and, with column precision,
 the ``referencedColumns`` as input fields (``namespace``, ``name``, ``field``); ``inputs``: the
 relations it depends on (another project's model in that project's namespace, dbt Mesh).
 
+Then one event per BI chart and dashboard (``catalog build --bi``, :mod:`catalog.bi`): a job
+named by its unique id (``chart.lightdash.<slug>``), ``jobType`` (integration ``LIGHTDASH`` or
+``LOOKER``, ``CHART`` or ``DASHBOARD``), the custom facet ``dbtColumnCatalog_bi`` (same schema
+file): its tool, the tool's id, name, file and line, and every field it shows (a dashboard:
+those of its charts and its filters) with its role, status and input fields; ``inputs``: the
+relations those fields read.
+
 Everything is deterministic for the same input: the event time is the manifest's
 ``generated_at`` and the run id a UUID (version 5) of the job namespace, job name and that
 time. The conversion reads ``ExportInput`` (dbt nodes and ``ModelLineage`` records), so that
@@ -46,7 +53,8 @@ from pydantic import BaseModel, ConfigDict
 from sqlglot import exp
 
 from catalog import __version__
-from catalog.analyze.records import ColumnKind, ColumnLineage, ConditionClause, ModelLineage, ModelStatus
+from catalog.analyze.records import ColumnKind, ColumnLineage, ConditionClause, ModelLineage, ModelStatus, column_names
+from catalog.bi_records import BIChart, BIDashboard, BIField
 from catalog.extract import DbtColumn, DbtExposure, DbtNode, DbtProject, DbtTest, measure_owners
 from catalog.idents import typed
 from catalog.masking import is_masked, masking_names
@@ -92,6 +100,13 @@ class ExportInput(BaseModel):
     # (catalog.analyze.dbt_tests: a stored build's own record of them)
     tests: dict[str, DbtTest] = {}
     masking_functions: tuple[str, ...] = ()  # the project's own (catalog.masking), besides the built-in ones
+    # BI (catalog.bi): fields, charts and dashboards, exported as jobs; each field's columns
+    # (column ids) and status (resolved or unresolved, reason)
+    bi_fields: dict[str, BIField] = {}
+    charts: dict[str, BIChart] = {}
+    dashboards: dict[str, BIDashboard] = {}
+    bi_columns: dict[str, tuple[str, ...]] = {}
+    bi_status: dict[str, tuple[str, str | None]] = {}
 
 
 class ConsumerNode(BaseModel):
@@ -119,16 +134,25 @@ def export_input(
     and the columns each reads."""
     extra: dict[str, Any] = {}
     if consumers:
-        from catalog.analyze.semantic import semantic_lineage
+        from catalog.bi.link import consumer_lineage
 
-        semantic, edges = semantic_lineage(project, lineages)
+        semantic, edges = consumer_lineage(project, column_names(lineages))
         extra = {"consumers": consumer_nodes(project), "semantic": semantic, "consumer_edges": tuple(edges)}
     if tests and any(t.sql is not None for t in project.tests.values()):  # SQL still to read: artifacts
         from catalog.analyze.dbt_tests import columns_tested, with_columns
 
-        extra["tests"] = {uid: with_columns(project.tests[uid], refs) for uid, refs in columns_tested(project, lineages).items()}
+        extra["tests"] = {uid: with_columns(project.tests[uid], refs) for uid, refs in columns_tested(project, column_names(lineages)).items()}
     elif tests:  # each with its columns already (a stored build's records), read without the analyzer
         extra["tests"] = dict(project.tests)
+    if project.bi_fields:
+        from catalog.bi.link import Linked
+
+        linked = Linked(project, column_names(lineages))
+        extra |= {
+            "bi_fields": project.bi_fields, "charts": project.charts, "dashboards": project.dashboards,
+            "bi_columns": {uid: tuple(sorted(cols)) for uid, cols in linked.columns.items()},
+            "bi_status": {uid: linked.status(uid) for uid in project.bi_fields},
+        }  # fmt: skip
     return ExportInput(
         project=project.name,
         adapter_type=project.adapter_type,
@@ -160,6 +184,16 @@ def consumer_nodes(project: DbtProject) -> dict[str, ConsumerNode]:
                                 detail=", ".join(filter(None, (e.type, f"{e.precision}-level"))), depends_on=e.depends_on)  # fmt: skip
     for uid, q in project.saved_queries.items():
         out[uid] = ConsumerNode(unique_id=uid, kind="saved_query", name=q.name, description=q.description, depends_on=q.depends_on)
+    for uid, f in project.bi_fields.items():  # a BI field reads its model's columns and the fields it names
+        reads = [r.target.split("\t", 1)[0] if r.kind == "column" else r.target for r in f.reads if r.kind != "missing"]
+        out[uid] = ConsumerNode(unique_id=uid, kind="bi_field", name=f.tool_id, label=f.label or None, description=f.sql,
+                                detail=f"{f.tool} {f.kind}", depends_on=tuple(dict.fromkeys(reads)))  # fmt: skip
+    for uid, c in project.charts.items():
+        out[uid] = ConsumerNode(unique_id=uid, kind="chart", name=c.tool_id, label=c.name, detail=f"{c.tool} {c.kind}",
+                                depends_on=tuple(f for f, _ in c.shows))  # fmt: skip
+    for uid, d in project.dashboards.items():
+        out[uid] = ConsumerNode(unique_id=uid, kind="dashboard", name=d.tool_id, label=d.name, detail=d.tool,
+                                depends_on=(*d.holds, *(f for f, _ in d.shows)))  # fmt: skip
     return out
 
 
@@ -375,7 +409,57 @@ def openlineage_events(
         events.append(_event(data, rel, lineage, names, job_ns, dataset_ns, when))
     for uid, exposure in sorted(data.exposures.items()):
         events.append(_exposure_event(data, exposure, lineage, names, job_ns, dataset_ns, when))
+    for uid in sorted(data.charts) + sorted(data.dashboards):
+        events.append(_bi_event(data, uid, names, job_ns, dataset_ns, when))
     return events
+
+
+BI_FACET = "dbtColumnCatalog_bi"
+
+
+def _bi_event(data: ExportInput, uid: str, names: _Names, job_ns: str, dataset_ns: str, when: str) -> dict[str, Any]:
+    """A BI chart or dashboard as a job run that reads the relations its fields read and writes
+    no dataset; its tool, id, file and fields (each with its status and input fields) in its own facet."""
+    item: BIChart | BIDashboard = data.charts.get(uid) or data.dashboards[uid]
+    shown = dict(item.shows)
+    charts = [data.charts[c] for c in item.holds] if isinstance(item, BIDashboard) else []
+    for c in charts:
+        for f, role in c.shows:
+            shown.setdefault(f, role)
+    fields = []
+    read: set[str] = set()
+    for fid, role in sorted(shown.items()):
+        f = data.bi_fields.get(fid)
+        if f is None:
+            continue
+        status, reason = data.bi_status.get(fid, ("unresolved", "not linked"))
+        inputs = []
+        for key in data.bi_columns.get(fid, ()):
+            node, column = key.rsplit(".", 1)
+            rel = data.relations.get(node)
+            if rel is not None:
+                read.add(node)
+                inputs.append({"namespace": namespace_of(data, rel, dataset_ns), "name": dataset_name(rel), "field": names(node, column)})
+        entry = {"toolId": f.tool_id, "kind": f.kind, "role": role, "status": status, "inputFields": inputs}
+        fields.append(entry | ({"reason": reason} if reason else {}) | ({"expression": f.sql} if f.sql else {}))
+    body: dict[str, Any] = {"tool": item.tool, "toolId": item.tool_id, "name": item.name, "file": item.file, "fields": fields}
+    body |= {"line": item.line} if item.line is not None else {}
+    body |= {"charts": [c.tool_id for c in charts]} if isinstance(item, BIDashboard) else {}
+    facets: dict[str, Any] = {
+        "jobType": _facet("JobTypeJobFacet", "2-0-4", processingType="BATCH", integration=item.tool.upper(),
+                          jobType="DASHBOARD" if isinstance(item, BIDashboard) else "CHART"),
+        BI_FACET: {"_producer": PRODUCER, "_schemaURL": f"{EXPOSURE_SCHEMA}#/$defs/BIJobFacet", **body},
+    }  # fmt: skip
+    return {
+        "eventType": "COMPLETE",
+        "eventTime": when,
+        "producer": PRODUCER,
+        "schemaURL": f"{SPEC_URL}#/$defs/RunEvent",
+        "run": {"runId": run_id(job_ns, uid, when)},
+        "job": {"namespace": job_ns, "name": uid, "facets": facets},
+        "inputs": [_dataset(data.relations[n], namespace_of(data, data.relations[n], dataset_ns), _dataset_facets(data.relations[n], data.lineages.get(n))) for n in sorted(read)],
+        "outputs": [],
+    }
 
 
 # the exposure's custom job facet (OpenLineage: a custom facet's name has its producer's prefix)

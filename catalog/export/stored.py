@@ -16,18 +16,8 @@ columns, as the build did.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from typing import Any
-
-from catalog.analyze.records import (
-    ColumnKind,
-    ColumnLineage,
-    ColumnRef,
-    Condition,
-    ConditionClause,
-    ModelLineage,
-    ModelStatus,
-)
+from catalog.analyze.packed import RefCache, unpack
+from catalog.analyze.records import ModelLineage
 from catalog.export.openlineage import ExportInput, export_input
 from catalog.query import BuildView
 from catalog.store.graph import Graph
@@ -47,48 +37,22 @@ def stored_export_input(catalog: BuildView, *, consumers: bool, tests: bool = Fa
 
 
 def _lineages(graph: Graph, project: str, build_id: int) -> dict[str, ModelLineage]:
-    """The analysis's ``ModelLineage`` of each analyzed model of the build."""
-    states = graph.list_model_states(project, build_id)
-    columns = graph.read("read/list_column_properties", project=project, build_id=build_id)
-    edges = graph.read("read/list_build_lineage", project=project, build_id=build_id)
-
-    by_model: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for c in columns:
-        by_model[c["unique_id"]].append(c)
-    sources: dict[tuple[str, str], list[ColumnRef]] = defaultdict(list)
-    conditions: dict[str, list[Condition]] = defaultdict(list)
-    for e in edges:
-        if e["kind"] == "feeds":
-            sources[(e["unique_id"], e["column"])].append(ColumnRef(unique_id=e["up_unique_id"], column=e["up_column"]))
-        elif e["kind"] == "conditions":
-            ref = ColumnRef(unique_id=e["up_unique_id"], column=e["up_column"])
-            conditions[e["unique_id"]].append(Condition(column=ref, clause=ConditionClause(e["clause"])))
-
+    """The analysis's ``ModelLineage`` of each analyzed model of the build, read model by model
+    (``list_build_model_lineage``) and made as the analysis makes them (:func:`unpack`, one
+    ``ColumnRef`` per column): a large build's rows are never all in memory at once."""
+    refs: RefCache = {}
     lineages: dict[str, ModelLineage] = {}
-    for s in states:
-        uid = s["unique_id"]
-        if s["resource_type"] not in ANALYZED or not s["status"]:
+    rows = graph.stream_values("read/list_build_model_lineage", project=project, build_id=build_id)
+    for uid, resource_type, status, reason, columns, conditions in rows:
+        if resource_type not in ANALYZED or not status:
             continue
-        cols = sorted(by_model.get(uid, []), key=lambda c: (c["position"] is None, c["position"] or 0))
-        lineages[uid] = ModelLineage(
-            unique_id=uid,
-            status=ModelStatus(s["status"]),
-            reason=s["reason"],
-            columns=tuple(_column(c, sources) for c in cols if c["kind"]),
-            conditions=tuple(
-                sorted(conditions.get(uid, []), key=lambda x: (x.column.unique_id, x.column.column, x.clause.value))
-            ),
-        )
+        columns.sort(key=lambda c: (c[5] is None, c[5] or 0))  # by position (stable: then by key)
+        packed = (
+            uid, status, reason,
+            [(name, kind, bool(resolved), expr or "", sorted(map(tuple, sources)), why)
+             for name, kind, expr, resolved, why, _position, sources in columns],
+            sorted(conditions),
+            None, None,
+        )  # fmt: skip
+        lineages[uid] = unpack(packed, refs)
     return lineages
-
-
-def _column(c: dict[str, Any], sources: dict[tuple[str, str], list[ColumnRef]]) -> ColumnLineage:
-    refs = sorted(sources.get((c["unique_id"], c["name"]), []), key=lambda r: (r.unique_id, r.column))
-    return ColumnLineage(
-        name=c["name"],
-        kind=ColumnKind(c["kind"]),
-        resolved=bool(c["resolved"]),
-        expr=c["expr"] or "",
-        sources=tuple(refs),
-        reason=c["reason"],
-    )

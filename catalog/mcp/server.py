@@ -260,6 +260,23 @@ def _stored_tools(server: MCPServer, source: Any, tool: Callable[[str], Any], ti
         return _answer(source, lambda: tools.history(source, column, upstream, since, limit, cursor, project))
 
     @tool(
+        "Columns nothing reads, so they could be dropped: one row per column with its model and why: 'no reader', or "
+        "'read only by unused columns' (read_by: drop those first). Read means fed into a column or BI field, used "
+        "in a WHERE/JOIN/GROUP BY/..., or read by a semantic model, metric, exposure (one without "
+        "meta.referenced_columns reads every column of its models), saved query or dbt test. Sources are not judged; "
+        "end models (no node depends on them, no consumer reads them) are left out unless end_models."
+    )
+    def unused(
+        models: Annotated[list[Name] | None, Field(max_length=MAX_COLUMNS, description="Only these models, seeds or snapshots (name or unique id).")] = None,
+        end_models: Annotated[bool, Field(description="Also the columns of end models, and what only they read.")] = False,
+        limit: Limit = DEFAULT_LIMIT,
+        cursor: Cursor = None,
+        project: Project = None,
+        build: Build = None,
+    ) -> dict[str, Any]:
+        return _answer(source, lambda: tools.unused(source, models, end_models, limit, cursor, project, build))
+
+    @tool(
         "Run a read-only Cypher query on the catalog graph, for what no other tool answers. Read `graph_schema` first: "
         "every relationship is versioned and must be filtered by build. Planned first (EXPLAIN) and refused, with the "
         "reason, unless it only reads the graph: no writes, LOAD CSV, USE or TERMINATE, CALL only of db.labels, "

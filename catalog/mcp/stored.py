@@ -82,6 +82,15 @@ class Stored:
 
         return BuildView(self.graph(), project or self.project, build if build is not None else self.build)
 
+    def whole_build(self, project: str | None, build: int | None) -> BuildView:
+        """:meth:`catalog`, for the reads of a whole build (``whole_build_timeout``)."""
+        from catalog.query import BuildView
+        from catalog.store.graph import Graph
+
+        catalog = self.catalog(project, build)
+        g = catalog.graph
+        return BuildView(Graph(g.driver, g.database, timeout=self.whole_build_timeout, uri=g.uri), catalog.project, catalog.build_id)
+
     def view(self, project: str | None, build: int | None) -> ProjectView:
         catalog = self.catalog(project, build)
         key = (catalog.project, catalog.build_id)
@@ -89,12 +98,8 @@ class Stored:
             if key not in self._views:
                 from catalog.export.stored import stored_export_input
                 from catalog.mcp.view import ProjectView
-                from catalog.query import BuildView
-                from catalog.store.graph import Graph
 
-                g = catalog.graph
-                whole = BuildView(Graph(g.driver, g.database, timeout=self.whole_build_timeout, uri=g.uri), *key)
-                self._views[key] = ProjectView(stored_export_input(whole, consumers=True, tests=True))
+                self._views[key] = ProjectView(stored_export_input(self.whole_build(*key), consumers=True, tests=True))
             return self._views[key]
 
     def search_index(self, project: str | None, build: int | None) -> SearchIndex:
@@ -179,10 +184,11 @@ def _stored_search_index(catalog: BuildView, timeout: float | None) -> SearchInd
 def analyzed_input(path: Path, dialect: str | None = None, jobs: int | None = None) -> ExportInput:
     """The records of the dbt target at ``path`` and their analysis, as a view reads them."""
     from catalog.analyze.project import analyze_project
+    from catalog.bi.sources import with_bi
     from catalog.export.openlineage import export_input
     from catalog.extract import load_project
 
-    loaded = load_project(path, dialect=dialect)
+    loaded = with_bi(load_project(path, dialect=dialect), path)
     return export_input(loaded, analyze_project(loaded, jobs=jobs), consumers=True, tests=True)
 
 

@@ -86,8 +86,10 @@ def impact(
     _check_depth(depth)
     answer = src.asker(project, build).impact(columns, max_depth=depth, with_conditions=conditions)
     counts = {"models": len(answer.models()), "columns": len(answer.columns)}
-    for kind in ("metric", "exposure", "saved_query", "semantic_model"):
-        counts[f"{kind}s" if kind != "saved_query" else "saved_queries"] = sum(1 for c in answer.consumers if c.kind == kind)
+    for kind in ("metric", "exposure", "saved_query", "semantic_model", "bi_field", "chart", "dashboard"):
+        hit = sum(1 for c in answer.consumers if c.kind == kind)
+        if hit or kind not in ("bi_field", "chart", "dashboard"):  # BI counts only where a build has BI fields hit
+            counts[f"{kind}s" if kind != "saved_query" else "saved_queries"] = hit
     hits = _hits(answer, "impact")
     if conditions:
         counts["conditions"] = len(answer.conditions)
@@ -267,6 +269,20 @@ def check_change(src: Any, base_target: str, target: str, fail_on: str, limit: i
     warnings = [w.model_dump(mode="json") for w in (*checked.base_warnings, *checked.current_warnings)]
     failing = checked.report.failing(fail_on)  # type: ignore[arg-type]
     return {**data, "fail_on": fail_on, "fails": bool(failing), "warnings": warnings, **bounds, "findings": shown}
+
+
+def unused(src: Any, models: list[str] | None, end_models: bool, limit: int, cursor: str | None, project: str | None, build: int | None) -> dict[str, Any]:
+    """``catalog unused``'s answer, one column a row, paged."""
+    from catalog.report.unused import notes
+    from catalog.unused_columns import find_unused
+
+    found = find_unused(src.whole_build(project, build), models, end_models)
+    rows = [{"model": m.model, "unique_id": m.unique_id, "resource_type": m.resource_type, "end_model": m.end_model,
+             "incomplete_dependents": list(m.incomplete_dependents), **c.model_dump()}
+            for m in found.models for c in m.columns]  # fmt: skip
+    shown, bounds = page(rows, limit, cursor, found.build, question("unused", found.project, list(found.asked), end_models))
+    return {**_where(found.project, found.build), "end_models": end_models, "asked": list(found.asked), "counts": found.counts(),
+            "notes": notes(found), **bounds, "columns": shown}  # fmt: skip
 
 
 def graph_schema() -> str:

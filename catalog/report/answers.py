@@ -75,6 +75,7 @@ def consumer_dict(c: ConsumerHit, project: str) -> dict[str, Any]:
         "unique_id": c.unique_id,
         "depth": c.depth,
         **({"precision": c.precision} if c.precision else {}),
+        **{k: v for k, v in (("tool", c.tool), ("tool_id", c.tool_id), ("file", c.file), ("line", c.line), ("status", c.status), ("reason", c.reason)) if v is not None},
         "via": short_label(c.via, project),
         "path": [{"from": unscoped_key(h.from_key, project), "to": unscoped_key(h.to_key, project), "type": h.type, "expr": h.expr} for h in c.hops],
     }
@@ -84,6 +85,11 @@ def consumer_path(c: ConsumerHit, project: str) -> str:
     if not c.hops:
         return ""
     return " ".join([short_label(c.hops[0].from_key, project)] + [f"-[{h.type}]-> {short_label(h.to_key, project)}" for h in c.hops])
+
+
+def consumers_title(a: Answer) -> str:
+    bi = any(c.tool for c in a.consumers)
+    return "Metrics, exposures, saved queries and BI fields, charts and dashboards hit" if bi else "Metrics, exposures and saved queries hit"
 
 
 def left_out_note(count: int) -> str:
@@ -117,11 +123,12 @@ def answer_table(a: Answer, kind: str, max_rows: int = 0) -> Group:
     if not a.columns:
         parts.append(Text("nothing found" + (" downstream" if kind == "impact" else " upstream"), style="dim"))
     if a.consumers:
-        k = Table(title="Metrics, exposures and saved queries hit", title_justify="left")
+        k = Table(title=consumers_title(a), title_justify="left")
         for col in ("kind", "name", "depth", "precision", "path"):
             k.add_column(col, justify="right" if col == "depth" else "left")
         for hit in a.consumers:
-            k.add_row(hit.kind, Text(f"{hit.project}:{hit.name}" if hit.project else hit.name), str(hit.depth), hit.precision or "", Text(consumer_path(hit, a.project)))
+            shown = hit.tool_id or hit.name
+            k.add_row(hit.kind, Text(f"{hit.project}:{shown}" if hit.project else shown), str(hit.depth), hit.precision or "", Text(consumer_path(hit, a.project)))
         parts.append(k)
     if a.conditions:
         c = Table(title="Condition lineage (changes which rows, not values)", title_justify="left")
@@ -153,7 +160,7 @@ def answer_markdown(a: Answer, kind: str, max_rows: int = 0) -> str:
         lines += ["", f"_{md.text(left_out_note(left_out))}._"]
     if a.consumers:
         rows = [(c.kind, md.code(c.name), c.depth, c.precision or "", md.code(consumer_path(c, a.project))) for c in a.consumers]
-        lines += ["", "Metrics, exposures and saved queries hit:", "", *md.table(["kind", "name", "depth", "precision", "path"], rows, "llrll")]
+        lines += ["", f"{consumers_title(a)}:", "", *md.table(["kind", "name", "depth", "precision", "path"], rows, "llrll")]
     if a.conditions:
         rows = [(md.code(c.model), c.clause, md.code(short_label(c.column, a.project))) for c in a.conditions]
         lines += ["", "Condition lineage:", "", *md.table(["model", "clause", "column"], rows)]

@@ -23,7 +23,10 @@ CHANGE_CHARS = 160  # of a finding's change (an old -> new expression) in the ta
 DETAIL_CHARS = 2_000  # of the same in its <details>
 PATHS = 5  # paths shown per finding; the rest are counted
 MODELS = 10  # models named with their counts per finding
-KIND_LABELS = (("column", "column(s)"), ("semantic", "semantic model element(s)"), ("metric", "metric(s)"), ("exposure", "exposure(s)"), ("saved_query", "saved query(ies)"))
+KIND_LABELS = (
+    ("column", "column(s)"), ("semantic", "semantic model element(s)"), ("metric", "metric(s)"), ("exposure", "exposure(s)"),
+    ("saved_query", "saved query(ies)"), ("dashboard", "dashboard(s)"), ("chart", "chart(s)"), ("bi_field", "BI field(s)"),
+)  # fmt: skip
 
 
 def hit_summary(f: Finding) -> str:
@@ -33,7 +36,8 @@ def hit_summary(f: Finding) -> str:
     columns = [h for h in f.hits if h.kind == "column"]
     if models:
         parts.append(f"{len(models)} model(s) ({', '.join(models[:5])}{', ...' if len(models) > 5 else ''}), {len(columns)} column(s)")
-    for kind, label in (("semantic", "semantic"), ("metric", "metrics"), ("exposure", "exposures"), ("saved_query", "saved queries")):
+    for kind, label in (("semantic", "semantic"), ("metric", "metrics"), ("exposure", "exposures"), ("saved_query", "saved queries"),
+                        ("dashboard", "dashboards"), ("chart", "charts"), ("bi_field", "BI fields")):  # fmt: skip
         names = f.hit_names(kind)
         if names:
             parts.append(f"{label}: {', '.join(names)}")

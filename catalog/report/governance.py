@@ -32,7 +32,7 @@ import itertools
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 from catalog.lineage import graph as column_graph
 from catalog.lineage.graph import ColumnGraph
@@ -40,7 +40,7 @@ from catalog.query import BuildView
 from catalog.report import governance_reach as reach
 from catalog.report import governance_sections as sections
 from catalog.report.ahead import ReadAhead
-from catalog.report.governance_model import ANALYZED, CoverageTotals, GovernanceReport, TrendPoint
+from catalog.report.governance_model import ANALYZED, CoverageTotals, GovernanceReport, PackedRows, TrendPoint
 from catalog.report.governance_pictures import PICTURE_CANDIDATES, pictures
 from catalog.report.limits import DEFAULT_TOP
 from catalog.store.report_reads import BuildReads
@@ -50,20 +50,29 @@ T = TypeVar("T")
 
 
 def collect_report(
-    catalog: BuildView, top: int = DEFAULT_TOP, progress: Callable[[str], None] | None = None, history: int = 0
+    catalog: BuildView,
+    top: int = DEFAULT_TOP,
+    progress: Callable[[str], None] | None = None,
+    history: int = 0,
+    packed: bool = False,
 ) -> GovernanceReport:
     """Read every section of the report for ``catalog``'s project and build; with ``history``,
-    the trends of the last ``history`` completed builds up to that one."""
+    the trends of the last ``history`` completed builds up to that one. With ``packed``, the
+    long lists are held as :class:`PackedRows` (for the Markdown and HTML reports, which show
+    a few hundred of their rows), not as tuples of records."""
     with report_parts(catalog, top, progress, history) as parts:
-        return GovernanceReport(**{name: _held(value) for name, value in parts.items()})
+        fields = GovernanceReport.model_fields
+        return GovernanceReport(**{name: _held(value, fields[name].annotation, packed) for name, value in parts.items()})
 
 
-def _held(value: Any) -> Any:
-    """A part of :func:`report_parts` with each of its iterators read into a tuple."""
+def _held(value: Any, annotation: Any, packed: bool) -> Any:
+    """A part of :func:`report_parts` (a field of type ``annotation``) with each of its
+    iterators read into a tuple, or with ``packed`` into :class:`PackedRows` of its records."""
     if isinstance(value, Iterator):
-        return tuple(value)
+        return PackedRows(get_args(annotation)[0], value) if packed else tuple(value)
     if isinstance(value, dict):
-        return {k: _held(v) for k, v in value.items()}
+        fields = annotation.model_fields
+        return {k: _held(v, fields[k].annotation, packed) for k, v in value.items()}
     return value
 
 
@@ -114,6 +123,7 @@ def report_parts(
         model_rows = pool.submit(read, "report_model_coverage", reads.model_coverage)
         input_rows = pool.submit(read, "report_consumer_inputs", reads.consumer_inputs)
         test_rows = pool.submit(read, "list_build_tests", reads.build_tests)
+        bi_rows = pool.submit(read, "list_build_bi", reads.bi)
         # the edges first: a streamed read waits for its reader, and they are the longest read
         t0 = time.perf_counter()
         walked = ColumnGraph(itertools.chain(*lineage))
@@ -124,7 +134,7 @@ def report_parts(
         # while the lineage is walked in memory below (a few rows per model; the walk takes
         # longer), so that the report is written without waiting for Neo4j
         undocumented = stream("report_undocumented_columns", reads.undocumented_columns(public_only=public > 0), ahead=0)
-        unused = stream("report_unused_columns", reads.unused_columns(), ahead=0)
+        unused = stream("list_column_readers", reads.column_readers(), "models", ahead=0)
         t0 = time.perf_counter()
         walked_rows = reach.walked_rows(walked, max(top, PICTURE_CANDIDATES), reads.column_details)
         tested = reach.tested_columns(model_rows.result(), test_rows.result(), walked)
@@ -148,6 +158,7 @@ def report_parts(
             "pictures": drawn,
             "tests": tests,
             "history": trends,
+            "bi": sections.bi(bi_rows.result()),
         }
 
 

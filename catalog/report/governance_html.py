@@ -9,18 +9,21 @@ from typing import Any
 from urllib.parse import quote
 
 from catalog import __version__
-from catalog.report.governance_model import NOTES, STATUSES, Col, GovernanceReport
+from catalog.report.governance_model import NOTES, STATUSES, Col, GovernanceReport, Inheritable
 from catalog.report.governance_render import (
     DEFAULT_MAX_ROWS,
     TREND_HEADER,
+    bi_line,
+    bi_rows,
     capped,
+    has_bi,
     path_text,
     summary_lines,
     tests_line,
     trend_rows,
     untested_rows,
 )
-from catalog.report.limits import cut
+from catalog.report.limits import TableRows, cut
 from catalog.report.governance_svg import render_picture, render_trends
 
 FILTER_FROM = 12  # tables with more rows than this get a filter box
@@ -108,6 +111,7 @@ SECTIONS = [
     ("inheritable", "Inheritable descriptions"),
     ("tests", "Test coverage"),
     ("pictures", "Lineage pictures"),
+    ("bi", "BI fields"),
     ("history", "Trends"),
 ]
 
@@ -176,7 +180,7 @@ def report_html(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS, explorer:
         f"<title>{_e(title)}</title><style>{CSS}</style></head><body>",
         f'<header><h1>{_e(title)}</h1><p class="meta">build {b.id} · {_e(b.status or "unknown status")} · finished '
         f'{_e(b.finished_at or "-")} · dialect {_e(b.dialect or "-")}</p><nav>'
-        + "".join(f'<a href="#{ident}">{_e(name)}</a>' for ident, name in SECTIONS if ident != "history" or r.history)
+        + "".join(f'<a href="#{ident}">{_e(name)}</a>' for ident, name in SECTIONS if (ident != "history" or r.history) and (ident != "bi" or has_bi(r)))
         + "</nav></header><main>",
     )
     _summary(page, r)
@@ -188,6 +192,8 @@ def report_html(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS, explorer:
     _inheritable(page, r)
     _tests(page, r)
     _pictures(page, r)
+    if has_bi(r):
+        _bi(page, r)
     if r.history:
         _trends(page, r)
     page.add(
@@ -258,8 +264,8 @@ def _coverage(page: _Page, r: GovernanceReport) -> None:
     page.add("<h3>Unresolved columns</h3>")
     page.table(
         ["column", "model status", "kind", "reason", "expression"],
-        [(page.col(u.column), _status(u.model_status), _e(u.kind.replace("_", " ")), _e(u.reason), _code(cut(u.expr or "")))
-         for u in cov.unresolved_columns],
+        TableRows(cov.unresolved_columns, lambda u: (
+            page.col(u.column), _status(u.model_status), _e(u.kind.replace("_", " ")), _e(u.reason), _code(cut(u.expr or "")))),
         "No unresolved column.",
     )
     page.add("</section>")
@@ -297,17 +303,18 @@ def _undocumented(page: _Page, r: GovernanceReport) -> None:
                  f"undocumented columns of <strong>all models</strong> are listed instead ({len(un.columns)} of "
                  f"{un.columns_in_scope}).</p>")
     page.table(["column", "access", "data type", "declared in YAML"],
-               [(page.col(u.column), _e(u.access), _e(u.data_type), "yes" if u.declared else "no") for u in un.columns],
+               TableRows(un.columns, lambda u: (page.col(u.column), _e(u.access), _e(u.data_type), "yes" if u.declared else "no")),
                "Every column in scope is documented.")
     page.add("</section>")
 
 
 def _unused(page: _Page, r: GovernanceReport) -> None:
     _section(page, "unused", NOTES["unused"])
-    page.table(["column", "node", "data type", "dependents", "dependents with incomplete lineage"],
-               [(page.col(u.column), _e(u.resource_type), _e(u.data_type), str(u.dependents),
-                 ", ".join(_code(n) for n in u.incomplete_dependents)) for u in r.unused],
-               "Every column of a depended-on model is read downstream.", numeric=(3,))
+    page.table(["column", "node", "data type", "why", "dependents", "dependents with incomplete lineage"],
+               TableRows(r.unused, lambda u: (page.col(u.column), _e(u.resource_type), _e(u.data_type),
+                                              _e(u.reason + (": " + ", ".join(u.read_by) if u.read_by else "")), str(u.dependents),
+                                              ", ".join(_code(n) for n in u.incomplete_dependents))),
+               "Every column of a depended-on model is read.", numeric=(4,))
     page.add("</section>")
 
 
@@ -322,14 +329,20 @@ def _depended_on(page: _Page, r: GovernanceReport) -> None:
 
 def _inheritable(page: _Page, r: GovernanceReport) -> None:
     _section(page, "inheritable", NOTES["inheritable"])
-    rows = []
-    for i in r.inheritable:
+    def row(i: Inheritable) -> tuple[str, ...]:
         if i.conflict:
             options = "<br>".join(f"{page.col(c.column)}: {_e(c.description)}" for c in i.candidates)
-            rows.append((page.col(i.column), f"<em>conflicting candidates:</em><br>{options}", "", ""))
-        else:
-            rows.append((page.col(i.column), _e(i.description), page.col(i.source), _e(path_text(i.hops))))
-    page.table(["column", "would inherit", "from", "path"], rows, "No undocumented column copies a documented one.")
+            return (page.col(i.column), f"<em>conflicting candidates:</em><br>{options}", "", "")
+        return (page.col(i.column), _e(i.description), page.col(i.source), _e(path_text(i.hops)))
+
+    page.table(["column", "would inherit", "from", "path"], TableRows(r.inheritable, row), "No undocumented column copies a documented one.")
+    page.add("</section>")
+
+
+def _bi(page: _Page, r: GovernanceReport) -> None:
+    _section(page, "bi", NOTES["bi"])
+    page.add(f"<p>{_e(bi_line(r))}.</p>")
+    page.table(["field", "tool", "where", "why unresolved"], bi_rows(r, _code, _e), "Every BI field is resolved.")
     page.add("</section>")
 
 

@@ -3,14 +3,60 @@
 fills them, ``governance_render`` writes them as JSON and Markdown, ``governance_html`` as HTML.
 
 The report's long lists (unresolved, PII, undocumented, unused, inheritable) are made as their
-JSON without the records (:func:`col_json`), which the JSON report writes as it comes.
+JSON without the records (:func:`col_json`), which the JSON report writes as it comes; the
+Markdown and HTML reports hold them packed (:class:`PackedRows`), each record made when read.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Annotated, Any, Generic, TypeVar, overload
 
-from pydantic import BaseModel, computed_field, model_serializer
+from pydantic import BaseModel, ValidatorFunctionWrapHandler, WrapValidator, computed_field, model_serializer
+
+try:
+    import orjson
+except ImportError:  # pragma: no cover - the fast extra is optional
+    orjson = None  # type: ignore[assignment]
+
+R = TypeVar("R", bound=BaseModel)
+
+
+class PackedRows(Sequence[R], Generic[R]):
+    """A long list of the report's records held as the JSON text of each (a few hundred bytes,
+    where the record and its strings take several times that), each record made when it is
+    read: the Markdown and HTML reports of a large build hold their lists this way and make
+    records only of the rows they show."""
+
+    def __init__(self, record: type[R], items: Iterable[dict[str, Any]]):
+        self.record = record
+        # as text: orjson's bytes keep the buffer they were written in (4 kB for a row of 250 bytes)
+        encode = json.dumps if orjson is None else lambda v: orjson.dumps(v).decode()
+        self._items = [encode(item) for item in items]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, at: int) -> R: ...
+    @overload
+    def __getitem__(self, at: slice) -> tuple[R, ...]: ...
+    def __getitem__(self, at: int | slice) -> R | tuple[R, ...]:
+        if isinstance(at, slice):
+            return tuple(map(self.record.model_validate_json, self._items[at]))
+        return self.record.model_validate_json(self._items[at])
+
+    def __iter__(self) -> Iterator[R]:
+        return map(self.record.model_validate_json, self._items)
+
+
+def _packed_as_it_is(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    return value if isinstance(value, PackedRows) else handler(value)
+
+
+# a long list of the report: a tuple of records, or those records packed (PackedRows)
+Rows = Annotated[tuple[R, ...], WrapValidator(_packed_as_it_is)]
 
 from catalog.lineage.walks import COPY_TYPES
 
@@ -40,13 +86,14 @@ NOTES = {
         "unmasked are marked: tag them (catalog docs --pii) or check that the value is no longer personal."
     ),
     "unused": (
-        "Columns that no model, snapshot or seed reads (no outgoing FEEDS edge and no use in a WHERE, "
-        "JOIN, GROUP BY, HAVING, QUALIFY, window or ORDER BY), on models, seeds and snapshots that at "
-        "least one other node depends on: the dependents read the model but not these columns, so they "
-        "are candidates to drop or to stop computing. Leaf models are left out (their columns are the "
-        "project's output), and so are sources. Exposures, BI tools and ad-hoc queries are not known to "
-        "the catalog. A dependent whose own lineage is not fully resolved may read a column unseen: such "
-        "rows name it."
+        "Columns nothing reads, as catalog unused lists them: no column or BI field they feed, no use in a "
+        "WHERE, JOIN, GROUP BY, HAVING, QUALIFY, window or ORDER BY, no semantic model, metric, exposure, "
+        "saved query or dbt test reading them (an exposure without meta.referenced_columns reads every "
+        "column of its models); or read only by columns that are unused themselves (drop those first). "
+        "They are candidates to drop or to stop computing. End models, which no node depends on and no "
+        "consumer reads, are left out (their columns are the project's output, read outside the catalog "
+        "if at all), and so are sources. A dependent whose own lineage is not fully resolved may read a "
+        "column unseen: such rows name it."
     ),
     "depended_on": (
         "Columns whose change reaches the most columns downstream: fan-out counts direct FEEDS edges, "
@@ -66,6 +113,12 @@ NOTES = {
         "per model, snapshot, seed and source. Untested columns that matter: columns no test reads that belong "
         "to or feed (FEEDS, any depth) a public or contracted model, or feed a semantic model, metric, exposure "
         "or saved query; with the number of columns downstream of each and the consumers reached."
+    ),
+    "bi": (
+        "The BI fields, charts and dashboards the build read from the BI tools' files (catalog build --bi), by "
+        "tool, and the fields that are unresolved, with their reason: a column that is not in the model (neither "
+        "in its SQL nor in the warehouse), a field or explore that does not exist, or no column read at all. "
+        "Column impact reaches the resolved ones; an unresolved field keeps what it does read."
     ),
     "history": (
         "The headline figures of the project's last builds that completed, oldest first: columns of analyzed "
@@ -169,7 +222,7 @@ class Coverage(BaseModel, frozen=True):
     totals: CoverageTotals
     models: tuple[ModelCoverage, ...]
     reasons: tuple[ReasonGroup, ...]
-    unresolved_columns: tuple[UnresolvedColumn, ...]
+    unresolved_columns: Rows[UnresolvedColumn]
 
 
 class PiiReach(BaseModel, frozen=True):
@@ -194,7 +247,7 @@ class PiiColumn(BaseModel, frozen=True):
 
 
 class Pii(BaseModel, frozen=True):
-    columns: tuple[PiiColumn, ...]
+    columns: Rows[PiiColumn]
     reached: tuple[Col, ...]  # every distinct column reached from any PII column
     untagged: tuple[Col, ...]  # those not tagged PII themselves, reached unmasked
     masked: tuple[Col, ...] = ()  # those reached only through a masked column
@@ -212,7 +265,7 @@ class Undocumented(BaseModel, frozen=True):
     public_models: int
     models_in_scope: int
     columns_in_scope: int
-    columns: tuple[UndocumentedColumn, ...]
+    columns: Rows[UndocumentedColumn]
 
 
 class UnusedColumn(BaseModel, frozen=True):
@@ -221,6 +274,27 @@ class UnusedColumn(BaseModel, frozen=True):
     data_type: str | None
     dependents: int
     incomplete_dependents: tuple[str, ...]
+    reason: str  # no reader, or read only by unused columns (catalog.lineage.unused)
+    read_by: tuple[str, ...] = ()  # the unused columns that read it
+
+
+class UnresolvedBIField(BaseModel, frozen=True):
+    tool: str
+    tool_id: str  # the tool's own id: orders_total_order_amount, orders.total_revenue
+    kind: str
+    file: str | None = None
+    line: int | None = None
+    reason: str
+
+
+class BIFields(BaseModel, frozen=True):
+    """The build's BI definitions: how many of each, by tool, and the unresolved fields."""
+
+    fields: int = 0
+    charts: int = 0
+    dashboards: int = 0
+    by_tool: dict[str, int] = {}  # fields per tool
+    unresolved: tuple[UnresolvedBIField, ...] = ()  # fields, and charts a dashboard names that no file defines
 
 
 class DependedOn(BaseModel, frozen=True):
@@ -346,12 +420,13 @@ class GovernanceReport(BaseModel, frozen=True):
     coverage: Coverage
     pii: Pii
     undocumented: Undocumented
-    unused: tuple[UnusedColumn, ...]
+    unused: Rows[UnusedColumn]
     depended_on: tuple[DependedOn, ...]
-    inheritable: tuple[Inheritable, ...]
+    inheritable: Rows[Inheritable]
     pictures: tuple[Picture, ...]
     tests: DbtTestCoverage
     history: tuple[TrendPoint, ...] = ()  # only with collect_report(history=N)
+    bi: BIFields = BIFields()  # only when the build read BI folders
 
 
 # ---------------------------------------------------------------------------- columns

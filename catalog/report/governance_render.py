@@ -14,9 +14,9 @@ from typing import Any, TextIO
 from pydantic import BaseModel
 
 from catalog.report import markdown
-from catalog.report.governance_model import NOTES, GovernanceReport
+from catalog.report.governance_model import NOTES, GovernanceReport, Inheritable, UnusedColumn
 from catalog.report.json_text import json_text, write_json
-from catalog.report.limits import DEFAULT_MAX_ROWS, MD_CHARS, capped, cut
+from catalog.report.limits import DEFAULT_MAX_ROWS, MD_CHARS, TableRows, capped, cut
 
 
 def report_dict(r: GovernanceReport) -> dict[str, Any]:
@@ -41,6 +41,8 @@ def _with_notes(data: dict[str, Any]) -> dict[str, Any]:
     notes = dict(NOTES)
     if not data["history"]:  # a section only when asked for (--history)
         del data["history"], notes["history"]
+    if not (data["bi"]["fields"] or data["bi"]["charts"] or data["bi"]["dashboards"]):  # only when the build read BI folders
+        del data["bi"], notes["bi"]
     data["notes"] = notes
     return data
 
@@ -64,6 +66,7 @@ def summary_lines(r: GovernanceReport) -> list[tuple[str, str]]:
     t = r.coverage.totals
     by = t.by_status
     un = r.undocumented
+    conflicts = sum(1 for i in r.inheritable if i.conflict)
     scope = "public models" if un.scope == "public_models" else "all models (no public model)"
     return [
         ("Models analyzed", f"{t.models}: {by.get('resolved', 0)} resolved ({t.models_resolved_pct}%), "
@@ -74,11 +77,24 @@ def summary_lines(r: GovernanceReport) -> list[tuple[str, str]]:
                 f"{len(r.pii.untagged)} of them not tagged PII"
                 + (f", {len(r.pii.masked)} reached only masked" if r.pii.masked else "")),
         ("Undocumented columns", f"{len(un.columns)} of {un.columns_in_scope} in {un.models_in_scope} {scope}"),
-        ("Unused columns", f"{len(r.unused)} on models that others depend on"),
-        ("Inheritable descriptions", f"{sum(1 for i in r.inheritable if not i.conflict)} columns "
-                                     f"(+{sum(1 for i in r.inheritable if i.conflict)} with conflicting candidates)"),
+        ("Unused columns", f"{len(r.unused)} that nothing reads, end models aside"),
+        ("Inheritable descriptions", f"{len(r.inheritable) - conflicts} columns (+{conflicts} with conflicting candidates)"),
         ("Tested columns", tests_line(r)),
-    ]
+    ] + ([("BI fields", bi_line(r))] if has_bi(r) else [])
+
+
+def has_bi(r: GovernanceReport) -> bool:
+    return bool(r.bi.fields or r.bi.charts or r.bi.dashboards)
+
+
+def bi_line(r: GovernanceReport) -> str:
+    tools = ", ".join(f"{n} {tool}" for tool, n in r.bi.by_tool.items())
+    return f"{r.bi.fields} fields ({tools}), {r.bi.charts} charts, {r.bi.dashboards} dashboards; {len(r.bi.unresolved)} fields unresolved"
+
+
+def bi_rows(r: GovernanceReport, code: Any, text: Any) -> list[tuple[Any, ...]]:
+    """The rows of the unresolved BI fields table (Markdown and HTML)."""
+    return [(code(u.tool_id), text(u.tool), text(f"{u.file}:{u.line}" if u.line else u.file or ""), text(u.reason)) for u in r.bi.unresolved]
 
 
 def tests_line(r: GovernanceReport) -> str:
@@ -136,7 +152,8 @@ def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS, limit
     """The report in Markdown, for a pull request: at most ``limit`` characters (0: no limit).
     A report too long has fewer rows per table, then loses its last sections, and says so at
     its top."""
-    md = _markdown(r, max_rows)
+    summary = summary_lines(r)  # once: it reads every inheritable description
+    md = _markdown(r, max_rows, summary)
     text = "\n".join(md.lines).rstrip() + "\n"
     if not limit or len(text) <= limit:
         return text
@@ -146,12 +163,12 @@ def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS, limit
     low, high = MIN_ROWS, min(max_rows or md.longest, md.longest)
     while low < high:
         middle = (low + high + 1) // 2
-        if len("\n".join(_markdown(r, middle).lines)) <= room:
+        if len("\n".join(_markdown(r, middle, summary).lines)) <= room:
             low = middle
         else:
             high = middle - 1
     rows = low
-    md = _markdown(r, rows)
+    md = _markdown(r, rows, summary)
     text = "\n".join(md.lines).rstrip() + "\n"
     dropped: list[str] = []
     while len(text) > room and len(md.sections) > 1:
@@ -171,14 +188,14 @@ def report_markdown(r: GovernanceReport, max_rows: int = DEFAULT_MAX_ROWS, limit
     return text if len(text) <= limit else text[: limit - 1] + "\n"
 
 
-def _markdown(r: GovernanceReport, max_rows: int) -> _Md:
+def _markdown(r: GovernanceReport, max_rows: int, summary: list[tuple[str, str]]) -> _Md:
     md = _Md(max_rows)
     b = r.build
     md.add(f"# Governance report: {markdown.text(r.project)}, build {b.id}", "")
     md.add(f"Build {b.id} ({b.status or 'unknown status'}; finished {b.finished_at or '-'}; dialect {markdown.text(b.dialect or '-')}).", "")
 
     md.section("Summary", "")
-    md.table(["figure", "value"], [(markdown.text(k), markdown.text(v)) for k, v in summary_lines(r)], "nothing")
+    md.table(["figure", "value"], [(markdown.text(k), markdown.text(v)) for k, v in summary], "nothing")
 
     # coverage
     cov = r.coverage
@@ -202,8 +219,8 @@ def _markdown(r: GovernanceReport, max_rows: int) -> _Md:
     md.add("### Unresolved columns", "")
     md.table(
         ["column", "model status", "kind", "reason", "expression"],
-        [(markdown.code(u.column.label), u.model_status, u.kind.replace("_", " "), markdown.text(u.reason), markdown.code(cut(u.expr or "")))
-         for u in cov.unresolved_columns],
+        TableRows(cov.unresolved_columns, lambda u: (
+            markdown.code(u.column.label), u.model_status, u.kind.replace("_", " "), markdown.text(u.reason), markdown.code(cut(u.expr or "")))),
         "no unresolved column",
     )
 
@@ -235,16 +252,16 @@ def _markdown(r: GovernanceReport, max_rows: int) -> _Md:
         md.add("**The project has no public model** (access: public): undocumented columns of **all models** are "
                "listed instead.", "")
     md.table(["column", "access", "data type", "declared in YAML"],
-             [(markdown.code(u.column.label), markdown.text(u.access), markdown.text(u.data_type), "yes" if u.declared else "no") for u in un.columns],
+             TableRows(un.columns, lambda u: (markdown.code(u.column.label), markdown.text(u.access), markdown.text(u.data_type),
+                                              "yes" if u.declared else "no")),
              "every column in scope is documented")
 
     # unused
     md.section("Unused columns", "", NOTES["unused"], "")
-    md.table(["column", "node", "data type", "dependents", "dependents with incomplete lineage"],
-             [(markdown.code(u.column.label), u.resource_type, markdown.text(u.data_type), u.dependents,
-               ", ".join(markdown.code(n) for n in u.incomplete_dependents))
-              for u in r.unused],
-             "every column of a depended-on model is read downstream", "lllrl")
+    md.table(["column", "node", "data type", "why", "dependents", "dependents with incomplete lineage"],
+             TableRows(r.unused, lambda u: (markdown.code(u.column.label), u.resource_type, markdown.text(u.data_type), _why_unused(u), u.dependents,
+                                           ", ".join(markdown.code(n) for n in u.incomplete_dependents))),
+             "every column of a depended-on model is read", "llllrl")
 
     # depended-on
     md.section("Most depended-on columns", "", NOTES["depended_on"], "")
@@ -255,15 +272,7 @@ def _markdown(r: GovernanceReport, max_rows: int) -> _Md:
 
     # inheritable
     md.section("Inheritable descriptions", "", NOTES["inheritable"], "")
-    rows = []
-    for i in r.inheritable:
-        if i.conflict:
-            options = "; ".join(f"{markdown.code(c.column.label)}: {markdown.text(c.description)}" for c in i.candidates)
-            rows.append((markdown.code(i.column.label), f"_conflicting:_ {options}", "", ""))
-        else:
-            assert i.source is not None
-            rows.append((markdown.code(i.column.label), markdown.text(i.description), markdown.code(i.source.label), path_text(i.hops)))
-    md.table(["column", "would inherit", "from", "path"], rows, "no undocumented column copies a documented one")
+    md.table(["column", "would inherit", "from", "path"], TableRows(r.inheritable, _inheritable_row), "no undocumented column copies a documented one")
 
     # tests
     t = r.tests
@@ -288,10 +297,21 @@ def _markdown(r: GovernanceReport, max_rows: int) -> _Md:
     else:
         md.add("_No column feeds another: nothing to draw._", "")
 
+    if has_bi(r):
+        md.section("BI fields", "", NOTES["bi"], "", bi_line(r) + ".", "")
+        md.table(["field", "tool", "where", "why unresolved"], bi_rows(r, markdown.code, markdown.text), "every BI field is resolved")
     if r.history:
         md.section("Trends", "", NOTES["history"], "")
         md.table(TREND_HEADER, trend_rows(r), "no completed build", "lllllrr")
     return md
+
+
+def _inheritable_row(i: Inheritable) -> tuple[str, ...]:
+    if i.conflict:
+        options = "; ".join(f"{markdown.code(c.column.label)}: {markdown.text(c.description)}" for c in i.candidates)
+        return (markdown.code(i.column.label), f"_conflicting:_ {options}", "", "")
+    assert i.source is not None
+    return (markdown.code(i.column.label), markdown.text(i.description), markdown.code(i.source.label), path_text(i.hops))
 
 
 TREND_HEADER = ["build", "finished", "resolved", "documented", "tested", "PII reach", "PII untagged"]
@@ -305,3 +325,9 @@ def trend_rows(r: GovernanceReport) -> list[tuple[str, ...]]:
          str(p.pii_reached), str(p.pii_untagged))
         for p in r.history
     ]
+
+
+def _why_unused(u: UnusedColumn) -> str:
+    if not u.read_by:
+        return markdown.text(u.reason)
+    return markdown.text(f"{u.reason}:") + " " + ", ".join(markdown.code(n) for n in u.read_by)

@@ -1,6 +1,6 @@
 """The report's sections made straight from their reads' rows (no walk): the build, lineage
 coverage (every model's status and reason, the unresolved columns), undocumented columns and
-unused columns. Each takes the rows of its read (:class:`catalog.store.report_reads.BuildReads`)
+unused columns, BI fields. Each takes the rows of its read (:class:`catalog.store.report_reads.BuildReads`)
 and returns the fields of its record, the long lists as iterators of their JSON.
 """
 
@@ -11,8 +11,11 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from catalog.lineage.unused import node_from_row, unused_columns
 from catalog.report.governance_model import (
     ANALYZED,
+    BIFields,
+    UnresolvedBIField,
     SEVERITY,
     STATUSES,
     BuildInfo,
@@ -109,10 +112,28 @@ def undocumented(rows: Iterable[Sequence[Any]], models: Sequence[ModelCoverage],
 
 
 def unused(rows: Iterable[Sequence[Any]]) -> Iterator[dict[str, Any]]:
-    """From ``report_unused_columns``: (unique_id, model, resource_type, dependents, incomplete,
-    [[column, data_type]]), each :class:`UnusedColumn`'s JSON made as it is read."""
-    for unique_id, model, resource_type, dependents, incomplete, columns in rows:
-        incomplete = sorted(incomplete or [])
-        for column, data_type in columns:
-            yield {"column": col_json(model, unique_id, column), "resource_type": resource_type, "data_type": data_type,
-                   "dependents": dependents, "incomplete_dependents": incomplete}
+    """From ``list_column_readers``'s rows, the answer of ``catalog unused``
+    (:func:`catalog.lineage.unused.unused_columns`, end models left out): each
+    :class:`UnusedColumn`'s JSON."""
+    for m in unused_columns(map(node_from_row, rows)):
+        for c in m.columns:
+            yield {"column": col_json(m.model, m.unique_id, c.column), "resource_type": m.resource_type, "data_type": c.data_type,
+                   "dependents": len(m.dependents), "incomplete_dependents": list(m.incomplete_dependents),
+                   "reason": c.reason, "read_by": list(c.read_by)}
+
+
+def bi(rows: Iterable[dict[str, Any]]) -> BIFields:
+    """From ``list_build_bi``: the counts of fields, charts and dashboards, fields per tool, and
+    the unresolved fields and charts (by tool and id)."""
+    counts: dict[str, int] = defaultdict(int)
+    by_tool: dict[str, int] = defaultdict(int)
+    unresolved = []
+    for r in rows:
+        counts[r["kind"]] += 1
+        if r["kind"] == "bi_field":
+            by_tool[r["tool"]] += 1
+        if r["status"] == "unresolved":  # a field, or a chart a dashboard names that no file defines
+            kind = r["kind"] if r["kind"] != "bi_field" else r["field_kind"] or ""
+            unresolved.append(UnresolvedBIField(tool=r["tool"], tool_id=r["tool_id"], kind=kind, file=r["file"], line=r["line"], reason=r["reason"] or ""))
+    return BIFields(fields=counts["bi_field"], charts=counts["chart"], dashboards=counts["dashboard"], by_tool=dict(sorted(by_tool.items())),
+                    unresolved=tuple(sorted(unresolved, key=lambda u: (u.tool, u.tool_id))))  # fmt: skip

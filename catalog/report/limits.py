@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TypeVar
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar, overload
 
 T = TypeVar("T")
 
@@ -26,3 +26,26 @@ def cut(value: str, chars: int = EXPR_CHARS) -> str:
     """``value`` whole when short, else its start and its full length: a generated expression
     of megabytes stays whole in the graph and in JSON, but a table shows its first lines."""
     return value if len(value) <= chars else f"{value[:chars]}… ({len(value):,} characters)"
+
+
+class TableRows(Sequence[Sequence[Any]]):
+    """The rows of a table, each made from its item by ``row`` only when read: a table of a
+    million items that shows 500 (:func:`capped`) formats 500."""
+
+    def __init__(self, items: Sequence[T], row: Callable[[T], Sequence[Any]]):
+        self.items, self.row = items, row
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    @overload
+    def __getitem__(self, at: int) -> Sequence[Any]: ...
+    @overload
+    def __getitem__(self, at: slice) -> list[Sequence[Any]]: ...
+    def __getitem__(self, at: int | slice) -> Sequence[Any] | list[Sequence[Any]]:
+        if isinstance(at, slice):
+            return [self.row(item) for item in self.items[at]]
+        return self.row(self.items[at])
+
+    def __iter__(self) -> Iterator[Sequence[Any]]:
+        return map(self.row, self.items)

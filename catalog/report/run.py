@@ -55,7 +55,8 @@ def governance_report(
                 with report_parts(catalog, top=top, progress=progress, history=history) as parts:
                     output(lambda out: write_report_json(out, parts))
                 return
-            data = collect_report(catalog, top=top, progress=progress, history=history)
+            # the long lists packed: Markdown and HTML make records only of the rows they show
+            data = collect_report(catalog, top=top, progress=progress, history=history, packed=True)
             explored = None
             if explorer is not None:  # the explorer's modules (and sqlglot) only when asked for
                 from catalog.export.stored import stored_export_input

@@ -14,6 +14,10 @@ Nodes hold their identity only (``key``, ``project``, ``unique_id``, ``name``,
   ``expr`` found them, like a FEEDS edge), a measure into a metric, a metric into a metric, a
   saved query or an exposure, a model column into an exposure. Kept apart from ``FEEDS`` so
   that model-level answers (reports, column impact) stay about models.
+- BI (:mod:`catalog.bi`): ``(:Column)-[:FEEDS {type, expr}]->(:BIField)``, the columns a field
+  reads; ``(:Chart)-[:SHOWS {role}]->(:BIField)``, ``(:Dashboard)-[:HOLDS]->(:Chart)`` and
+  ``(:Dashboard)-[:SHOWS {role: filter}]->(:BIField)``; each BI node DEFINED with its tool, the
+  tool's id, file, line and, for a field, ``status`` (``resolved``, ``unresolved``) and ``reason``.
 
 A build compares the open relationships with the ones it wants, closes those that changed or
 went and creates the new ones (:mod:`catalog.store.versioned`), so an unchanged consumer keeps
@@ -33,17 +37,28 @@ from catalog.store.graph import Graph
 from catalog.store.keys import column_node_key, model_node_key
 from catalog.store.versioned import changes
 
-LABELS = {"semantic_model": "SemanticModel", "metric": "Metric", "exposure": "Exposure", "saved_query": "SavedQuery", "test": "Test", "unit_test": "Test"}
+LABELS = {
+    "semantic_model": "SemanticModel", "metric": "Metric", "exposure": "Exposure", "saved_query": "SavedQuery", "test": "Test", "unit_test": "Test",
+    "bi_field": "BIField", "chart": "Chart", "dashboard": "Dashboard",
+}  # fmt: skip
 Tested = dict[str, tuple[ColumnRef, ...]]  # test unique id -> the columns it reads
+BIStatus = dict[str, tuple[str, str | None]]  # BI field unique id -> (resolved | unresolved, reason)
 
 
 def write_consumers(
-    graph: Graph, project: DbtProject, semantic: dict[str, ModelLineage], edges: list[ConsumerEdge], build_id: int, tested: Tested | None = None
+    graph: Graph,
+    project: DbtProject,
+    semantic: dict[str, ModelLineage],
+    edges: list[ConsumerEdge],
+    build_id: int,
+    tested: Tested | None = None,
+    bi_status: BIStatus | None = None,
 ) -> dict[str, int]:
     """Write the consumers and tests of ``project`` for build ``build_id`` (``tested``: the
-    columns of each test, :func:`catalog.analyze.dbt_tests.columns_tested`); the counts written and closed."""
+    columns of each test, :func:`catalog.analyze.dbt_tests.columns_tested`; ``bi_status``: each
+    BI field's status and reason, :class:`catalog.bi.link.Linked`); the counts written and closed."""
     name = project.name
-    desired = _desired(project, semantic, edges) | _desired_tests(project, tested or {})
+    desired = _desired(project, semantic, edges) | _desired_tests(project, tested or {}) | _desired_bi(project, bi_status or {})
     current: dict[tuple, dict[str, Any]] = {}
     for r in graph.read("read/list_consumer_relationships", project=name):
         props = {k: v for k, v in (r["props"] or {}).items() if k not in ("since", "until")}
@@ -55,6 +70,12 @@ def write_consumers(
         {"label": LABELS[uid.split(".", 1)[0]], "node": {"key": model_node_key(name, uid), "project": name, "unique_id": uid, "name": n, "resource_type": uid.split(".", 1)[0]}}
         for uid, n in _consumer_names(project).items()
     ]
+    nodes += [
+        {"label": LABELS[uid.split(".", 1)[0]], "node": {"key": model_node_key(name, uid), "project": name, "unique_id": uid, "name": x.name,
+                                                         "resource_type": uid.split(".", 1)[0], "tool": x.tool, "tool_id": x.tool_id}}
+        for table in (project.bi_fields, project.charts, project.dashboards)
+        for uid, x in table.items()
+    ]  # fmt: skip
     columns = [
         {"node": {"key": k[2], "project": name, "unique_id": v["_uid"], "model_name": v["_model_name"], "name": v["_name"]}}
         for k, v in to_create.items()
@@ -63,7 +84,7 @@ def write_consumers(
     graph.write_batches("write/merge_consumers", nodes)
     graph.write_batches("write/merge_columns", columns)
     closed = graph.close_relationships(build_id, to_close)
-    rows: dict[str, list[dict[str, Any]]] = {"defines": [], "has": [], "input_of": [], "tests": []}
+    rows: dict[str, list[dict[str, Any]]] = {"defines": [], "has": [], "input_of": [], "tests": [], "bi_feeds": [], "bi_links": []}
     for (kind, a, b), props in to_create.items():
         if kind == "defines":
             rows[kind].append({"key": a, "props": props})
@@ -71,12 +92,16 @@ def write_consumers(
             rows[kind].append({"test": a, "column": b})
         elif kind == "has":
             rows[kind].append({"model": a, "column": b, "props": _stored(props)})
+        elif kind in ("shows", "holds"):
+            rows["bi_links"].append({"kind": kind, "up": a, "down": b, "role": props.get("role")})
         else:
             rows[kind].append({"up": a, "down": b, **props})
     written = graph.write_batches("write/create_defines", rows["defines"], project=name, build_id=build_id)
     written += graph.write_batches("write/create_semantic_columns", rows["has"], build_id=build_id)
     written += graph.write_batches("write/create_inputs", rows["input_of"], build_id=build_id)
     written += graph.write_batches("write/create_tests", rows["tests"], build_id=build_id)
+    written += graph.write_batches("write/create_bi_feeds", rows["bi_feeds"], build_id=build_id)
+    written += graph.write_batches("write/create_bi_links", rows["bi_links"], build_id=build_id)
     return {"consumers": len(nodes), "consumer_relationships_written": written, "consumer_relationships_closed": closed}
 
 
@@ -117,7 +142,31 @@ def _desired(project: DbtProject, semantic: dict[str, ModelLineage], edges: list
             for src in c.sources:
                 out[("input_of", column_node_key(name, src.unique_id, src.column), down)] = _clean({"type": c.kind.value, "expr": c.expr})
     for up, down, typ, expr in edges:  # a column id or a metric's unique id: keyed alike
-        out[("input_of", mkey(up), mkey(down))] = _clean({"type": typ, "expr": expr})
+        kind = down.split(".", 1)[0]
+        if kind == "bi_field":  # a column a BI field reads
+            out[("bi_feeds", mkey(up), mkey(down))] = _clean({"type": typ, "expr": expr})
+        elif kind in ("chart", "dashboard"):  # stored the other way: the chart SHOWS the field, the dashboard HOLDS the chart
+            out[(typ, mkey(down), mkey(up))] = _clean({"role": expr})
+        else:
+            out[("input_of", mkey(up), mkey(down))] = _clean({"type": typ, "expr": expr})
+    return out
+
+
+def _desired_bi(project: DbtProject, status: BIStatus) -> dict[tuple, dict[str, Any]]:
+    """Each BI field, chart and dashboard DEFINED with its tool, id, file, line (a field: its
+    kind, table, SQL, status and reason) and its record."""
+    out: dict[tuple, dict[str, Any]] = {}
+    for uid, f in project.bi_fields.items():
+        state, reason = status.get(uid, ("unresolved", "not linked"))
+        props = {"tool": f.tool, "tool_id": f.tool_id, "label": f.label, "kind": f.kind, "table": f.table, "model": f.node,
+                 "expr": f.sql, "file": f.file, "line": f.line, "status": state, "reason": reason}  # fmt: skip
+        out[("defines", model_node_key(project.name, uid), None)] = _clean(props | {"record": f.model_dump_json()})
+    for table in (project.charts, project.dashboards):
+        for uid, c in table.items():
+            props = {"tool": c.tool, "tool_id": c.tool_id, "label": c.name, "file": c.file, "line": c.line, "record": c.model_dump_json()}
+            if getattr(c, "reason", ""):  # a chart a dashboard names that no file defines
+                props |= {"status": "unresolved", "reason": c.reason}
+            out[("defines", model_node_key(project.name, uid), None)] = _clean(props | {"kind": getattr(c, "kind", "dashboard")})
     return out
 
 

@@ -31,7 +31,7 @@ TIMED_OUT = "Neo.ClientError.Transaction.TransactionTimedOut"  # ...ClientConfig
 # a transaction ended while it waited for a lock: past its timeout, by an operator, or at shutdown
 LOCK_CLIENT_STOPPED = "Neo.ClientError.Transaction.LockClientStopped"
 DATABASE_NOT_FOUND = "Neo.ClientError.Database.DatabaseNotFound"
-SCHEMA_VERSION = 5  # bump when cypher/schema changes
+SCHEMA_VERSION = 6  # bump when cypher/schema changes
 T = TypeVar("T")
 
 

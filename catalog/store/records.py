@@ -18,12 +18,14 @@ import marshal
 import operator
 from typing import Any
 
+from catalog.bi_records import BIChart, BIDashboard, BIField
 from catalog.errors import NotFound
 from catalog.extract import DbtColumn, DbtExposure, DbtMetric, DbtNode, DbtProject, DbtSavedQuery, DbtSemanticModel, DbtTest
-from catalog.store.graph import Graph
+from catalog.store.graph import Graph, batched
 from catalog.store.keys import model_node_key
 from catalog.store.versioned import changes
 
+RECORDS_AT_ONCE = 2_000  # nodes whose records a build holds as JSON text at a time
 CONSUMER_RECORDS: dict[str, Any] = {
     "semantic_model": ("semantic_models", DbtSemanticModel),
     "metric": ("metrics", DbtMetric),
@@ -31,6 +33,9 @@ CONSUMER_RECORDS: dict[str, Any] = {
     "saved_query": ("saved_queries", DbtSavedQuery),
     "test": ("tests", DbtTest),  # with the columns it reads (catalog.analyze.dbt_tests.with_columns)
     "unit_test": ("tests", DbtTest),
+    "bi_field": ("bi_fields", BIField),
+    "chart": ("charts", BIChart),
+    "dashboard": ("dashboards", BIDashboard),
 }
 
 
@@ -97,29 +102,31 @@ def write_records(
         desired[model_node_key(project.name, uid)] = (uid, position, _record_sha(position, digest))
     current = open_records(graph, project.name) if current is None else current
     diff = changes({k: v[2] for k, v in desired.items()}, {k: (r["id"], r["sha256"]) for k, r in current.items()})
-    rows = [
-        {"key": k, "record": project.nodes[desired[k][0]].model_dump_json(), "position": desired[k][1], "sha256": desired[k][2]}
-        for k in diff.create
-    ]
     graph.close_relationships(build_id, diff.close)
-    return graph.write_batches("write/create_node_records", rows, project=project.name, build_id=build_id)
+    written = 0
+    for keys in batched(diff.create, RECORDS_AT_ONCE):  # a large project's records are never all text at once
+        rows = [
+            {"key": k, "record": project.nodes[desired[k][0]].model_dump_json(), "position": desired[k][1], "sha256": desired[k][2]}
+            for k in keys
+        ]
+        written += graph.write_batches("write/create_node_records", rows, project=project.name, build_id=build_id)
+    return written
 
 
 def load_build_project(graph: Graph, name: str, build: dict[str, Any]) -> DbtProject:
     """The project as build ``build`` (a Build node's properties) read it."""
     nodes: dict[str, DbtNode] = {}
     consumers: dict[str, dict[str, Any]] = {field: {} for field, _ in CONSUMER_RECORDS.values()}
-    rows = graph.read("read/list_build_records", project=name, build_id=build["id"])
-    for r in sorted(rows, key=lambda r: r["position"] or 0):  # relations are matched in the manifest's order
-        if r["record"] is None:
-            continue
-        if r["kind"] == "node":
-            node = DbtNode.model_validate_json(r["record"])
-            nodes[node.unique_id] = node
-        elif r["kind"] in CONSUMER_RECORDS:
-            field, cls = CONSUMER_RECORDS[r["kind"]]
-            rec = cls.model_validate_json(r["record"])
-            consumers[field][rec.unique_id] = rec
+    read: list[tuple[int, int, str, Any]] = []  # (position, order of arrival, kind, record): each JSON let go once read
+    for n, (kind, record, position) in enumerate(graph.stream_values("read/list_build_records", project=name, build_id=build["id"])):
+        if record is not None and (kind == "node" or kind in CONSUMER_RECORDS):
+            cls = DbtNode if kind == "node" else CONSUMER_RECORDS[kind][1]
+            read.append((position or 0, n, kind, cls.model_validate_json(record)))
+    for _, _, kind, rec in sorted(read, key=operator.itemgetter(0, 1)):  # relations are matched in the manifest's order
+        if kind == "node":
+            nodes[rec.unique_id] = rec
+        else:
+            consumers[CONSUMER_RECORDS[kind][0]][rec.unique_id] = rec
     if not nodes:
         raise NotFound(
             f"build {build['id']} of {name!r} holds no records of what it read (it was made by an older catalog): "

@@ -38,6 +38,10 @@ class BuildReads:
         """``report_consumer_inputs``: the INPUT_OF edges into metrics, exposures, saved queries."""
         return self.graph.read("read/report_consumer_inputs", **self._params)
 
+    def bi(self) -> list[dict[str, Any]]:
+        """``list_build_bi``: the build's BI fields, charts and dashboards, with their status."""
+        return self.graph.read("read/list_build_bi", **self._params)
+
     def build_tests(self) -> list[dict[str, Any]]:
         """``list_build_tests``: the build's dbt tests, each with the columns it reads."""
         return self.graph.read("read/list_build_tests", **self._params)
@@ -67,6 +71,7 @@ class BuildReads:
         """``report_undocumented_columns``, streamed: of public models only, or of all."""
         return self.graph.stream_values("read/report_undocumented_columns", **self._params, public_only=public_only)
 
-    def unused_columns(self) -> Iterator[tuple[Any, ...]]:
-        """``report_unused_columns``, streamed."""
-        return self.graph.stream_values("read/report_unused_columns", **self._params)
+    def column_readers(self) -> Iterator[tuple[Any, ...]]:
+        """``list_column_readers``, streamed: per model, seed and snapshot (unique_id, model,
+        resource_type, dependents, columns), each column with what reads it."""
+        return self.graph.stream_values("read/list_column_readers", **self._params)

@@ -9,7 +9,7 @@ WITH coalesce($build_id, active.id) AS b
 UNWIND $column_keys AS start_key
 MATCH (start:Column {key: start_key})
 CALL (start, b) {
-  // in a subquery, the search starts at its one column (see find_consumer_inputs)
+  // in a subquery, the search starts at its one column (see find_root_cause_subgraph)
   MATCH path = ANY SHORTEST (start)(()-[r:FEEDS WHERE r.since <= b AND (r.until IS NULL OR r.until > b)]->()){1,}(d:Column)
   WHERE $max_depth IS NULL OR length(path) <= $max_depth
   RETURN path, d

@@ -6,7 +6,7 @@
 // the columns flagged as read by one. Everything in one row.
 // Parameters: $project, $column_keys (list of column keys), $build_id (int or null), $max_depth (int or null), $builds (map: project name -> build id, the build each other project is read as of, dbt Mesh; {} for none)
 // Returns: columns (list of [key, unique_id, model, name, feeds, consumed, project]; feeds: list of [downstream key, type, expr, resolved];
-//          consumed: true when the column is INPUT_OF a semantic model, metric or exposure in that build)
+//          consumed: true when the column is INPUT_OF a semantic model, metric or exposure, or FEEDS a BI field, in that build)
 MATCH (p:Project {name: $project})
 OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
 WITH coalesce($build_id, active.id) AS b
@@ -30,5 +30,6 @@ ORDER BY c.key
 RETURN collect([c.key, c.unique_id, c.model_name, c.name,
                 [(c)-[f:FEEDS]->(d:Column) WHERE f.since <= coalesce($builds[d.project], b) AND (f.until IS NULL OR f.until > coalesce($builds[d.project], b))
                  | [d.key, f.type, f.expr, f.resolved]],
-                EXISTS { (c)-[i:INPUT_OF]->(x) WHERE i.since <= coalesce($builds[x.project], b) AND (i.until IS NULL OR i.until > coalesce($builds[x.project], b)) },
+                EXISTS { (c)-[i:INPUT_OF]->(x) WHERE i.since <= coalesce($builds[x.project], b) AND (i.until IS NULL OR i.until > coalesce($builds[x.project], b)) }
+                OR EXISTS { (c)-[i:FEEDS]->(x:BIField) WHERE i.since <= coalesce($builds[x.project], b) AND (i.until IS NULL OR i.until > coalesce($builds[x.project], b)) },
                 c.project]) AS columns

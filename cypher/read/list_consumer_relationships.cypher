@@ -1,4 +1,4 @@
-// The open relationships of a project's consumers and tests (until not set): what a build compares
+// The open relationships of a project's consumers, tests and BI fields, charts and dashboards (until not set): what a build compares
 // with what it wants, to close the ones that changed and create the new ones.
 // One row, `rows`: every row collected in one list (one Bolt record instead of thousands).
 // Parameters: $project
@@ -19,6 +19,14 @@ CALL () {
   MATCH (u)-[r:INPUT_OF]->(d {project: $project})
   WHERE r.until IS NULL
   RETURN elementId(r) AS id, 'input_of' AS kind, u.key AS a, d.key AS b, properties(r) AS props
+  UNION ALL
+  MATCH (c:Column)-[r:FEEDS]->(f:BIField {project: $project})
+  WHERE r.until IS NULL
+  RETURN elementId(r) AS id, 'bi_feeds' AS kind, c.key AS a, f.key AS b, properties(r) AS props
+  UNION ALL
+  MATCH (x {project: $project})-[r:SHOWS|HOLDS]->(y)
+  WHERE r.until IS NULL AND (x:Chart OR x:Dashboard)
+  RETURN elementId(r) AS id, toLower(type(r)) AS kind, x.key AS a, y.key AS b, properties(r) AS props
 }
 WITH id, kind, a, b, props
 ORDER BY kind, a, b

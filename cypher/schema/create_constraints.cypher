@@ -18,6 +18,9 @@ CREATE CONSTRAINT catalog_metric_key IF NOT EXISTS FOR (m:Metric) REQUIRE m.key 
 CREATE CONSTRAINT catalog_exposure_key IF NOT EXISTS FOR (e:Exposure) REQUIRE e.key IS UNIQUE;
 CREATE CONSTRAINT catalog_saved_query_key IF NOT EXISTS FOR (q:SavedQuery) REQUIRE q.key IS UNIQUE;
 CREATE CONSTRAINT catalog_test_key IF NOT EXISTS FOR (t:Test) REQUIRE t.key IS UNIQUE;
+CREATE CONSTRAINT catalog_bi_field_key IF NOT EXISTS FOR (f:BIField) REQUIRE f.key IS UNIQUE;
+CREATE CONSTRAINT catalog_chart_key IF NOT EXISTS FOR (c:Chart) REQUIRE c.key IS UNIQUE;
+CREATE CONSTRAINT catalog_dashboard_key IF NOT EXISTS FOR (d:Dashboard) REQUIRE d.key IS UNIQUE;
 CREATE INDEX catalog_test_project IF NOT EXISTS FOR (t:Test) ON (t.project);
 CREATE INDEX catalog_semantic_model_project IF NOT EXISTS FOR (s:SemanticModel) ON (s.project);
 CREATE INDEX catalog_model_project IF NOT EXISTS FOR (m:Model) ON (m.project);

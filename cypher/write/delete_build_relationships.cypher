@@ -6,7 +6,7 @@
 // edges have since <= active id < the dead build's id).
 // Parameters: $build_id
 // Returns: deleted
-MATCH ()-[r:FEEDS|HAS|CONDITIONS|DEPENDS_ON|CONTAINS|DEFINES|INPUT_OF|RECORDS|TESTS]->()
+MATCH ()-[r:FEEDS|HAS|CONDITIONS|DEPENDS_ON|CONTAINS|DEFINES|INPUT_OF|RECORDS|TESTS|SHOWS|HOLDS]->()
 WHERE r.since = $build_id
 CALL (r) {
   DELETE r

@@ -29,6 +29,12 @@ CALL () {
   MATCH ()-[r:DEFINES|INPUT_OF]->(n:Exposure {project: $project}) WHERE r.until <= $keep_from RETURN r
   UNION ALL
   MATCH ()-[r:DEFINES|INPUT_OF]->(n:SavedQuery {project: $project}) WHERE r.until <= $keep_from RETURN r
+  UNION ALL
+  MATCH ()-[r:DEFINES|SHOWS]->(n:BIField {project: $project}) WHERE r.until <= $keep_from RETURN r
+  UNION ALL
+  MATCH ()-[r:DEFINES|HOLDS]->(n:Chart {project: $project}) WHERE r.until <= $keep_from RETURN r
+  UNION ALL
+  MATCH ()-[r:DEFINES]->(n:Dashboard {project: $project}) WHERE r.until <= $keep_from RETURN r
 }
 CALL (r) {
   DELETE r

@@ -1,5 +1,5 @@
 // Forget a project, second step (after delete_project_columns): delete its models,
-// consumers and tests, and any column left, with their relationships, in batches of their own
+// consumers, tests and BI fields, charts and dashboards, and any column left, with their relationships, in batches of their own
 // transactions. Other projects in the database are not touched.
 // Parameters: $project
 // Returns: deleted
@@ -18,6 +18,12 @@ CALL () {
   MATCH (n:Exposure {project: $project}) RETURN n
   UNION ALL
   MATCH (n:SavedQuery {project: $project}) RETURN n
+  UNION ALL
+  MATCH (n:BIField {project: $project}) RETURN n
+  UNION ALL
+  MATCH (n:Chart {project: $project}) RETURN n
+  UNION ALL
+  MATCH (n:Dashboard {project: $project}) RETURN n
 }
 CALL (n) {
   DETACH DELETE n

@@ -3,7 +3,7 @@
 // were closed after it). Run again after an interruption, it reopens what is left.
 // Parameters: $build_id
 // Returns: reopened
-MATCH ()-[r:FEEDS|HAS|CONDITIONS|DEPENDS_ON|CONTAINS|DEFINES|INPUT_OF|RECORDS|TESTS]->()
+MATCH ()-[r:FEEDS|HAS|CONDITIONS|DEPENDS_ON|CONTAINS|DEFINES|INPUT_OF|RECORDS|TESTS|SHOWS|HOLDS]->()
 WHERE r.until = $build_id
 CALL (r) {
   REMOVE r.until

@@ -17,6 +17,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from catalog.analyze.project import analyze_project
+from catalog.analyze.records import column_names
 from catalog.analyze.semantic import consumer_edges
 from catalog.cli.app import app
 from catalog.extract import input_warnings, load_project
@@ -32,7 +33,7 @@ BOARD = "exposure.finance.board_report"
 def exposure_inputs(target: Path) -> dict[str, list[str]]:
     project = load_project(target)
     out: dict[str, list[str]] = {}
-    for up, down, kind, _ in consumer_edges(project, analyze_project(project, jobs=1)):
+    for up, down, kind, _ in consumer_edges(project, column_names(analyze_project(project, jobs=1))):
         if kind == "exposure":
             out.setdefault(down, []).append(up)
     return {k: sorted(v) for k, v in out.items()}

@@ -285,7 +285,8 @@ def test_a_contracted_model_breaks_on_what_breaks_its_contract_only(shared_dir, 
             "partial", "is_food_order", ("expression",),
             "values change downstream; not a breaking change of the enforced contract of orders",
         ),
-        ("safe", "version", ("added",), "no value changes; not a breaking change of the enforced contract of orders"),
+        # customers reads orders, not its new column
+        ("safe", "version", ("added",), "no value changes; unused: no reader; not a breaking change of the enforced contract of orders"),
     ]  # fmt: skip
     hits = {f.column: [h.name for h in f.hits] for f in report.findings}
     assert hits["order_cost"] == ["semantic_model:orders.order_cost", "metric:order_cost", "metric:order_gross_profit"]
@@ -352,7 +353,8 @@ def test_a_contract_no_longer_enforced_breaks_it_and_a_new_one_does_not(shared_d
     added = copy(base, tmp_path / "added")
     edit_sql(added, orders, "as is_drink_order\n", "as is_drink_order,\n        1 as version\n")
     report = check(plain, added)
-    assert [(f.severity, f.column, f.changes, f.why) for f in report.findings] == [("safe", "version", ("added",), "no value changes")]
+    assert [(f.severity, f.column, f.changes, f.why) for f in report.findings] == [
+        ("safe", "version", ("added",), "no value changes; unused: no reader")]
 
 
 # ---------------------------------------------------------------------------- the command

@@ -108,3 +108,27 @@ def test_path_and_build_together_is_a_usage_error(example):
     done = runner.invoke(app, ["export", str(example), "--build", "1"])
     assert done.exit_code == 2
     assert "give them without PATH" in done.output
+
+
+def _plain(lin) -> tuple:
+    """A model's lineage as a stored build can give it back: each column's sources as a set."""
+    return (
+        lin.status, lin.reason,
+        [(c.name, c.kind, c.resolved, c.expr, sorted({(s.unique_id, s.column) for s in c.sources}), c.reason) for c in lin.columns],
+        sorted((c.column.unique_id, c.column.column, c.clause.value) for c in lin.conditions),
+    )  # fmt: skip
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", ["jaffle-shop", "dbt-project-evaluator", "tuva", "flipside-thorchain"])
+def test_corpus_build_read_model_by_model_is_its_analysis(build, graph, project_name, shared_dir, name):
+    """What `catalog explore` and `export` of a stored build read, one model at a time
+    (``list_build_model_lineage``): every model's status, columns in their order, the sources of
+    each and its conditions, as the analysis of its artifacts gave them."""
+    target = shared_dir / "corpus" / name / "target"
+    build(target, project_name)
+    stored = stored_export_input(BuildView(graph, project_name), consumers=True)
+    analyzed = analyze_project(load_project(target), jobs=1)
+    assert list(stored.lineages) == sorted(analyzed)
+    assert {uid: _plain(lin) for uid, lin in stored.lineages.items()} == {uid: _plain(lin) for uid, lin in analyzed.items()}
+    assert sum(len(c.sources) for lin in stored.lineages.values() for c in lin.columns) > 0

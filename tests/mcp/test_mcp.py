@@ -297,6 +297,29 @@ def test_errors_are_the_cli_s_lines_and_the_server_goes_on(server, jaffle, neo4j
     )
 
 
+def test_unused_pages_the_columns_nothing_reads(server, jaffle):
+    """`unused` is `catalog unused --json` one column a row (tests/query/test_unused.py checks
+    jaffle-shop's answer against its SQL and YAML), paged, with what counts as a reader."""
+    first = answer(server, "unused", {"limit": 3})
+    assert (first["project"], first["build"], first["counts"], first["total"], first["truncated"]) == (
+        jaffle, BUILDS[1], {"models": 3, "columns": 8}, 8, True)
+    assert [(c["model"], c["column"], c["reason"]) for c in first["columns"]] == [
+        ("order_items", "product_name", "no reader"), ("orders", "count_order_items", "no reader"), ("orders", "order_total_cents", "no reader")]
+    assert first["notes"][0].startswith("Read means: fed into a column or a BI field")
+    rest = answer(server, "unused", {"limit": 10, "cursor": first["next_cursor"]})
+    assert (len(rest["columns"]), rest["truncated"], rest["next_cursor"]) == (5, False, None)
+    assert rest["columns"][-1] == {
+        "model": "stg_orders", "unique_id": f"{SHOP}.stg_orders", "resource_type": "model", "end_model": False,
+        "incomplete_dependents": [], "column": "tax_paid_cents", "data_type": "INTEGER", "reason": "read only by unused columns",
+        "read_by": ["orders.tax_paid_cents"],
+    }  # fmt: skip
+    # a cursor goes with its question; a model named wrong is the CLI's line
+    assert "a page of another question" in failure(server, "unused", {"models": ["orders"], "cursor": first["next_cursor"]})
+    assert answer(server, "unused", {"models": ["orders"], "build": BUILDS[0]})["counts"] == {"models": 1, "columns": 4}
+    assert failure(server, "unused", {"models": ["ordes"]}).endswith("(sources are not judged); did you mean orders, stg_orders, raw_orders, order_items?")
+    assert answer(server, "unused", {"end_models": True})["counts"] == {"models": 10, "columns": 35}
+
+
 def test_catalog_mcp_over_stdio_answers_an_agent(jaffle, neo4j_env):
     """`catalog mcp` started as a subprocess, driven over stdio by the SDK's client."""
     env = {**os.environ, **neo4j_env, "PYTHONPATH": str(REPO)}
@@ -310,7 +333,7 @@ def test_catalog_mcp_over_stdio_answers_an_agent(jaffle, neo4j_env):
             return names, hit, typo
 
     names, hit, typo = anyio.run(run)
-    assert names == ["builds", "check_change", "column_lineage", "cypher", "diff", "graph_schema", "history", "impact", "model", "path", "projects", "search", "trace"]
+    assert names == ["builds", "check_change", "column_lineage", "cypher", "diff", "graph_schema", "history", "impact", "model", "path", "projects", "search", "trace", "unused"]
     assert (hit.structured_content["total"], hit.structured_content["truncated"], len(hit.structured_content["hits"])) == (7, True, 2)
     assert typo.is_error and "no model, source or consumer 'custmers'" in typo.content[0].text and "did you mean customers" in typo.content[0].text
 

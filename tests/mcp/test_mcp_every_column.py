@@ -8,7 +8,8 @@ column as a node its edges start from; `trace` names it, so `impact`, `path`, `c
 
 Then every corpus project: each column of each model traced, each column the traces name
 walked through impact, column_lineage and path, in memory and from its stored build, tool by
-tool."""
+tool: the same answer to the letter, paths included (of equally short paths, both keep the
+one the rule of catalog/lineage/walks.py picks)."""
 
 from __future__ import annotations
 
@@ -44,21 +45,6 @@ def without_declared_columns(target: Path, uid: str) -> None:
     (target / "catalog.json").write_text(json.dumps(catalog))
 
 
-def shortest(answer: Any) -> Any:
-    """``answer`` with each path as its length and ends: each mode gives one shortest path, and
-    where several are as short, which one is Neo4j's choice (ANY SHORTEST) or the walk's."""
-    if isinstance(answer, dict):
-        return {k: chain(v) if k in ("path", "value_path") and isinstance(v, list) else shortest(v) for k, v in answer.items()}
-    if isinstance(answer, list):
-        return [shortest(v) for v in answer]
-    return answer
-
-
-def chain(hops: list[dict[str, Any]]) -> tuple[int, str | None, str | None]:
-    assert all(a["to"] == b["from"] for a, b in zip(hops, hops[1:])), hops  # one path, hop after hop
-    return len(hops), hops[0]["from"] if hops else None, hops[-1]["to"] if hops else None
-
-
 class Both:
     """One dbt target in memory and as its stored build."""
 
@@ -80,7 +66,7 @@ class Both:
                 out.append(f"error: {e}".replace(f" (build {self.stored_build})", ""))
                 continue
             got.pop("project", None), got.pop("build", None)
-            out.append(shortest(got))
+            out.append(got)
         return out[0], out[1]
 
     @property

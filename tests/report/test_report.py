@@ -124,19 +124,16 @@ def test_example_report_content(build, graph, project_name, example):
         "product_sales.product_id", "product_sales.product_name", "product_sales.product_type", "product_sales.units_sold",
     ]
 
-    # Unused: customers reads orders' customer_id, ordered_at, amount_paid, order_id (status in a
-    # WHERE) and customer_orders_daily the same plus order_date; orders and product_sales read
-    # neither order_item_id nor unit_price of the ephemeral model; nothing reads
-    # stg_payments.payment_id, stg_products.is_active or the country_codes seed's region.
-    assert {u.column.label: u.dependents for u in r.unused} == {
-        "country_codes.region": 1,
-        "int_order_items_priced.order_item_id": 2,
-        "int_order_items_priced.unit_price": 2,
-        **{f"orders.{c}": 2 for c in (
-            "bank_transfer_amount", "credit_card_amount", "gift_card_amount", "item_count", "items_amount",
-            "payment_status", "total_quantity")},
-        "stg_payments.payment_id": 2,
-        "stg_products.is_active": 1,
+    # Unused (catalog unused's answer): orders and product_sales read neither order_item_id nor
+    # unit_price of the ephemeral model; nothing reads stg_payments.payment_id,
+    # stg_products.is_active or the country_codes seed's region. Every column of orders is read
+    # by the exposure sales_dashboard, which lists no meta.referenced_columns.
+    assert {u.column.label: (u.dependents, u.reason) for u in r.unused} == {
+        "country_codes.region": (1, "no reader"),
+        "int_order_items_priced.order_item_id": (2, "no reader"),
+        "int_order_items_priced.unit_price": (2, "no reader"),
+        "stg_payments.payment_id": (2, "no reader"),
+        "stg_products.is_active": (1, "no reader"),
     }
     assert _labels(u.column for u in r.unused)[:3] == [
         "country_codes.region", "int_order_items_priced.order_item_id", "int_order_items_priced.unit_price"]
@@ -266,9 +263,10 @@ def test_coverage_of_partial_failed_and_unresolved_models(build, graph, project_
         ("product_sales.units_sold", "unproved_edge"),
     ]
     assert r.coverage.unresolved_columns[-1].expr == "COALESCE(i.quantity, mystery_col)"
-    # what customer_orders_daily used of orders is unknown now: say so next to each unused column
+    # what product_sales used of int_order_items_priced is partly unknown now: say so next to
+    # each unused column
     unused = {u.column.label: u.incomplete_dependents for u in r.unused}
-    assert unused["orders.order_date"] == ("customer_orders_daily",)
+    assert unused["int_order_items_priced.unit_price"] == ("product_sales",)
     assert unused["stg_payments.payment_id"] == ("order_events",)
 
     # the unproved edge is drawn dashed in the picture around raw quantity

@@ -56,8 +56,8 @@ def stored_build(graph, example):
 
 
 def test_column_anchored_reads_are_listed():
-    assert {"read/find_impact_subgraph", "read/find_root_cause_upstream", "read/find_consumers_downstream",
-            "read/find_consumer_inputs", "read/find_columns_named"} <= set(ANCHORED)  # fmt: skip
+    assert {"read/find_impact_subgraph", "read/find_root_cause_subgraph", "read/find_consumers_downstream",
+            "read/find_columns_named"} <= set(ANCHORED)  # fmt: skip
 
 
 @pytest.mark.parametrize("name", ANCHORED)
@@ -87,12 +87,12 @@ def test_name_resolution_and_a_metrics_inputs_seek_their_start(graph, stored_bui
     rows, plan = profiled("read/find_columns_named", project=project, model="orders", column_name="amount_paid", build_id=None)
     assert [r["key"] for r in rows] == [f"{project}/model.coffee_shop.orders.amount_paid"]
     assert whole_database_scans(plan) == []
-    rows, plan = profiled("read/find_consumer_inputs", project=project, key=f"{project}/metric.coffee_shop.revenue", build_id=None, builds={})
+    rows, plan = profiled("read/find_root_cause_subgraph", project=project, keys=[f"{project}/metric.coffee_shop.revenue"], build_id=None,
+                          max_depth=None, builds={})  # fmt: skip
     # revenue sums the measure amount_paid of the orders semantic model, over orders.amount_paid
-    assert [(r["column"], r["depth"]) for r in rows] == [
-        (f"{project}/semantic_model.coffee_shop.orders.amount_paid", 1),
-        (f"{project}/model.coffee_shop.orders.amount_paid", 2),
-    ]
+    feeders = {n[0]: [f[0] for f in n[7]] for n in rows[0]["nodes"]}
+    assert feeders[f"{project}/metric.coffee_shop.revenue"] == [f"{project}/semantic_model.coffee_shop.orders.amount_paid"]
+    assert feeders[f"{project}/semantic_model.coffee_shop.orders.amount_paid"] == [f"{project}/model.coffee_shop.orders.amount_paid"]
     assert whole_database_scans(plan) == []
 
 
