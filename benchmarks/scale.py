@@ -23,6 +23,8 @@ prints, measured in the same run:
   (the collector on, as a script does it), and their median ratio.
 - with Neo4j, memory_peaks.py's rows: the peak memory of ``catalog build``, ``explore`` and
   ``report -f md / html / json``, each beside ``catalog lineage --json``'s.
+- with Neo4j: ``catalog check`` of two one-line edits, in Neo4j mode and with ``--state``, beside
+  the orjson parse and ``lineage --json`` (benchmarks/check_speed.py).
 
 and once: ``catalog --help`` against ``python -c pass`` (process start to exit, best of runs).
 CPU times (user + system, children included) are printed beside wall times: the machine is shared.
@@ -321,6 +323,9 @@ def main() -> None:
             from memory_peaks import peaks  # build, explore and report peaks, each beside lineage --json's
 
             peaks(str(CATALOG), project_dir, f"mem_peaks_{models}_{seed or 1}")
+            from check_speed import measure as check_rows  # check of a one-line edit, beside its references
+
+            check_rows(project_dir, int(models), None)
     if not args.no_store:
         from catalog.settings import Neo4jSettings
         from catalog.store.connection import open_driver

@@ -290,6 +290,37 @@ def parse_json(data: bytes) -> Any:
     return json.loads(data)
 
 
+def seed_checksums(path: Path) -> dict[str, str]:
+    """The checksum of each seed's file, by unique id, from manifest.json at ``path`` (the
+    records extraction makes do not keep it): with msgspec, only the nodes' resource types and
+    checksums are decoded. Raises OSError or ValueError for a file that cannot be read."""
+    data = path.read_bytes()
+    nodes: dict[str, Any] = {}
+    if msgspec is not None:
+        decoded = _decode_keys(data, _SEED_KEYS)
+        if decoded is not None:
+            nodes = {uid: {"resource_type": n.resource_type, "checksum": n.checksum} for uid, n in (decoded.nodes or {}).items()}
+    if not nodes:
+        nodes = parse_json(data).get("nodes", {})
+    return {
+        uid: str((n.get("checksum") or {}).get("checksum"))
+        for uid, n in nodes.items()
+        if n.get("resource_type") == "seed" and isinstance(n.get("checksum"), dict) and n["checksum"].get("checksum")
+    }
+
+
+if msgspec is not None:
+
+    class _SeedNode(msgspec.Struct):
+        resource_type: Any = None
+        checksum: Any = None
+
+    class _SeedManifest(msgspec.Struct):
+        nodes: dict[str, _SeedNode] | None = None
+
+    _SEED_KEYS: Any = _SeedManifest
+
+
 def read_json(path: Path, data: bytes | None = None, keys: Any = None) -> tuple[dict[str, Any], str]:
     """The parsed JSON object and the sha256 of the file's bytes (``data``: the bytes, when
     the caller has already read them, so no file is read twice). ``keys``: a msgspec Struct

@@ -40,6 +40,7 @@ from pydantic import BaseModel
 
 from catalog.analyze.records import ColumnKind, ColumnLineage, ModelLineage, column_key, column_names
 from catalog.extract import DbtColumn, DbtNode, DbtProject, is_pii
+from catalog.idents import typed
 from catalog.compare import ClauseChange, ColumnChange, StateDiff, diff_state, sql_changed_models
 from catalog.contract import ContractBreak, contract_breaks
 from catalog.lineage.records import LineageGraph, PruneHop, hop_dict
@@ -200,8 +201,8 @@ def check_states(
 ) -> CheckReport:
     """Compare two versions of a project (lineages from :func:`catalog.compare.analyze_states`)."""
     diff = diff_state(old, old_lineages, new, new_lineages)
-    old_graph, new_graph = lineage_graph(old, old_lineages), lineage_graph(new, new_lineages)
-    report = _Checker(old, old_lineages, new, new_lineages, diff, old_graph, new_graph, base).run()
+    # the two graphs live as long as the checker: gone before the selector's graph is made
+    report = _Checker(old, old_lineages, new, new_lineages, diff, lineage_graph(old, old_lineages), lineage_graph(new, new_lineages), base).run()
     hit = {h.key for f in report.findings for h in f.hits if h.kind == "exposure"}
     owners = {e.name: e.owner for uid, e in new.exposures.items() if uid in hit and e.owner}
     precision = {e.name: e.precision for uid, e in new.exposures.items() if uid in hit}
@@ -262,6 +263,31 @@ def lineage_graph(project: DbtProject, lineages: dict[str, ModelLineage]) -> Lin
     return LineageGraph(project, {**lineages, **semantic}, consumers)
 
 
+class Named:
+    """Columns by name, one dict per model made the first time one of its columns is looked up:
+    a lookup per column of a model stays linear in its columns (``DbtNode.column`` and
+    ``ModelLineage.column`` scan them)."""
+
+    def __init__(self) -> None:
+        self._maps: dict[int, dict[str, Any]] = {}  # id of the node or lineage -> name -> column
+
+    def _map(self, owner: object, names: Callable[[], Iterable[tuple[str, Any]]]) -> dict[str, Any]:
+        found = self._maps.get(id(owner))
+        if found is None:
+            found = self._maps[id(owner)] = {}
+            for name, column in names():
+                found.setdefault(name, column)  # the first of a name, as the scans find it
+        return found
+
+    def node_column(self, node: DbtNode, name: str, dialect: str | None) -> DbtColumn | None:
+        """``node.column(name, dialect)``."""
+        return self._map(node, lambda: ((c.key_name(dialect), c) for c in node.columns)).get(typed(name))
+
+    def lineage_column(self, lin: ModelLineage | None, name: str) -> ColumnLineage | None:
+        """``lin.column(name)``; None without a lineage."""
+        return None if lin is None else self._map(lin, lambda: ((c.name, c) for c in lin.columns)).get(typed(name))
+
+
 class _Checker:
     def __init__(
         self,
@@ -279,6 +305,7 @@ class _Checker:
         self.diff = diff
         self.old_graph, self.new_graph = old_graph, new_graph
         self.base = base
+        self.named = Named()
         # the base's columns the change takes away: removed (or renamed) ones, removed models'
         self.gone = {column_key(uid, c.column) for uid, found in diff.changes.items() for c in found if c.change == "removed"}
         self.gone |= {key for uid in diff.removed_models for key in old_graph.model_columns.get(uid, ())}
@@ -310,6 +337,8 @@ class _Checker:
     def run(self) -> CheckReport:
         findings: list[Finding] = []
         for uid in sorted(set(self.new.nodes) & set(self.old.nodes)):
+            if uid not in self.diff.changes and self.new.nodes[uid] == self.old.nodes[uid] and not self.breaks.get(uid):
+                continue  # the same record, nothing changed in its columns: no finding
             if uid in self.diff.new_models:
                 findings += self._doc_findings(uid, set())
             else:
@@ -375,7 +404,7 @@ class _Checker:
         """Whether a column read a column the change takes away, and the analysis now cannot
         resolve it (its reason is in the change's detail)."""
         old_lin, new_lin = self.old_lineages.get(uid), self.new_lineages.get(uid)
-        a, b = old_lin and old_lin.column(name), new_lin and new_lin.column(name)
+        a, b = self.named.lineage_column(old_lin, name), self.named.lineage_column(new_lin, name)
         return bool(a and b and not b.resolved and any(s.key in self.gone for s in a.sources))
 
     def _conditions_read_gone(self, uid: str) -> bool:
@@ -398,7 +427,7 @@ class _Checker:
         lin = self.new_lineages.get(uid)
         if key == uid or lin is None:
             return False
-        now = lin.column(self.old_graph.column_name[key])
+        now = self.named.lineage_column(lin, self.old_graph.column_name[key])
         return now is None or not now.resolved
 
     def _all_renames(self) -> dict[str, dict[str, tuple[str, str]]]:
@@ -429,7 +458,7 @@ class _Checker:
         d_old, d_new = old_lin.definitions, new_lin.definitions
 
         def same(a: str, b: str) -> str | None:
-            ca, cb = old_lin.column(a), new_lin.column(b)
+            ca, cb = self.named.lineage_column(old_lin, a), self.named.lineage_column(new_lin, b)
             if ca is None or cb is None or not ca.sources:
                 return None
             moved = {s.key: self.renamed_keys.get(s.key, s.key) for s in ca.sources}
@@ -456,7 +485,7 @@ class _Checker:
         return hit_name(self.old_graph, key, self.old_graph.column_model.get(key, key))
 
     def _doc_changes(self, before: DbtNode, node: DbtNode, name: str) -> tuple[str, ...]:
-        a, b = before.column(name, self.old.dialect), node.column(name, self.new.dialect)
+        a, b = self.named.node_column(before, name, self.old.dialect), self.named.node_column(node, name, self.new.dialect)
         if a is None or b is None:
             return ()
         kinds = []
@@ -477,7 +506,7 @@ class _Checker:
                 continue
             kinds = self._doc_changes(before, node, name)
             if kinds:
-                b = node.column(name, self.new.dialect)
+                b = self.named.node_column(node, name, self.new.dialect)
                 detail = "PII tag " + ("added" if b and is_pii(b.tags, b.meta) else "removed") if "pii_tag" in kinds else ""
                 out.append(self._finding(node, name, kinds, detail, None))
         return out
@@ -568,12 +597,37 @@ class _Checker:
         return out
 
     # ------------------------------------------------------------------ PII policy
+    def _touched(self) -> set[str]:
+        """The columns (and consumers) the change touches, and every column upstream of one on
+        either side: those of the models whose lineage or record differs, the consumers whose
+        edges in differ. A walk downstream from any other column meets the same edges, the same
+        lineages and the same records in the base and in the change."""
+        graphs = (self.old_graph, self.new_graph)
+        a, b = self.old_graph.lineages, self.new_graph.lineages
+        models = {uid for uid in a.keys() | b.keys() if a.get(uid) is not b.get(uid) and a.get(uid) != b.get(uid)}
+        models |= {uid for uid in self.old.nodes.keys() | self.new.nodes.keys() if self.old.nodes.get(uid) != self.new.nodes.get(uid)}
+        keys = {key for g in graphs for uid in models for key in g.model_columns.get(uid, ())}
+        into = [_edges_into(g) for g in graphs]
+        keys |= {down for down in into[0].keys() | into[1].keys() if into[0].get(down) != into[1].get(down)}
+        touched = set(keys)
+        for g, edges in zip(graphs, into):
+            touched |= reached(keys, lambda key, g=g, edges=edges: [e[0] for e in edges[key]] if key in edges else self._sources(g, key))
+        return touched
+
+    def _sources(self, graph: LineageGraph, key: str) -> list[str]:
+        """The columns a column is computed from, on one side."""
+        col = self.named.lineage_column(graph.lineages.get(graph.column_model.get(key, "")), graph.column_name.get(key, key))
+        return [s.key for s in col.sources] if col is not None else []
+
     def _policy_findings(self) -> list[Finding]:
         was_pii = pii_columns(self.old, self.old_graph)
         pii = pii_columns(self.new, self.new_graph)
         functions = masking_names(self.new.masking_functions)  # the change's list, on both sides
-        before = _pii_reach(self.old, self.old_graph, was_pii, functions)
-        after = _pii_reach(self.new, self.new_graph, pii, functions)
+        # a PII column upstream of nothing the change touches reaches the same columns on both sides
+        touched = self._touched()
+        walked = [key for key in pii if key in was_pii and key in touched]
+        before = _pii_reach(self.old, self.old_graph, walked, functions)
+        after = _pii_reach(self.new, self.new_graph, walked, functions)
         out = []
         for key in sorted(after):
             if key not in was_pii:  # newly PII (a new tag): a documentation change, not a new flow
@@ -665,10 +719,10 @@ def pii_columns(project: DbtProject, graph: LineageGraph) -> dict[str, dict[str,
     ``lower(trim(email)) as email``: its value), and the columns either passes on unchanged
     (passthrough or renamed, any depth up): the same values, under another name."""
     out: dict[str, dict[str, bool]] = defaultdict(dict)
+    named = Named()
 
     def column(key: str) -> ColumnLineage | None:
-        lin = graph.lineages.get(graph.column_model.get(key, ""))
-        return lin.column(graph.column_name[key]) if lin is not None else None
+        return named.lineage_column(graph.lineages.get(graph.column_model.get(key, "")), graph.column_name[key])
 
     def copied_from(key: str) -> list[str]:
         col = column(key)
@@ -688,6 +742,14 @@ def pii_columns(project: DbtProject, graph: LineageGraph) -> dict[str, dict[str,
     return out
 
 
+def _edges_into(graph: LineageGraph) -> dict[str, list[tuple[str, str, str]]]:
+    """Consumer key -> its edges in, (upstream key, type, expr), as :class:`LineageGraph` was given them."""
+    out: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+    for up, down, kind, expr in graph.consumer_edges:
+        out[down].append((up, kind, expr))
+    return {down: sorted(edges) for down, edges in out.items()}
+
+
 def _pii_origin(tagged: dict[str, bool]) -> str:
     """`` (passed unchanged into customers.email, tagged PII)``: why a column is PII."""
     same = [short_label(t) for t, unchanged in sorted(tagged.items()) if unchanged]
@@ -704,11 +766,12 @@ def _pii_reach(
     a masked column (a hash of the value, :mod:`catalog.masking`)."""
     out: dict[str, dict[str, list[PruneHop]]] = {}
     masked: dict[str, bool] = {}
+    named = Named()
 
     def unmasked(key: str) -> bool:
         if key not in masked:
             lin = graph.lineages.get(graph.column_model.get(key, ""))
-            col = lin.column(graph.column_name[key]) if lin is not None else None
+            col = named.lineage_column(lin, graph.column_name[key])
             masked[key] = col is not None and col.kind == ColumnKind.DERIVED and is_masked(col.expr, project.dialect, functions)
         return not masked[key]
 
@@ -720,7 +783,7 @@ def _pii_reach(
             if owner.startswith("exposure."):
                 targets[down] = path
             elif target is not None:
-                col = target.column(graph.column_name[down], project.dialect)
+                col = named.node_column(target, graph.column_name[down], project.dialect)
                 tagged = col is not None and is_pii(col.tags, col.meta)
                 if not tagged or target.access == "public" or target.contract_enforced:
                     targets[down] = path

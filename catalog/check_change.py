@@ -56,7 +56,7 @@ def check_change(
         old = with_bi(load_project(Path(state), dialect=dialect), Path(state))
         base_warnings = tuple(input_warnings(old))
         warned(base_warnings)
-        old_lineages, lineages = analyze_states(old, current, jobs=jobs)
+        old_lineages, lineages = analyze_states(old, current, jobs=jobs, cache=True)
         report = check_states(old, old_lineages, current, lineages, base=str(state))
         return CheckedChange(report, current_warnings, base_warnings)
     if graph is None:
@@ -76,7 +76,7 @@ def check_change(
             current = current.model_copy(update={"bi_fields": old.bi_fields, "charts": old.charts, "dashboards": old.dashboards})
         # dbt Mesh: its foreign nodes as a build would read them now, and the other projects it feeds
         current = with_upstream(opened, current, upstream_builds(opened, foreign_projects(current), {}))
-        old_lineages, lineages = analyze_states(old, current, jobs=jobs)
+        old_lineages, lineages = analyze_states(old, current, jobs=jobs, cache=True)
         report = check_states(old, old_lineages, current, lineages, base=f"build {active['id']}")
         report = with_consumer_projects(report, BuildView(opened, name, active["id"]))
     report = report.model_copy(update={"project": name})  # the project compared, as --project names it

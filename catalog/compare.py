@@ -13,19 +13,22 @@ CTEs) changes nothing downstream.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
-from catalog.analyze.project import analyze_project
+from catalog.analyze.project import analyze_project, analyzed_columns
 from catalog.analyze.relations import EPHEMERAL_PREFIX
+from catalog.artifacts import seed_checksums
 from catalog.analyze.records import ModelLineage, ModelStatus, column_key
 from catalog.extract import DbtNode, DbtProject
+
+if TYPE_CHECKING:
+    from catalog.builds.fingerprints import Fingerprint
 
 
 class ColumnChange(BaseModel, frozen=True):
@@ -79,6 +82,8 @@ def diff_state(
         before = old.nodes.get(uid)
         if node.resource_type in ("model", "snapshot"):
             lin = new_lineages.get(uid)
+            if before == node and lin is not None and lin is old_lineages.get(uid):
+                continue  # the same record and the base's own lineage (analyze_states): nothing changed
             names = [c.name for c in lin.columns] if lin else []
             if before is None or before.resource_type not in ("model", "snapshot"):
                 new_models.append(uid)
@@ -122,12 +127,72 @@ def diff_state(
 
 
 def analyze_states(
-    old: DbtProject, new: DbtProject, jobs: int | None = None
+    old: DbtProject,
+    new: DbtProject,
+    jobs: int | None = None,
+    base: dict[str, ModelLineage] | None = None,
+    cache: bool = False,
 ) -> tuple[dict[str, ModelLineage], dict[str, ModelLineage]]:
-    """The lineages of both versions of a project, for :func:`prune_state`; models whose SQL
-    changed also get the definitions of their columns and rows, from the analysis's own parse."""
+    """The lineages of both versions of a project, for :func:`prune_state` and ``check``.
+
+    The base is analyzed once, in full, unless its lineages are given (``base``) or, with
+    ``cache``, kept from an earlier run on the same base (:mod:`catalog.state_cache`). The
+    change is analyzed only where its lineage can differ from the base's
+    (:func:`lineage_changed_models`): the other models have the base's lineage. Models whose
+    SQL changed also get, on both sides, the definitions of their columns and rows, from the
+    analysis's own parse."""
+    from catalog.builds.fingerprints import fingerprints
+    from catalog.state_cache import cache_key, read_cached, write_cached
+
     changed = sql_changed_models(old, new)
-    return analyze_project(old, jobs=jobs, fingerprints=changed), analyze_project(new, jobs=jobs, fingerprints=changed)
+    before = fingerprints(old)
+    key = cache_key(old, before) if cache and base is None else None
+    if key is not None:
+        base = read_cached(key)
+    if base is None:
+        old_lineages = analyze_project(old, jobs=jobs, fingerprints=changed)
+        if key is not None:
+            write_cached(key, old_lineages)
+    else:  # the SQL-changed models again, for their definitions; the failed ones, as the analysis makes them
+        models = _analyzed_uids(old)
+        again = {uid for uid in models if uid in changed or uid not in base or base[uid].status == ModelStatus.FAILED}
+        known = analyzed_columns({uid: lin for uid, lin in base.items() if uid not in again})
+        redone = analyze_project(old, jobs=jobs, only=again, known_columns=known, fingerprints=changed) if again else {}
+        old_lineages = dict(sorted(({uid: base[uid] for uid in models if uid in base} | redone).items()))
+    # the change's fingerprints: the base's kept for the nodes whose record is the same
+    comparable = old.dialect == new.dialect and old.masking_functions == new.masking_functions
+    same = {uid: f for uid, f in before.items() if comparable and old.nodes[uid] == new.nodes.get(uid)}
+    redo = lineage_changed_models(old, new, old_lineages, before, fingerprints(new, same))
+    kept = {uid: old_lineages[uid] for uid in _analyzed_uids(new) if uid not in redo}
+    redone = analyze_project(new, jobs=jobs, only=redo, known_columns=analyzed_columns(kept), fingerprints=changed) if redo else {}
+    return old_lineages, dict(sorted((kept | redone).items()))
+
+
+def lineage_changed_models(
+    old: DbtProject, new: DbtProject, old_lineages: dict[str, ModelLineage], before: dict[str, Fingerprint], after: dict[str, Fingerprint]
+) -> set[str]:
+    """The models and snapshots of ``new`` whose lineage may differ from their lineage in
+    ``old``: new ones, ones whose record changed (SQL, columns, types, configuration), ones
+    failed in the base, and downstream of those only where what the analysis reads changes:
+    the columns and types of a relation catalog.json lists, else its analyzed lineage (the
+    fingerprints ``before`` and ``after`` of :mod:`catalog.builds.fingerprints`, by which a
+    build reuses a model's lineage)."""
+    if old.dialect != new.dialect or old.masking_functions != new.masking_functions:
+        return _analyzed_uids(new)
+    return {
+        uid
+        for uid in _analyzed_uids(new)
+        if uid not in old_lineages
+        or old_lineages[uid].status == ModelStatus.FAILED
+        or old.nodes.get(uid) != new.nodes[uid]
+        or uid not in before
+        or before[uid].lineage_hash != after[uid].lineage_hash
+    }
+
+
+def _analyzed_uids(project: DbtProject) -> set[str]:
+    """The nodes the analysis gives a lineage: models and snapshots."""
+    return {n.unique_id for n in project.models()}
 
 
 def sql_changed_models(old: DbtProject, new: DbtProject) -> set[str]:
@@ -147,14 +212,9 @@ def _seed_checksums(project: DbtProject) -> dict[str, str]:
     if not any(n.resource_type == "seed" for n in project.nodes.values()):
         return {}
     try:
-        nodes = json.loads((Path(project.target_dir) / "manifest.json").read_bytes()).get("nodes", {})
-    except (OSError, ValueError):
+        return seed_checksums(Path(project.target_dir) / "manifest.json")
+    except (OSError, ValueError, AttributeError):
         return {}
-    return {
-        uid: str((n.get("checksum") or {}).get("checksum"))
-        for uid, n in nodes.items()
-        if n.get("resource_type") == "seed" and (n.get("checksum") or {}).get("checksum")
-    }
 
 
 def _sql_changed(before: DbtNode, node: DbtNode, dialect: str) -> bool:

@@ -21,7 +21,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from catalog.extract import DbtConstraint, DbtContract, DbtNode
+from catalog.extract import DbtConstraint, DbtContract, DbtContractColumn, DbtNode
+from catalog.idents import typed
 
 # where dbt applies constraints (a view or an ephemeral model has none)
 CONSTRAINED_MATERIALIZATIONS = ("table", "incremental")
@@ -64,8 +65,11 @@ def contract_breaks(old: DbtNode, new: DbtNode, adapter_type: str) -> list[Contr
         return out
     enforced = ENFORCED_CONSTRAINTS.get(adapter_type.lower(), ENFORCED_CONSTRAINTS[""])
     constrained = old.materialized in CONSTRAINED_MATERIALIZATIONS
+    by_name: dict[str, DbtContractColumn] = {}
+    for c in now.columns:  # as DbtContract.column finds them, once for all of them
+        by_name.setdefault(c.name, c)
     for col in was.columns:
-        after = now.column(col.name)
+        after = by_name.get(typed(col.name))
         if after is None:
             out.append(ContractBreak(column=col.name, kind="removed", detail="declared column removed"))
             continue

@@ -49,5 +49,5 @@ def prune_change(
         return prune_artifacts(current, analyze_project(current, jobs=jobs), names)
     old = load_project(state, dialect=dialect)
     warned(input_warnings(old))
-    old_lineages, lineages = analyze_states(old, current, jobs=jobs)
+    old_lineages, lineages = analyze_states(old, current, jobs=jobs, cache=True)
     return prune_state(old, old_lineages, current, lineages, also_changed=names)

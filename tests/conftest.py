@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -34,6 +35,10 @@ from needs import unavailable
 for _folder in sorted(Path(__file__).resolve().parent.iterdir()):
     if _folder.is_dir() and any(_folder.glob("test_*.py")) and str(_folder) not in sys.path:
         sys.path.append(str(_folder))
+
+# catalog check and prune --state keep the lineage of a base (catalog.state_cache): in a folder of
+# this session's, never the user's
+os.environ["CATALOG_CACHE_DIR"] = tempfile.mkdtemp(prefix="catalog-test-cache-")
 
 # --------------------------------------------------------------------------- Neo4j and shared data
 #

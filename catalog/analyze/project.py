@@ -235,6 +235,13 @@ _USABLE = (ModelStatus.RESOLVED.value, ModelStatus.PARTIAL.value, ModelStatus.OP
 _WORKER_STATE: tuple[DbtProject, RelationIndex, ProjectColumns, set[str]] | None = None
 
 
+def analyzed_columns(lineages: dict[str, ModelLineage]) -> dict[str, list[str]]:
+    """The analyzed output columns of the models a later :func:`analyze_project` may read
+    (its ``known_columns``): those of the models whose status makes them usable, as the
+    analysis itself keeps them."""
+    return {uid: [c.name for c in lin.columns] for uid, lin in lineages.items() if lin.status.value in _USABLE and lin.columns}
+
+
 def _known_upstream(project: DbtProject, unique_ids: list[str], columns: ProjectColumns) -> dict[str, list[str]]:
     known: dict[str, list[str]] = {}
     for uid in unique_ids:

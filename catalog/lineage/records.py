@@ -87,6 +87,7 @@ class LineageGraph:
                 owned = self.model_columns[uid]
                 for c in lin.columns:
                     owned.append(self._add_column(uid, c.name))
+        self.consumer_edges = consumers  # as given: (upstream key, consumer key, type, expr)
         for up, down, kind, expr in consumers:
             if down not in self.column_model:
                 self.column_model[down] = down
