@@ -45,7 +45,7 @@ from catalog.compare import ClauseChange, ColumnChange, StateDiff, diff_state, s
 from catalog.contract import ContractBreak, contract_breaks
 from catalog.lineage.records import LineageGraph, PruneHop, hop_dict
 from catalog.lineage.unused import UnusedColumn, readers_in_memory, unused_columns, why_unused
-from catalog.lineage.walks import reached
+from catalog.lineage.walks import reached, upstream_first
 from catalog.masking import is_masked, masking_names
 from catalog.prune import prune_state
 from catalog.store.keys import short_label
@@ -433,12 +433,9 @@ class _Checker:
     def _all_renames(self) -> dict[str, dict[str, tuple[str, str]]]:
         """Per changed model, upstream first: old name -> (new name, the upstream column id
         whose rename it passes on, or "")."""
-        from graphlib import TopologicalSorter
-
         changed = {uid for uid in self.diff.changes if uid in self.old.nodes and uid not in self.diff.new_models}
-        order = TopologicalSorter({uid: [d for d in self.new.nodes[uid].depends_on if d in changed] for uid in sorted(changed)})
         out: dict[str, dict[str, tuple[str, str]]] = {}
-        for uid in order.static_order():
+        for uid in upstream_first(changed, lambda u: self.new.nodes[u].depends_on):
             changes = self.diff.changes[uid]
             found = self._renames(uid, [c.column for c in changes if c.change == "removed"], [c.column for c in changes if c.change == "added"])
             if found:

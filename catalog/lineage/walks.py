@@ -10,7 +10,9 @@ analyzed in memory (:class:`~catalog.lineage.records.LineageGraph`).
 - :func:`impact`: :func:`shortest_paths` from several asked columns, the nearest one kept;
 - :func:`tainted`: the columns some path from the asked ones reaches through a computing hop;
 - :func:`closest`: of several answers for one node, the one kept;
-- :func:`post_order`, :func:`descendants`: order and closure of a graph of models or columns.
+- :func:`post_order`, :func:`descendants`: order and closure of a graph of models or columns;
+- :func:`upstream_first`: nodes in dependency order, safe from cycles (check's renames). The
+  analysis orders its models itself (``catalog.analyze.project``): it sits below this package.
 
 The tie-break rule, the same for every walk: of several shortest paths to a node, the one
 reported is the least by its hops in path order, a copying hop (passthrough, renamed) before
@@ -21,6 +23,7 @@ least key (:func:`closest`).
 
 from __future__ import annotations
 
+import graphlib
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
@@ -225,4 +228,19 @@ def post_order(n: int, children: Callable[[int], list[int]]) -> list[int] | None
                 state[node] = 2
                 order.append(node)
     return order
+
+
+
+def upstream_first(nodes: Iterable[N], parents: Callable[[N], Iterable[N]]) -> list[N]:
+    """``nodes`` each after those of them it depends on (``parents``; other nodes and itself
+    ignored), in a stable order; in sorted order when they depend on each other in a cycle."""
+    ordered = sorted(set(nodes))  # type: ignore[type-var]
+    inside = set(ordered)
+    sorter: graphlib.TopologicalSorter[N] = graphlib.TopologicalSorter()
+    for node in ordered:
+        sorter.add(node, *sorted(p for p in parents(node) if p in inside and p != node))  # type: ignore[type-var]
+    try:
+        return list(sorter.static_order())
+    except graphlib.CycleError:
+        return ordered
 

@@ -9,7 +9,7 @@ import pytest
 
 from spelled import walks_from
 
-from catalog.lineage.walks import COPY_TYPES, HopRanks, closest, depths, descendants, hop_order, impact, reached, shortest_paths, tainted
+from catalog.lineage.walks import COPY_TYPES, HopRanks, closest, depths, descendants, hop_order, impact, reached, shortest_paths, tainted, upstream_first
 
 TYPES = ["passthrough", "renamed", "derived", "unknown"]
 
@@ -148,3 +148,11 @@ def test_the_feed_types_walked_are_the_analyzer_s_column_kinds():
     ranks = HopRanks(FEED_TYPES)
     assert sorted(ranks.code.values()) == list(range(len(FEED_TYPES)))
     assert {k for k in FEED_TYPES if ranks.code[k] < len(COPY_TYPES)} == COPY_TYPES
+
+
+def test_upstream_first_puts_each_node_after_what_it_reads_and_survives_a_cycle():
+    reads = {"c": ["a", "b", "outside"], "b": ["a", "b"], "a": [], "d": ["c"]}
+    order = upstream_first(reads, lambda n: reads[n])
+    assert order == ["a", "b", "c", "d"]
+    cyclic = {"a": ["b"], "b": ["a"], "c": []}
+    assert upstream_first(cyclic, lambda n: cyclic[n]) == ["a", "b", "c"]
