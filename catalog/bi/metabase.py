@@ -239,8 +239,6 @@ class Metabase:
         first = stages[0] if stages else {}
         table, source_card = _source(first)
         upstream = self.card(source_card, seen) if source_card is not None else {}
-        if source_card is not None and source_card not in self.cards:
-            upstream = {}
         last = stages[-1] if stages else {}
 
         def named(ref: int | str) -> str:

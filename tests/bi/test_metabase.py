@@ -119,15 +119,17 @@ def write(folder: Path, name: str, doc: object) -> None:
 
 def test_unknown_tables_and_missing_columns_are_unresolved_with_their_reason(tmp_path: Path) -> None:
     """A card on a table the metadata does not have, a field (added to orders' metadata) naming a
-    column orders does not have, a dashboard filter mapped to status, and a dashcard of a card no
-    file defines."""
+    column orders does not have, card 33 on a table renamed to one no dbt node is, a dashboard
+    filter mapped to status, and a dashcard of a card no file defines."""
     folder = tmp_path / "mb"
     shutil.copytree(FIXTURES / "metabase" / "database", folder / "database")
     meta_path = folder / "database" / "2" / "metadata.json"
     meta = json.loads(meta_path.read_text())
     orders = next(t for t in meta["tables"] if t["name"] == "orders")
     orders["fields"].append({"id": 500, "name": "discount_code", "table_id": orders["id"]})
+    next(t for t in meta["tables"] if t["name"] == "transactions")["name"] = "old_transactions"
     meta_path.write_text(json.dumps(meta))
+    shutil.copy(FIXTURES / "metabase" / "card" / "33.json", folder / "33.json")
     write(folder, "nowhere.json", {"id": 40, "name": "Nowhere", "dataset_query": {"database": 2, "type": "query", "query": {"source-table": 999}}})
     discount = {"database": 2, "type": "query", "query": {"source-table": orders["id"], "fields": [["field", 500, None]]}}
     write(folder, "discount.json", {"id": 41, "name": "Discounts", "dataset_query": discount})
@@ -147,6 +149,8 @@ def test_unknown_tables_and_missing_columns_are_unresolved_with_their_reason(tmp
     assert board.shows == ((F + "78", "filter"),)
     assert into(edges, F + "78") == {(ORDERS + "status", "passthrough")}
     assert project.charts[C + "99"].reason == "no card file of the BI folders defines card 99"
+    assert dict(project.charts[C + "33"].shows) == {F + str(i): "column" for i in (111, 112, 113, 114)}
+    assert links.status(F + "114") == ("unresolved", "Metabase table public.old_transactions (id 18) is no model, seed, snapshot or source of the project")
 
 
 def test_broken_json_is_one_error_naming_the_file(tmp_path: Path) -> None:
