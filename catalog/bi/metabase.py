@@ -57,7 +57,7 @@ def read_json(path: Path) -> tuple[str, Any]:
 
 def kind_of(doc: Any) -> str | None:
     """``card``, ``dashboard`` or ``metadata`` (a database's tables and fields); None otherwise."""
-    if not isinstance(doc, dict) or "id" not in doc:
+    if not isinstance(doc, dict) or not isinstance(doc.get("id"), int) or isinstance(doc["id"], bool):
         return None
     if isinstance(doc.get("dataset_query"), dict):
         return "card"
@@ -144,8 +144,8 @@ class Metabase:
             elif kind == "dashboard":
                 boards.append((doc, shown))
         for doc, shown in boards:  # the copies dashboards carry of cards no file defines
-            for dashcard in doc.get("dashcards") or doc.get("ordered_cards") or []:
-                card = dashcard.get("card") if isinstance(dashcard, dict) else None
+            for dashcard in _dashcards(doc):
+                card = dashcard.get("card")
                 if kind_of(card) == "card" and card["id"] not in self.cards:
                     self.cards[card["id"]] = (card, shown, "")
         self.fields: dict[str, BIField] = {}
@@ -157,7 +157,7 @@ class Metabase:
 
     # ------------------------------------------------------------------ tables and fields
     def _metadata(self, doc: dict[str, Any], file: str) -> None:
-        for table in doc["tables"]:
+        for table in doc["tables"]:  # a list: kind_of says so
             if not isinstance(table, dict) or not isinstance(table.get("id"), int):
                 continue
             schema, name = table.get("schema"), str(table.get("name") or "")
@@ -166,7 +166,7 @@ class Metabase:
             shown = ".".join(p for p in (schema, name) if p)
             why = "" if node else f"Metabase table {shown} (id {table['id']}) is no model, seed, snapshot or source of the project"
             self.tables[table["id"]] = (shown, node, why)
-            for f in table.get("fields") or []:
+            for f in table.get("fields") if isinstance(table.get("fields"), list) else []:
                 if isinstance(f, dict) and isinstance(f.get("id"), int) and f.get("name"):
                     self.columns[f["id"]] = (table["id"], str(f["name"]), file)
 
@@ -229,7 +229,7 @@ class Metabase:
         if problem:
             reason = f"the card's SQL was not analyzed: {problem}"
             shows[self._own(cid, "sql", "unknown", sql, (Read(kind="missing", text=sql, reason=reason),), file, line)] = "column"
-        for ref in _refs([t.get("dimension") for t in tags.values() if isinstance(t, dict)]):
+        for ref in _refs([t.get("dimension") for t in (tags.values() if isinstance(tags, dict) else []) if isinstance(t, dict)]):
             if isinstance(ref, int):
                 shows.setdefault(self.field(ref), "filter")
         return columns, shows
@@ -254,14 +254,14 @@ class Metabase:
             return self._own(cid, name, kind, json.dumps(clause), reads, file, None)
 
         columns: dict[str, str] = {}
-        aggregations = last.get("aggregation") or []
+        aggregations = last.get("aggregation") if isinstance(last.get("aggregation"), list) else []
         expressions = last.get("expressions") or {}
         for col in doc_result(self.cards[cid][0]):
-            ref = col.get("field_ref") or []
+            ref = col.get("field_ref") if isinstance(col.get("field_ref"), list) and len(col["field_ref"]) > 1 else [None, None]
             name = str(col.get("name") or "")
-            if ref and ref[0] == "aggregation" and isinstance(ref[1], int) and ref[1] < len(aggregations):
+            if ref[0] == "aggregation" and isinstance(ref[1], int) and ref[1] < len(aggregations):
                 columns[name] = own(name, "aggregation", aggregations[ref[1]])
-            elif ref and ref[0] == "expression" and isinstance(expressions, dict) and ref[1] in expressions:
+            elif ref[0] == "expression" and isinstance(expressions, dict) and isinstance(ref[1], str) and ref[1] in expressions:
                 columns[name] = own(name, "expression", expressions[ref[1]])
             else:
                 refs = list(_refs([ref])) or ([col["id"]] if isinstance(col.get("id"), int) else [])
@@ -283,14 +283,13 @@ class Metabase:
     def dashboard(self, doc: dict[str, Any], file: str) -> BIDashboard:
         holds: list[str] = []
         shows: dict[str, str] = {}
-        for dashcard in doc.get("dashcards") or doc.get("ordered_cards") or []:
-            if not isinstance(dashcard, dict):
-                continue
-            ids = [dashcard.get("card_id")] + [s.get("id") for s in dashcard.get("series") or [] if isinstance(s, dict)]
+        for dashcard in _dashcards(doc):
+            series = dashcard.get("series") if isinstance(dashcard.get("series"), list) else []
+            ids = [dashcard.get("card_id")] + [s.get("id") for s in series if isinstance(s, dict)]
             for cid in ids:
                 if isinstance(cid, int):
                     holds.append(self._held(cid, file))
-            for mapping in dashcard.get("parameter_mappings") or []:
+            for mapping in dashcard.get("parameter_mappings") if isinstance(dashcard.get("parameter_mappings"), list) else []:
                 for ref in _refs(mapping.get("target") if isinstance(mapping, dict) else None):
                     if isinstance(ref, int):
                         shows.setdefault(self.field(ref), "filter")
@@ -308,7 +307,14 @@ class Metabase:
 
 def doc_result(card: dict[str, Any]) -> list[dict[str, Any]]:
     """The columns of a card's result, as Metabase recorded them."""
-    return [c for c in card.get("result_metadata") or [] if isinstance(c, dict)]
+    result = card.get("result_metadata")
+    return [c for c in result if isinstance(c, dict)] if isinstance(result, list) else []
+
+
+def _dashcards(board: dict[str, Any]) -> list[dict[str, Any]]:
+    """A dashboard's cards (``ordered_cards`` before Metabase 47)."""
+    cards = board.get("dashcards") if isinstance(board.get("dashcards"), list) else board.get("ordered_cards")
+    return [c for c in cards if isinstance(c, dict)] if isinstance(cards, list) else []
 
 
 def read_metabase(project: DbtProject, files: list[tuple[Path, str, str, Any]]) -> BIDefinitions:

@@ -153,6 +153,22 @@ def test_unknown_tables_and_missing_columns_are_unresolved_with_their_reason(tmp
     assert links.status(F + "114") == ("unresolved", "Metabase table public.old_transactions (id 18) is no model, seed, snapshot or source of the project")
 
 
+def test_an_aggregation_is_a_field_of_its_card(tmp_path: Path) -> None:
+    """A question written for this test in the shape of card 27's API JSON: the sum of orders'
+    amount (field 83) by status (78), filtered on order_date (82)."""
+    folder = tmp_path / "mb"
+    shutil.copytree(FIXTURES / "metabase" / "database", folder / "database")
+    query = {"source-table": 10, "aggregation": [["sum", ["field", 83, None]]], "breakout": [["field", 78, None]],
+             "filter": [">", ["field", 82, None], "2018-01-01"]}  # fmt: skip
+    result = [{"name": "status", "field_ref": ["field", 78, None]}, {"name": "sum", "field_ref": ["aggregation", 0]}]
+    write(folder, "50.json", {"id": 50, "name": "Amount by status", "dataset_query": {"database": 2, "type": "query", "query": query}, "result_metadata": result})
+    project, links, edges = linked_of([folder])
+    assert dict(project.charts[C + "50"].shows) == {F + "78": "column", F + "50.sum": "column", F + "83": "metric", F + "82": "filter"}
+    assert into(edges, F + "50.sum") == {(ORDERS + "amount", "derived")}
+    assert (project.bi_fields[F + "50.sum"].tool_id, project.bi_fields[F + "50.sum"].kind) == ("sum", "aggregation")
+    assert into(edges, F + "82") == {(ORDERS + "order_date", "passthrough")}
+
+
 def test_broken_json_is_one_error_naming_the_file(tmp_path: Path) -> None:
     (tmp_path / "27.json").write_text('{"id": 27, "dataset_query": {\n  "type": "query",\n}')
     with pytest.raises(ArtifactError, match=r"27\.json: line 3: not valid JSON"):
