@@ -169,6 +169,20 @@ def test_an_aggregation_is_a_field_of_its_card(tmp_path: Path) -> None:
     assert into(edges, F + "82") == {(ORDERS + "order_date", "passthrough")}
 
 
+def test_a_native_cards_variables_and_field_filter(tmp_path: Path) -> None:
+    """Written for this test: `{{status}}` a field filter on orders.status (field 78), the optional
+    clause kept, the variable `{{since}}` read as NULL."""
+    folder = tmp_path / "mb"
+    shutil.copytree(FIXTURES / "metabase" / "database", folder / "database")
+    sql = "select customer_id, sum(amount) as total from orders where {{status}} [[and order_date > {{since}}]] group by 1"
+    tags = {"status": {"type": "dimension", "dimension": ["field", 78, None]}, "since": {"type": "date"}}
+    write(folder, "60.json", {"id": 60, "name": "Totals", "dataset_query": {"database": 2, "type": "native", "native": {"query": sql, "template-tags": tags}}})
+    project, _, edges = linked_of([folder])
+    assert dict(project.charts[C + "60"].shows) == {F + "60.customer_id": "column", F + "60.total": "column", F + "78": "filter"}
+    assert into(edges, F + "60.customer_id") == {(ORDERS + "customer_id", "passthrough")}
+    assert into(edges, F + "60.total") == {(ORDERS + "amount", "derived")}
+
+
 def test_broken_json_is_one_error_naming_the_file(tmp_path: Path) -> None:
     (tmp_path / "27.json").write_text('{"id": 27, "dataset_query": {\n  "type": "query",\n}')
     with pytest.raises(ArtifactError, match=r"27\.json: line 3: not valid JSON"):
