@@ -26,7 +26,7 @@ class Read(BaseModel, frozen=True):
 
 class BIField(BaseModel, frozen=True):
     unique_id: str  # bi_field.<tool>.<tool id>
-    tool: str  # lightdash, looker
+    tool: str  # lightdash, looker, metabase
     tool_id: str  # the tool's own id: orders_total_order_amount, orders.total_amount
     name: str  # its name in its table: total_order_amount
     label: str = ""
@@ -43,7 +43,7 @@ class BIField(BaseModel, frozen=True):
 class BIChart(BaseModel, frozen=True):
     unique_id: str  # chart.<tool>.<tool id>
     tool: str
-    tool_id: str  # Lightdash's chart slug, LookML's dashboard/element
+    tool_id: str  # Lightdash's chart slug, LookML's dashboard/element, Metabase's card id
     name: str
     kind: str = "chart"  # chart, sql_chart, tile
     explore: str = ""

@@ -23,10 +23,11 @@ from typing import Any
 
 import lkml
 
-from catalog.analyze.relations import RelationIndex, split_relation
+from catalog.analyze.relations import split_relation
 from catalog.bi_records import BIChart, BIDashboard, BIDefinitions, BIField, Read, chart_uid, column_target, dashboard_uid, field_uid
 from catalog.bi.sqlcolumns import sql_columns
 from catalog.bi.sqlrefs import sql_refs
+from catalog.bi.tables import Tables
 from catalog.bi.yamlfile import line_of, read_yaml
 from catalog.errors import ArtifactError
 from catalog.extract import DbtProject
@@ -77,11 +78,8 @@ class _View:
 class LookML:
     def __init__(self, project: DbtProject, files: list[tuple[Path, str]]):
         self.project = project
-        self.relations = RelationIndex.for_project(project)
-        self.by_name: dict[str, set[str]] = {}
-        for node in project.nodes.values():
-            if node.identifier:
-                self.by_name.setdefault(node.identifier.lower(), set()).add(node.unique_id)
+        self.tables = Tables(project)
+        self.relations = self.tables.relations
         self.views: dict[str, _View] = {}
         self.explores: dict[str, dict[str, str]] = {}  # explore -> {name in it: view}
         dashboards: list[tuple[Path, str]] = []
@@ -125,9 +123,7 @@ class LookML:
             view.reason = f"view {view.name} has neither sql_table_name nor derived_table sql"
             return
         parts = split_relation(_CONSTANT.sub("", str(table)))
-        uid = self.relations.lookup(parts)
-        if uid is None and parts and len(self.by_name.get(parts[-1], ())) == 1:
-            uid = next(iter(self.by_name[parts[-1]]))
+        uid = self.tables.node(parts)
         view.node = uid
         if uid is None:
             view.reason = f"view {view.name}: table {str(table).strip()} is no model, seed, snapshot or source of the project"

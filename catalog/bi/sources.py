@@ -1,6 +1,7 @@
 """Which BI folders a build reads (``--bi DIR``, and the ``bi:`` list of ``catalog.yml`` beside
 the project), and reading them: each folder's tool is known by its files (YAML with ``metricQuery`` or
-``tiles``: Lightdash charts and dashboards as code; ``*.lkml`` and ``*.dashboard.lookml``: LookML). A folder that
+``tiles``: Lightdash charts and dashboards as code; ``*.lkml`` and ``*.dashboard.lookml``: LookML; JSON of Metabase
+cards, dashboards and database metadata as its API returns them). A folder that
 is missing or holds none of them, or a file that does not parse, is one error naming it, raised
 before anything is stored."""
 
@@ -10,7 +11,7 @@ import hashlib
 from pathlib import Path
 
 from catalog.artifacts import find_target_dir
-from catalog.bi import lightdash, lookml
+from catalog.bi import lightdash, lookml, metabase
 from catalog.bi_records import BIChart, BIDefinitions
 from catalog.bi.yamlfile import read_yaml
 from catalog.errors import ArtifactError
@@ -42,13 +43,13 @@ def with_bi(project: DbtProject, path: Path) -> DbtProject:
 
 
 def bi_digest(folders: list[Path]) -> str | None:
-    """The SHA-256 of every YAML and LookML file of ``folders`` (path and bytes, in order): what
+    """The SHA-256 of every YAML, LookML and JSON file of ``folders`` (path and bytes, in order): what
     a build compares to know its BI inputs unchanged; None without folders."""
     if not folders:
         return None
     digest = hashlib.sha256()
     for folder in folders:
-        for path in _files(folder, (".yml", ".yaml", ".lkml", ".lookml")) if folder.is_dir() else []:
+        for path in _files(folder, (".yml", ".yaml", ".lkml", ".lookml", ".json")) if folder.is_dir() else []:
             digest.update(f"{path}\0".encode() + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
@@ -70,6 +71,7 @@ def read_bi(project: DbtProject, project_dir: Path, folders: list[Path]) -> DbtP
     charts: list[tuple[Path, dict]] = []
     lookml_files: list[tuple[Path, str]] = []
     dashboards: list[tuple[Path, dict]] = []
+    metabase_files: list[tuple[Path, str, str, object]] = []
     for folder in folders:
         if not folder.is_dir():
             raise ArtifactError(f"{folder}: no such BI folder")
@@ -86,12 +88,21 @@ def read_bi(project: DbtProject, project_dir: Path, folders: list[Path]) -> DbtP
             else:
                 continue
             known += 1
+        for path in _files(folder, (".json",)):
+            text, doc = metabase.read_json(path)
+            if metabase.kind_of(doc) is not None:
+                metabase_files.append((path, _shown(path, project_dir), text, doc))
+                known += metabase.kind_of(doc) != "metadata"
         if not known and not lkml_here and not (folder / "lightdash.config.yml").is_file():
-            raise ArtifactError(f"{folder}: no Lightdash charts or dashboards (YAML with metricQuery or tiles) and no LookML files")
+            raise ArtifactError(
+                f"{folder}: no Lightdash charts or dashboards (YAML with metricQuery or tiles), no LookML files and no Metabase cards or dashboards (JSON)"
+            )
     if charts or dashboards or any((f / "lightdash.config.yml").is_file() for f in folders):
         found["lightdash"] = _lightdash(project, project_dir, charts, dashboards)
     if lookml_files:
         found["looker"] = lookml.read_lookml(project, lookml_files)
+    if metabase_files:
+        found["metabase"] = metabase.read_metabase(project, metabase_files)
     fields = {k: v for d in found.values() for k, v in d.fields.items()}
     all_charts = {k: v for d in found.values() for k, v in d.charts.items()}
     all_dashboards = {k: v for d in found.values() for k, v in d.dashboards.items()}

@@ -1,4 +1,4 @@
-"""The columns of a BI tool's own SQL (a LookML derived table, a Lightdash SQL chart), each with
+"""The columns of a BI tool's own SQL (a LookML derived table, a Lightdash SQL chart, a Metabase native card), each with
 the dbt columns it reads: the SQL analyzed like a model's, its tables matched to the project's
 relations."""
 

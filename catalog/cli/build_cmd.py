@@ -35,7 +35,7 @@ def build(
         typer.Option(
             "--bi",
             metavar="DIR",
-            help="Read the BI definitions of DIR (Lightdash charts and dashboards as code, LookML) and store their fields, "
+            help="Read the BI definitions of DIR (Lightdash charts and dashboards as code, LookML, Metabase API JSON) and store their fields, "
             "charts and dashboards linked to the columns they read; repeat for several. A catalog.yml beside the "
             "project may list more under bi:.",
         ),

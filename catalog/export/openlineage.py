@@ -28,8 +28,8 @@ the ``referencedColumns`` as input fields (``namespace``, ``name``, ``field``); 
 relations it depends on (another project's model in that project's namespace, dbt Mesh).
 
 Then one event per BI chart and dashboard (``catalog build --bi``, :mod:`catalog.bi`): a job
-named by its unique id (``chart.lightdash.<slug>``), ``jobType`` (integration ``LIGHTDASH`` or
-``LOOKER``, ``CHART`` or ``DASHBOARD``), the custom facet ``dbtColumnCatalog_bi`` (same schema
+named by its unique id (``chart.lightdash.<slug>``), ``jobType`` (integration ``LIGHTDASH``,
+``LOOKER`` or ``METABASE``, ``CHART`` or ``DASHBOARD``), the custom facet ``dbtColumnCatalog_bi`` (same schema
 file): its tool, the tool's id, name, file and line, and every field it shows (a dashboard:
 those of its charts and its filters) with its role, status and input fields; ``inputs``: the
 relations those fields read.

@@ -27,18 +27,20 @@ def jaffle(shared_dir: Path, tmp_path: Path) -> Path:
     return dst
 
 
-def drop_revenue(project: Path) -> None:
-    """regional_sales no longer selects revenue (manifest's compiled SQL and columns, catalog.json)."""
+def drop_column(project: Path, model: str, column: str, line: str) -> None:
+    """``model`` no longer selects ``column``: ``line`` out of its compiled SQL, the column out of
+    the manifest's columns and catalog.json's (when there is one)."""
     path = project / "target" / "manifest.json"
     manifest = json.loads(path.read_text())
-    node = manifest["nodes"]["model.jaffle_shop.regional_sales"]
-    node["compiled_code"] = node["compiled_code"].replace("        revenue,\n", "")
-    node["columns"].pop("revenue")
+    node = manifest["nodes"][model]
+    node["compiled_code"] = node["compiled_code"].replace(line, "")
+    node["columns"].pop(column)
     path.write_text(json.dumps(manifest))
     path = project / "target" / "catalog.json"
-    catalog = json.loads(path.read_text())
-    catalog["nodes"]["model.jaffle_shop.regional_sales"]["columns"].pop("revenue")
-    path.write_text(json.dumps(catalog))
+    if path.is_file():
+        catalog = json.loads(path.read_text())
+        catalog["nodes"][model]["columns"].pop(column)
+        path.write_text(json.dumps(catalog))
 
 
 def test_impact_trace_and_check_reach_fields_charts_and_dashboards(jaffle: Path, project_name: str, neo4j_env, graph) -> None:
@@ -74,7 +76,7 @@ def test_impact_trace_and_check_reach_fields_charts_and_dashboards(jaffle: Path,
     assert {(b["kind"], b["tool_id"]) for b in pruned["bi"]} == {(kind, tool_id) for kind, _, tool_id, _ in got}
 
     before = view(graph, project_name, built["build_id"])
-    drop_revenue(jaffle)
+    drop_column(jaffle, "model.jaffle_shop.regional_sales", "revenue", "        revenue,\n")
     checked = run(neo4j_env, "check", str(jaffle), "--project", project_name, "--json")
     finding = next(f for f in json.loads(checked.stdout)["findings"] if f["column"] == "revenue")
     assert finding["severity"] == "breaking"
@@ -124,3 +126,56 @@ def test_lookml_impact_reaches_its_dashboard_with_lookml_ids(shared_dir: Path, p
         ("chart", "sales.revenue_by_month"), ("chart", "sales.revenue_by_store"), ("chart", "sales.location_revenue"),
         ("dashboard", "sales"),
     }  # fmt: skip
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Path:
+    """A copy of dbt-metabase's sandbox target (tests/fixtures/bi/metabase_sandbox; check edits its manifest)."""
+    return Path(shutil.copytree(FIXTURES / "metabase_sandbox", tmp_path / "sandbox"))
+
+
+def test_metabase_impact_reaches_its_cards_and_dashboard_with_metabase_ids(sandbox: Path, project_name: str, neo4j_env, graph, tmp_path: Path) -> None:
+    """dbt-metabase's recorded Metabase over its sandbox: orders.status is Metabase field 78, a
+    column of cards 27 and 28 (orders joined to customers, and that filtered on status), and the
+    native card 32's `status` (`select * from Orders where ...`); the dashboard holds 27 and 28.
+    A removed status is breaking for those cards; bad input changes nothing stored."""
+    metabase = FIXTURES / "metabase"
+    built = answer(neo4j_env, "build", str(sandbox), "--project", project_name, "--bi", str(metabase), "--json")
+    hits = answer(neo4j_env, "impact", "orders.status", "--project", project_name, "--json")["consumers"]
+    got = {(h["kind"], h["tool"], h["tool_id"], h["depth"]) for h in hits if h.get("tool")}
+    assert got == {
+        ("bi_field", "metabase", "78", 1), ("bi_field", "metabase", "status", 1),
+        ("chart", "metabase", "27", 2), ("chart", "metabase", "28", 2), ("chart", "metabase", "32", 2),
+        ("dashboard", "metabase", "2", 3),
+    }  # fmt: skip
+    board = next(h for h in hits if h["kind"] == "dashboard")
+    assert [p["type"] for p in board["path"]] == ["passthrough", "shows", "holds"]
+    assert (board["file"], board["line"]) == (str(metabase / "dashboard" / "2.json"), 1)
+    report = answer(neo4j_env, "report", "--project", project_name, "--format", "json")["bi"]
+    assert (report["charts"], report["dashboards"], report["by_tool"]) == (7, 1, {"metabase": report["fields"]})
+
+    before = view(graph, project_name, built["build_id"])
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "27.json").write_text('{"id": 27,\n "dataset_query": }\n')
+    assert "27.json: line 2: not valid JSON" in one_error(run(neo4j_env, "build", str(sandbox), "--project", project_name, "--bi", str(broken)))
+    assert view(graph, project_name, built["build_id"]) == before
+
+    drop_column(sandbox, "model.sandbox.orders", "status", "        orders.status,\n")
+    checked = run(neo4j_env, "check", str(sandbox), "--project", project_name, "--json")
+    finding = next(f for f in json.loads(checked.stdout)["findings"] if f["column"] == "status")
+    assert finding["severity"] == "breaking"
+    assert (finding["charts_hit"], finding["dashboards_hit"]) == (["27", "28", "32"], ["2"])
+    assert view(graph, project_name, built["build_id"]) == before
+
+    # a card on a table no metadata has: built, its field unresolved with its reason
+    nowhere = tmp_path / "nowhere"
+    nowhere.mkdir()
+    card = {"id": 40, "name": "Nowhere", "dataset_query": {"database": 2, "type": "query", "query": {"source-table": 999}}}
+    (nowhere / "40.json").write_text(json.dumps(card))
+    answer(neo4j_env, "build", str(sandbox), "--project", project_name, "--bi", str(nowhere), "--json")
+    unresolved = answer(neo4j_env, "report", "--project", project_name, "--format", "json")["bi"]["unresolved"]
+    assert [(u["tool_id"], u["reason"]) for u in unresolved] == [
+        ("table 999", "card 40: source table id 999 is in no Metabase metadata (database/ID/metadata.json) of the BI folders"),
+    ]
+    assert view(graph, project_name, built["build_id"]) == before
