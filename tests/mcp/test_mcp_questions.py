@@ -1,5 +1,6 @@
 """`model`, `column_lineage` and `search` over a stored build read only what they are about
-(catalog/mcp/questions.py), and answer as the build's whole view does (what they read before).
+(catalog/mcp/questions.py), and answer as the build's whole view does (what they read before);
+so does `unused` of one model (its columns' readers, not the whole build's).
 
 Each corpus project and the example, built into Neo4j: every node's card, the lineage of columns
 of every model (each direction, one hop and any, with conditions), searches of every kind, and
@@ -93,6 +94,21 @@ def ask_everything(whole: WholeView, stored: Stored) -> None:
             assert old == new, (query, kinds)
 
 
+def unused_alike(stored: Stored) -> None:
+    """`unused` of each model alone (read from it and what depends on it) says of it what the
+    answer for every model says, end models counted or not."""
+    from catalog.unused_columns import find_unused
+
+    view = stored.catalog(None, None)
+    judged = [r["unique_id"] for r in view.graph.read("read/list_build_nodes", project=view.project, build_id=view.build_id)
+              if r["resource_type"] != "source" and r["status"] != "external"]  # fmt: skip
+    assert judged
+    for end_models in (False, True):
+        every = find_unused(view, None, end_models).models
+        for uid in judged:
+            assert find_unused(view, [uid], end_models).models == tuple(m for m in every if m.unique_id == uid), uid
+
+
 def walk_pages(whole: WholeView, stored: Stored, tool: str, *args: Any) -> None:
     """The pages a cursor walks through, 3 items at a time, are the same from both."""
     cursor: str | None = None
@@ -107,6 +123,7 @@ def walk_pages(whole: WholeView, stored: Stored, tool: str, *args: Any) -> None:
 def test_the_example_answers_alike_from_its_parts_and_from_its_whole_build(graph, neo4j_settings, example):
     with stored_build(graph, neo4j_settings, example) as (whole, source):
         ask_everything(whole, source)
+        unused_alike(source)
         walk_pages(whole, source, "search", "order", None, 3)
         walk_pages(whole, source, "model", "orders", 3)
         walk_pages(whole, source, "column_lineage", "stg_orders.order_id", "both", None, True, 3)
@@ -116,3 +133,4 @@ def test_the_example_answers_alike_from_its_parts_and_from_its_whole_build(graph
 def test_every_corpus_project_answers_alike_from_its_parts_and_from_its_whole_build(graph, neo4j_settings, shared_dir, project):
     with stored_build(graph, neo4j_settings, shared_dir / "corpus" / project / "target") as (whole, source):
         ask_everything(whole, source)
+        unused_alike(source)
