@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from catalog.export.openlineage import consumer_nodes, export_input
-from catalog.export.stored import build_lineages
 from catalog.analyze.records import column_key
-from catalog.extract import DbtNode, DbtProject
+from catalog.export.openlineage import ConsumerNode, consumer_nodes, export_input
+from catalog.export.stored import build_lineages
+from catalog.extract import DbtNode
 from catalog.mcp.view import SEARCH_KINDS, Node, ProjectView, SearchIndex, _plain, find_node
 from catalog.query import BuildView, ColumnId
 from catalog.store.records import load_build_project
@@ -29,7 +29,7 @@ class BuildQuestions:
         self.catalog = catalog
         self.graph, self.project, self.build_id = catalog.graph, catalog.project, catalog.build_id
         self._build: dict[str, Any] | None = None
-        self._consumers: DbtProject | None = None
+        self._consumer_nodes: dict[str, ConsumerNode] | None = None
         self._nodes: list[tuple[str, str, str]] | None = None
 
     def build(self) -> dict[str, Any]:
@@ -63,19 +63,21 @@ class BuildQuestions:
         if self._nodes is None:
             rows = self.graph.read("read/list_build_nodes", project=self.project, build_id=self.build_id)
             self._nodes = [(r["resource_type"], r["name"], r["unique_id"]) for r in rows]
-            self._nodes += [(c.kind, c.name, uid) for uid, c in sorted(self._consumer_nodes().items())]
+            self._nodes += [(c.kind, c.name, uid) for uid, c in sorted(self.consumers().items())]
         return self._nodes
 
-    def _consumer_nodes(self) -> dict[str, Any]:
-        if self._consumers is None:  # the consumers' records, without any dbt node's
-            self._consumers = load_build_project(self.graph, self.project, self.build(), unique_ids=[])
-        return consumer_nodes(self._consumers)
+    def consumers(self) -> dict[str, ConsumerNode]:
+        """The build's semantic models, metrics, exposures, saved queries and BI nodes, with what each reads."""
+        if self._consumer_nodes is None:
+            records = load_build_project(self.graph, self.project, self.build(), unique_ids=[])  # no dbt node's
+            self._consumer_nodes = consumer_nodes(records)
+        return self._consumer_nodes
 
     # ------------------------------------------------------------------ questions
     def node(self, text: str) -> tuple[ProjectView, Node]:
         """The node ``text`` names, in the view of it, its parents and its children."""
         uid = find_node(self.nodes(), text, self.project)
-        consumer = self._consumer_nodes().get(uid)
+        consumer = self.consumers().get(uid)
         if consumer is not None:  # what it reads (a semantic model: its model, whose columns it takes)
             near = reading = set(consumer.depends_on)
         else:  # its parents and children; of their analysis only the SQL that names a source's columns
@@ -98,8 +100,10 @@ class BuildQuestions:
                                           builds=self.catalog.builds, max_depth=depth)  # fmt: skip
             reached |= {(n[0], n[1]) for n in (rows[0][0] if rows else []) if n[6] and n[5] == self.project}
         uids = {uid for _, uid in reached}
-        if conditions:
-            uids |= {c.unique_id for c in self.catalog._conditions(sorted(k for k, _ in reached)) if c.model_key == f"{self.project}/{c.unique_id}"}
+        if conditions:  # the models whose conditions read them
+            rows = self.graph.read("read/find_conditioned_models", project=self.project, column_keys=sorted(k for k, _ in reached),
+                                   build_id=self.build_id, builds=self.catalog.builds)  # fmt: skip
+            uids |= {r["unique_id"] for r in rows if r["model_key"] == f"{self.project}/{r['unique_id']}"}
         view = self.part(uids, columns={k.split("/", 1)[1] for k, _ in reached})
         found = view.columns.get(start.key)
         return view, found.id if found is not None else view.resolve(text)
