@@ -4,18 +4,21 @@ time from starting `catalog mcp` to its first answer over stdio.
     .venv/bin/python benchmarks/mcp_latency.py                 # synth 5,000 models, 30 runs per tool
     .venv/bin/python benchmarks/mcp_latency.py --models 1000 --runs 10
     .venv/bin/python benchmarks/mcp_latency.py --hub           # benchmarks/hub_project.py: a column reaching 12,500
+    .venv/bin/python benchmarks/mcp_latency.py --stored --project shared_synth_5000_11 --first-only --reference ../main
+                                                               # a build already stored; each tool's first call, beside main's
 
 Builds the project into Neo4j (NEO4J_URI or the local server) twice, as
 benchmarks/query_latency.py names it (a later run reuses it: no-change builds), so that `diff`
-has two builds. Each tool is called once first (its first call: the column names, and for
-search, model and column_lineage the build's records, are read then and kept), then timed
-`--runs` times; check_change compares the target with itself (`--check-runs` times, two
-analyses of the whole project each).
+has two builds; `--stored` asks the build already stored under `--project` instead. Each tool's
+first call is timed on a server of its own, then each tool `--runs` times; check_change compares
+the target with itself (`--check-runs` times). `--reference DIR` also times each tool's first
+call with the catalog of another checkout (its .venv), in the same run, side by side.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -26,9 +29,16 @@ from typing import Any
 
 import anyio
 
-REPO = Path(__file__).resolve().parents[1]
+
+def _code() -> Path:
+    """The checkout whose catalog is measured: this one, or ``--code DIR`` (a reference's)."""
+    at = sys.argv.index("--code") + 1 if "--code" in sys.argv else 0
+    return Path(sys.argv[at]).resolve() if at else Path(__file__).resolve().parents[1]
+
+
+REPO = _code()
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 
@@ -87,23 +97,47 @@ async def time_tools(server: Any, calls: list[tuple[str, dict[str, Any], int]]) 
             print(f"{tool:<16}{first_ms:>10.1f}{pct(times, 50):>10.1f}{pct(times, 95):>10.1f}{min(times):>10.1f}  {what}")
 
 
-async def first_calls(settings: Neo4jSettings, name: str, calls: list[tuple[str, dict[str, Any], int]]) -> None:
+async def first_calls(settings: Neo4jSettings, name: str, calls: list[tuple[str, dict[str, Any], int]]) -> list[tuple[str, float, str]]:
     """Each tool's first call on a server of its own, started as `catalog mcp` starts it (Neo4j
-    asked once, the default build's records read in the background): what an agent's first
-    question of each kind waits for once the server is ready."""
-    print(f"{'tool':<16}{'first call after ready, ms':>28}  answer")
+    asked once; then what the checkout does before serving: reading the build in the background,
+    or loading its code): what an agent's first question of each kind waits for once the server
+    is ready. (tool, ms, what went wrong)."""
+    out = []
     for tool, args, _ in calls:
         source = Stored(settings, project=name)
         source.unreachable()
         source.check_defaults()
-        source.warm()
+        for ready in ("warm", "prepare"):  # as the checkout's `catalog mcp` does
+            if hasattr(source, ready):
+                getattr(source, ready)()
         async with Client(make_server(source)) as client:
             t = time.perf_counter()
             result = await client.call_tool(tool, args)
             first_ms = (time.perf_counter() - t) * 1000
         source.close()
-        what = f"error: {result.content[0].text[:80]}" if result.is_error else ""
-        print(f"{tool:<16}{first_ms:>28.1f}  {what}")
+        data = result.structured_content or {}
+        what = f"error: {result.content[0].text[:80]}" if result.is_error else f"total {data['total']}" if "total" in data else ""
+        out.append((tool, first_ms, what))
+    return out
+
+
+def reference_first_calls(checkout: Path, name: str, columns: tuple[str, str, str], tools: str | None) -> list[tuple[str, float, str]]:
+    """:func:`first_calls` with the catalog of ``checkout`` (in its .venv when it has one)."""
+    python = checkout / ".venv" / "bin" / "python"
+    cmd = [str(python if python.exists() else sys.executable), __file__, "--code", str(checkout), "--stored", "--project", name,
+           "--first-only", "--json-first", "--columns", ",".join(columns)]  # fmt: skip
+    if tools:
+        cmd += ["--tools", tools]
+    done = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return [tuple(row) for row in json.loads(done.stdout.strip().splitlines()[-1])]
+
+
+def print_first_calls(mine: list[tuple[str, float, str]], reference: list[tuple[str, float, str]] | None, where: str) -> None:
+    print(f"first call of each tool after the server is ready, ms ({where})")
+    print(f"{'tool':<16}{'this checkout':>15}" + (f"{'reference':>12}" if reference else "") + "  answer")
+    for i, (tool, ms, what) in enumerate(mine):
+        ref = f"{reference[i][1]:>12.1f}" if reference else ""
+        print(f"{tool:<16}{ms:>15.1f}{ref}  {what}" + (f" | reference: {reference[i][2]}" if reference and reference[i][2] != what else ""))
 
 
 async def start_to_first_answer(name: str, column: str) -> tuple[float, float]:
@@ -132,28 +166,43 @@ def main() -> None:
     ap.add_argument("--tools", help="only these tools, comma-separated (diff,search,cypher); default: every tool")
     ap.add_argument("--no-stdio", action="store_true", help="skip the time from starting `catalog mcp` to its first answer")
     ap.add_argument("--target", type=Path, help="a dbt target folder to build and ask instead of a synth project (/tmp/synth/synth_5000_11/target)")
-    ap.add_argument("--project", help="the project name to build it under (default: bench_latency_MODELS_SEED)")
+    ap.add_argument("--project", help="the project name to build it under (default: bench_latency_MODELS_SEED); with --stored, the one to ask")
+    ap.add_argument("--stored", action="store_true", help="ask the build already stored under --project: build nothing (check_change is left out)")
     ap.add_argument("--no-first", action="store_true", help="skip each tool's first call on a fresh server")
+    ap.add_argument("--first-only", action="store_true", help="only each tool's first call on a fresh server")
+    ap.add_argument("--reference", type=Path, help="a checkout (../main) whose catalog's first calls are timed too, side by side")
+    ap.add_argument("--columns", help=argparse.SUPPRESS)  # hub,far,leaf as chosen by the run that asks a reference
+    ap.add_argument("--json-first", action="store_true", help=argparse.SUPPRESS)  # the first calls as one JSON line
+    ap.add_argument("--code", type=Path, help=argparse.SUPPRESS)  # the checkout imported (see _code)
     args = ap.parse_args()
+    target: Path | None = None
     if args.hub:
         from hub_project import write_hub_project
 
         name = f"bench_hub_{args.fans}_{args.width}_{args.chain}"
         out = Path(tempfile.gettempdir()) / f"catalog-bench-{name}"
         target = write_hub_project(out, args.fans, args.width, args.chain)
+    elif args.stored:
+        if not args.project:
+            ap.error("--stored needs --project NAME, a project stored in Neo4j")
+        name = args.project
     else:
         name = args.project or f"bench_latency_{args.models}_{args.seed}"
         target = args.target or synth_target(args.models, args.seed)
     settings = Neo4jSettings.from_env()
     with open_driver(settings) as driver:
         graph = Graph(driver, settings.database)
-        build_twice(graph, target, name)
-        if args.hub:
+        if target is not None:
+            build_twice(graph, target, name)
+        if args.columns:
+            hub, far, leaf = args.columns.split(",")
+        elif args.hub:
             hub, far, leaf = "hub.value", f"fan_{args.fans - 1}_{args.chain}.v_{args.width - 1}", f"fan_0_{args.chain}.v_0"
         else:
             hub, far, leaf = columns_to_ask(graph, name)
     model = far.rsplit(".", 1)[0]
-    print(f"project {name}: hub column {hub}, far column {far}, leaf column {leaf}")
+    if not args.json_first:
+        print(f"project {name}: hub column {hub}, far column {far}, leaf column {leaf}")
     runs = args.runs
     calls = [
         ("search", {"query": far.rsplit(".", 1)[-1][:6]}, runs),
@@ -163,17 +212,29 @@ def main() -> None:
         ("impact", {"columns": [leaf]}, runs),
         ("trace", {"column": far}, runs),
         ("path", {"from_column": hub, "to_column": far}, runs),
+        ("projects", {}, runs),
         ("builds", {}, runs),
         ("diff", {}, runs),
+        ("history", {"column": far}, runs),
+        ("unused", {"models": [model]}, runs),
         ("cypher", {"query": "MATCH (c:Column {project: $p}) RETURN c.key AS key", "params": {"p": name}}, runs),
         ("graph_schema", {}, runs),
-        ("check_change", {"base_target": str(target), "target": str(target)}, args.check_runs),
     ]
+    if target is not None:
+        calls.append(("check_change", {"base_target": str(target), "target": str(target)}, args.check_runs))
     if args.tools:
         wanted = set(args.tools.split(","))
         calls = [c for c in calls if c[0] in wanted]
+    if args.json_first:
+        print(json.dumps(anyio.run(first_calls, settings, name, calls)))
+        return
     if not args.no_first:
-        anyio.run(first_calls, settings, name, [c for c in calls if c[0] != "check_change"])
+        firsts = [c for c in calls if c[0] != "check_change"]
+        reference = reference_first_calls(args.reference, name, (hub, far, leaf), args.tools) if args.reference else None
+        mine = anyio.run(first_calls, settings, name, firsts)
+        print_first_calls(mine, reference, f"reference: {args.reference}" if args.reference else "no reference")
+    if args.first_only:
+        return
     source = Stored(settings, project=name)
     print(f"in process, {runs} runs per tool (check_change: {args.check_runs}), default limit")
     anyio.run(time_tools, make_server(source), calls)

@@ -47,8 +47,8 @@ def mcp(
 
     Over stored builds, Neo4j is asked once at start: unreachable, one warning line on stderr
     and the server still starts (each question connects again; a failure is the answer to the
-    question that met it); a --project or --build it does not hold exits 2. The default
-    build's records are read in the background for search, model and column_lineage.
+    question that met it); a --project or --build it does not hold exits 2. Each question reads
+    what it is about: search, model and column_lineage never read a whole build.
     """
     from catalog.errors import NotFound
     from catalog.mcp.server import make_server
@@ -73,7 +73,7 @@ def mcp(
                 source.check_defaults()
             except NotFound as e:
                 fail(str(e), EXIT_USAGE)
-        source.warm()
+        source.prepare()
         where = f"Neo4j at {settings.uri}"
     if token is not None and not http:
         fail("--token applies to --http", EXIT_USAGE)

@@ -17,7 +17,9 @@ columns, as the build did.
 from __future__ import annotations
 
 from catalog.analyze.packed import RefCache, unpack
-from catalog.analyze.records import ModelLineage
+from collections.abc import Collection
+
+from catalog.analyze.records import ModelLineage, column_key
 from catalog.export.openlineage import ExportInput, export_input
 from catalog.query import BuildView
 from catalog.store.graph import Graph
@@ -33,24 +35,28 @@ def stored_export_input(catalog: BuildView, *, consumers: bool, tests: bool = Fa
     graph, name, build_id = catalog.graph, catalog.project, catalog.build_id
     build = graph.read("read/find_build", project=name, build_id=build_id)[0]["build"]
     project = load_build_project(graph, name, build)
-    return export_input(project, _lineages(graph, name, build_id), consumers=consumers, build_id=build_id, tests=tests)
+    return export_input(project, build_lineages(graph, name, build_id), consumers=consumers, build_id=build_id, tests=tests)
 
 
-def _lineages(graph: Graph, project: str, build_id: int) -> dict[str, ModelLineage]:
-    """The analysis's ``ModelLineage`` of each analyzed model of the build, read model by model
-    (``list_build_model_lineage``) and made as the analysis makes them (:func:`unpack`, one
-    ``ColumnRef`` per column): a large build's rows are never all in memory at once."""
+def build_lineages(
+    graph: Graph, project: str, build_id: int, unique_ids: list[str] | None = None, columns: Collection[str] | None = None
+) -> dict[str, ModelLineage]:
+    """The analysis's ``ModelLineage`` of each analyzed model of the build (with ``unique_ids``,
+    of those only; with ``columns``, column keys, of those columns only), read model by model (``list_build_model_lineage``) and made as the analysis
+    makes them (:func:`unpack`, one ``ColumnRef`` per column): a large build's rows are never
+    all in memory at once."""
     refs: RefCache = {}
     lineages: dict[str, ModelLineage] = {}
-    rows = graph.stream_values("read/list_build_model_lineage", project=project, build_id=build_id)
-    for uid, resource_type, status, reason, columns, conditions in rows:
+    rows = graph.stream_values("read/list_build_model_lineage", project=project, build_id=build_id, unique_ids=unique_ids)
+    for uid, resource_type, status, reason, found, conditions in rows:
         if resource_type not in ANALYZED or not status:
             continue
-        columns.sort(key=lambda c: (c[5] is None, c[5] or 0))  # by position (stable: then by key)
+        found = found if columns is None else [c for c in found if column_key(uid, c[0]) in columns]
+        found.sort(key=lambda c: (c[5] is None, c[5] or 0))  # by position (stable: then by key)
         packed = (
             uid, status, reason,
             [(name, kind, bool(resolved), expr or "", sorted(map(tuple, sources)), why)
-             for name, kind, expr, resolved, why, _position, sources in columns],
+             for name, kind, expr, resolved, why, _position, sources in found],
             sorted(conditions),
             None, None,
         )  # fmt: skip

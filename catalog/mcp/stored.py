@@ -3,8 +3,10 @@ analyzed in memory (:class:`InMemory`).
 
 The stored side connects on the first question and again after Neo4j was unreachable, so a
 server started before Neo4j, or one whose Neo4j restarted, answers once Neo4j is back; each
-failure is the CLI's one-line error. The records of a build are read once per project and
-build and kept: a build never changes once it is finished.
+failure is the CLI's one-line error. A question about one node or column, or a search, reads
+only what it is about (:class:`~catalog.mcp.questions.BuildQuestions`); the names of a build's
+nodes, and a build's whole view (:meth:`Stored.view`, for `catalog lsp`), are read once per
+project and build and kept: a build never changes once it is finished.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from catalog.errors import CatalogError, StoreError
 
 if TYPE_CHECKING:
     from catalog.export.openlineage import ExportInput
-    from catalog.mcp.view import ProjectView, SearchIndex
-    from catalog.query import BuildView
+    from catalog.mcp.questions import BuildQuestions
+    from catalog.mcp.view import Node, ProjectView, SearchIndex
+    from catalog.query import BuildView, ColumnId
     from catalog.settings import Neo4jSettings
     from catalog.store.graph import Graph
 
@@ -47,10 +50,9 @@ class Stored:
         self._driver_stack: contextlib.ExitStack | None = None
         self._graph: Graph | None = None
         self._views: dict[tuple[str, int], ProjectView] = {}
-        self._search: dict[tuple[str, int], SearchIndex] = {}
+        self._questions: dict[tuple[str, int], BuildQuestions] = {}
         self._lock = threading.Lock()
         self._view_lock = threading.Lock()
-        self._search_lock = threading.Lock()
 
     def graph(self) -> Graph:
         with self._lock:
@@ -76,6 +78,7 @@ class Stored:
                     self._driver_stack.close()
             self._driver_stack = None
             self._graph = None
+            self._questions = {}  # they read through the graph that was closed
 
     def catalog(self, project: str | None, build: int | None) -> BuildView:
         from catalog.query import BuildView
@@ -102,31 +105,34 @@ class Stored:
                 self._views[key] = ProjectView(stored_export_input(self.whole_build(*key), consumers=True, tests=True))
             return self._views[key]
 
-    def search_index(self, project: str | None, build: int | None) -> SearchIndex:
-        """The names of a build, from its view when it was read, else from its records and the
-        names of its models' analyzed columns alone (kept: a search does not wait for the rest)."""
+    def questions(self, project: str | None, build: int | None) -> BuildQuestions:
+        """The per-question reads of a build (kept, with the names of its nodes once read)."""
+        from catalog.mcp.questions import BuildQuestions
+
         catalog = self.catalog(project, build)
-        key = (catalog.project, catalog.build_id)
-        if key in self._views:
-            return self._views[key].search_index()
-        with self._search_lock:
-            if key not in self._search:
-                self._search[key] = _stored_search_index(catalog, self.whole_build_timeout)
-            return self._search[key]
+        with self._lock:
+            return self._questions.setdefault((catalog.project, catalog.build_id), BuildQuestions(catalog))
+
+    def node(self, project: str | None, build: int | None, name: str) -> tuple[ProjectView, Node]:
+        """The node ``name`` names and a view that holds what the `model` tool says of it."""
+        return self.questions(project, build).node(name)
+
+    def column(self, project: str | None, build: int | None, name: str, direction: str, depth: int | None,
+               conditions: bool) -> tuple[ProjectView, ColumnId]:  # fmt: skip
+        """The column ``name`` names and a view that holds its lineage (`column_lineage`)."""
+        return self.questions(project, build).column(name, direction, depth, conditions)
+
+    def search_index(self, project: str | None, build: int | None, query: str, kinds: list[str] | None) -> SearchIndex:
+        """An index of the build's names that ranks ``query``'s matches as the whole build's does."""
+        return self.questions(project, build).search_index(query, kinds)
 
     def asker(self, project: str | None, build: int | None) -> BuildView:
         return self.catalog(project, build)
 
-    def warm(self) -> None:
-        """Read the default build's records in the background, so that the first search, model
-        or column_lineage does not wait for them (a failure is told by the first question)."""
-
-        def read() -> None:
-            with contextlib.suppress(Exception):
-                self.search_index(None, None)
-                self.view(None, None)
-
-        threading.Thread(target=read, name="catalog-mcp-warm", daemon=True).start()
+    def prepare(self) -> None:
+        """Load the code the questions run, so that the first question does not wait for it
+        (no build is read: each question reads what it is about)."""
+        import catalog.mcp.questions  # noqa: F401
 
     def unreachable(self) -> str:
         """Why Neo4j does not answer now (empty: it does), asked once at start."""
@@ -150,35 +156,6 @@ class Stored:
 
         name = project or self.project
         return check_project(self.graph(), name) if name is not None else BuildView(self.graph()).project
-
-
-def _stored_search_index(catalog: BuildView, timeout: float | None) -> SearchIndex:
-    """:meth:`ProjectView.search_index` of a stored build, from the build's records and
-    `read/list_analyzed_column_names`: each node's columns are the analysis's when it has any,
-    else those its record declares, and a source's columns only the SQL reading it names
-    (`read/list_columns_known_from_sql`), as :class:`~catalog.mcp.view.ProjectView` takes them."""
-    from catalog.analyze.records import column_key
-    from catalog.export.openlineage import consumer_nodes
-    from catalog.idents import typed
-    from catalog.mcp.view import SearchIndex
-    from catalog.store.graph import Graph
-    from catalog.store.records import load_build_project
-
-    g = catalog.graph
-    graph = Graph(g.driver, g.database, timeout=timeout, uri=g.uri)
-    name, build_id = catalog.project, catalog.build_id
-    project = load_build_project(graph, name, graph.read("read/find_build", project=name, build_id=build_id)[0]["build"])
-    analyzed = {r["unique_id"]: list(dict.fromkeys(r["columns"])) for r in graph.read("read/list_analyzed_column_names", project=name, build_id=build_id)}
-    nodes, columns = [], []
-    for uid in sorted(project.nodes):
-        rel = project.nodes[uid]
-        nodes.append((rel.resource_type, rel.display_name, uid))
-        for col in analyzed.get(uid) or dict.fromkeys(c.key_name(project.dialect) for c in rel.columns):
-            columns.append((f"{name}/{column_key(uid, col)}", uid, rel.display_name, typed(col)))
-    for r in graph.read("read/list_columns_known_from_sql", project=name, build_id=build_id):  # as the view adds them
-        columns.append((r["key"], r["unique_id"], project.nodes[r["unique_id"]].display_name, r["name"]))
-    nodes += [(con.kind, con.name, uid) for uid, con in sorted(consumer_nodes(project).items())]
-    return SearchIndex(name, build_id, nodes, columns)
 
 
 def analyzed_input(path: Path, dialect: str | None = None, jobs: int | None = None) -> ExportInput:
@@ -215,7 +192,16 @@ class InMemory:
     def asker(self, project: str | None, build: int | None) -> ProjectView:
         return self.view(project, build)
 
-    def search_index(self, project: str | None, build: int | None) -> SearchIndex:
+    def node(self, project: str | None, build: int | None, name: str) -> tuple[ProjectView, Node]:
+        view = self.view(project, build)
+        return view, view.resolve_node(name)
+
+    def column(self, project: str | None, build: int | None, name: str, direction: str, depth: int | None,
+               conditions: bool) -> tuple[ProjectView, ColumnId]:  # fmt: skip
+        view = self.view(project, build)
+        return view, view.resolve(name)
+
+    def search_index(self, project: str | None, build: int | None, query: str, kinds: list[str] | None) -> SearchIndex:
         return self.view(project, build).search_index()
 
     def graph(self) -> Any:

@@ -32,7 +32,7 @@ def search(src: Any, query: str, kinds: list[str] | None, limit: int, cursor: st
     unknown = sorted(set(kinds or ()) - set(SEARCH_KINDS))
     if unknown:
         raise BadArgument(f"unknown kind {', '.join(map(repr, unknown))}: give some of {', '.join(SEARCH_KINDS)}")
-    index = src.search_index(project, build)
+    index = src.search_index(project, build, query, kinds)
     shown, bounds = page(index.ranked(query, kinds), limit, cursor, index.build_id, question("search", index.project, query, sorted(kinds or ())))
     return {**_where(index.project, index.build_id), "query": query, **bounds, "results": [index.hit(found) for found in shown]}
 
@@ -44,8 +44,7 @@ def column_lineage(
     if direction not in DIRECTIONS:
         raise BadArgument(f"direction {direction!r}: give upstream, downstream or both")
     _check_depth(depth)
-    view = src.view(project, build)
-    start = view.resolve(column)
+    view, start = src.column(project, build, column, direction, depth, conditions)
     found = view.lineage(start, direction, depth)
     p = view.project
     shown, bounds = page(found, limit, cursor, view.build_id, question("column_lineage", p, start.key, direction, depth, conditions))
@@ -153,8 +152,7 @@ def path(src: Any, start: str, end: str, project: str | None, build: int | None)
 
 
 def model(src: Any, name: str, limit: int, cursor: str | None, project: str | None, build: int | None) -> dict[str, Any]:
-    view = src.view(project, build)
-    node = view.resolve_node(name)
+    view, node = src.node(project, build, name)
     cols = []
     for key in node.columns:
         c = view.columns[key]

@@ -349,24 +349,7 @@ class ProjectView:
     def resolve_node(self, text: str) -> Node:
         """A model, source, seed, snapshot or consumer by name (``orders``, ``shop.orders``,
         ``metric:revenue``) or unique id."""
-        wanted = text.strip()
-        kind, sep, rest = wanted.partition(":")
-        if sep and kind.lower() in NODE_KINDS:
-            hits = [n for n in self.nodes.values() if n.kind == kind.lower() and n.name.lower() == rest.lower()]
-        else:
-            hits = [n for n in self.nodes.values() if wanted.lower() in (n.unique_id.lower(), n.name.lower())]
-        relations = [n for n in hits if n.kind not in CONSUMER_KINDS and n.kind != "semantic_model"]
-        if len(hits) > 1 and len(relations) == 1:  # orders: the model, not the semantic model named after it
-            return relations[0]
-        if len(hits) == 1:
-            return hits[0]
-        if hits:
-            raise NotFound(f"{text!r} is ambiguous; name one of: {', '.join(sorted(n.unique_id for n in hits))}")
-        import difflib
-
-        close = difflib.get_close_matches(wanted.lower(), sorted({n.name.lower() for n in self.nodes.values()}), n=5, cutoff=0.6)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise NotFound(f"no model, source or consumer {text!r} in project {self.project!r}{hint}")
+        return self.nodes[find_node([(n.kind, n.name, n.unique_id) for n in self.nodes.values()], text, self.project)]
 
     # ------------------------------------------------------------------ search
     def search_index(self) -> SearchIndex:
@@ -485,6 +468,30 @@ class ProjectView:
         (upstream end, type, its hop)."""
         feeds = [(e.up, e.type, Hop(e.up, key, e.type, e.expr, e.resolved)) for e in self.ups.get(key, ())]
         return feeds + [(up, kind, Hop(up, key, kind, expr, True)) for up, kind, expr in self.consumer_inputs.get(key, ())]
+
+
+def find_node(nodes: list[tuple[str, str, str]], text: str, project: str) -> str:
+    """The unique id of the node ``text`` names among ``nodes`` (kind, name, unique id): by name
+    (``orders``, ``shop.orders``, ``metric:revenue``) or unique id; a model before a semantic
+    model named after it; NotFound naming the candidates, or the closest names."""
+    wanted = text.strip()
+    kind, sep, rest = wanted.partition(":")
+    if sep and kind.lower() in NODE_KINDS:
+        hits = [n for n in nodes if n[0] == kind.lower() and n[1].lower() == rest.lower()]
+    else:
+        hits = [n for n in nodes if wanted.lower() in (n[2].lower(), n[1].lower())]
+    relations = [n for n in hits if n[0] not in CONSUMER_KINDS and n[0] != "semantic_model"]
+    if len(hits) > 1 and len(relations) == 1:  # orders: the model, not the semantic model named after it
+        return relations[0][2]
+    if len(hits) == 1:
+        return hits[0][2]
+    if hits:
+        raise NotFound(f"{text!r} is ambiguous; name one of: {', '.join(sorted(n[2] for n in hits))}")
+    import difflib
+
+    close = difflib.get_close_matches(wanted.lower(), sorted({n[1].lower() for n in nodes}), n=5, cutoff=0.6)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise NotFound(f"no model, source or consumer {text!r} in project {project!r}{hint}")
 
 
 def _rank(label: str, q: str, in_order: bool = False) -> int:

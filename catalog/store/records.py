@@ -113,12 +113,13 @@ def write_records(
     return written
 
 
-def load_build_project(graph: Graph, name: str, build: dict[str, Any]) -> DbtProject:
-    """The project as build ``build`` (a Build node's properties) read it."""
+def load_build_project(graph: Graph, name: str, build: dict[str, Any], unique_ids: list[str] | None = None) -> DbtProject:
+    """The project as build ``build`` (a Build node's properties) read it; with ``unique_ids``,
+    of those dbt nodes only, with every consumer and the tests of those nodes' columns."""
     nodes: dict[str, DbtNode] = {}
     consumers: dict[str, dict[str, Any]] = {field: {} for field, _ in CONSUMER_RECORDS.values()}
     read: list[tuple[int, int, str, Any]] = []  # (position, order of arrival, kind, record): each JSON let go once read
-    for n, (kind, record, position) in enumerate(graph.stream_values("read/list_build_records", project=name, build_id=build["id"])):
+    for n, (kind, record, position) in enumerate(graph.stream_values("read/list_build_records", project=name, build_id=build["id"], unique_ids=unique_ids)):
         if record is not None and (kind == "node" or kind in CONSUMER_RECORDS):
             cls = DbtNode if kind == "node" else CONSUMER_RECORDS[kind][1]
             read.append((position or 0, n, kind, cls.model_validate_json(record)))
@@ -127,7 +128,7 @@ def load_build_project(graph: Graph, name: str, build: dict[str, Any]) -> DbtPro
             nodes[rec.unique_id] = rec
         else:
             consumers[CONSUMER_RECORDS[kind][0]][rec.unique_id] = rec
-    if not nodes:
+    if not nodes and unique_ids is None:
         raise NotFound(
             f"build {build['id']} of {name!r} holds no records of what it read (it was made by an older catalog): "
             "run `catalog build` again (`catalog check` can also compare with a target folder, --state)"

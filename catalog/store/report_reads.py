@@ -71,7 +71,8 @@ class BuildReads:
         """``report_undocumented_columns``, streamed: of public models only, or of all."""
         return self.graph.stream_values("read/report_undocumented_columns", **self._params, public_only=public_only)
 
-    def column_readers(self) -> Iterator[tuple[Any, ...]]:
+    def column_readers(self, unique_ids: list[str] | None = None) -> Iterator[tuple[Any, ...]]:
         """``list_column_readers``, streamed: per model, seed and snapshot (unique_id, model,
-        resource_type, dependents, columns), each column with what reads it."""
-        return self.graph.stream_values("read/list_column_readers", **self._params)
+        resource_type, dependents, columns), each column with what reads it; with
+        ``unique_ids``, of those nodes only."""
+        return self.graph.stream_values("read/list_column_readers", **self._params, unique_ids=unique_ids)

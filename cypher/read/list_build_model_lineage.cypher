@@ -2,8 +2,9 @@
 // that a reader folds it model by model instead of holding the whole build's rows): its status
 // and reason, its analyzed columns (those with a kind) with their upstream columns (FEEDS) and
 // the columns its conditions use (CONDITIONS). Read by `catalog export` and `catalog explore` to
-// rebuild the analysis's records of a stored build.
-// Parameters: $project, $build_id (int or null: the active build)
+// rebuild the analysis's records of a stored build; with $unique_ids, of those models only
+// (`catalog mcp`'s model and column_lineage).
+// Parameters: $project, $build_id (int or null: the active build), $unique_ids (list of unique ids, or null: every model)
 // Returns: unique_id, resource_type, status, reason,
 //          columns (list of [name, kind, expr, resolved, reason, position, sources]; sources: list of [up unique_id, up column];
 //                   in position order, then key),
@@ -11,8 +12,16 @@
 MATCH (p:Project {name: $project})
 OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
 WITH p, coalesce($build_id, active.id) AS b
-MATCH (p)-[s:CONTAINS]->(m:Model)
-WHERE s.since <= b AND (s.until IS NULL OR s.until > b)
+CALL (p, b) {
+  MATCH (p)-[s:CONTAINS]->(m:Model)
+  WHERE $unique_ids IS NULL AND s.since <= b AND (s.until IS NULL OR s.until > b)
+  RETURN m, s
+  UNION
+  UNWIND coalesce($unique_ids, []) AS uid
+  MATCH (p)-[s:CONTAINS]->(m:Model {key: $project + '/' + uid})
+  WHERE s.since <= b AND (s.until IS NULL OR s.until > b)
+  RETURN m, s
+}
 WITH b, m, s
 ORDER BY m.unique_id
 RETURN m.unique_id AS unique_id, m.resource_type AS resource_type, s.status AS status, s.reason AS reason,

@@ -4,15 +4,25 @@
 // HAVING, QUALIFY, window or ORDER BY uses it (CONDITIONS), each semantic model, metric,
 // exposure or saved query it is INPUT_OF, and each dbt test that reads it (TESTS); with the
 // nodes that depend on its model and their analysis status in the build. Sources and the nodes
-// of other dbt projects (status external) are left out. One row per node, ordered by name.
-// Parameters: $project, $build_id (int or null: the active build)
+// of other dbt projects (status external) are left out. One row per node, ordered by name. With
+// $unique_ids, of those nodes only (`catalog unused MODEL`: the model and all that depends on it).
+// Parameters: $project, $build_id (int or null: the active build), $unique_ids (list of unique ids, or null: every node)
 // Returns: unique_id, model, resource_type, dependents (list of [name, status]), columns (list of [key, column, data_type, readers]); readers: list of [kind, key, name]
 MATCH (p:Project {name: $project})
 OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
 WITH p, coalesce($build_id, active.id) AS b
-MATCH (p)-[s:CONTAINS]->(m:Model)
-WHERE s.since <= b AND (s.until IS NULL OR s.until > b) AND m.resource_type <> 'source'
-  AND coalesce(s.status, '') <> 'external'
+CALL (p, b) {
+  MATCH (p)-[s:CONTAINS]->(m:Model)
+  WHERE $unique_ids IS NULL AND s.since <= b AND (s.until IS NULL OR s.until > b)
+  RETURN m, s
+  UNION
+  UNWIND coalesce($unique_ids, []) AS uid
+  MATCH (p)-[s:CONTAINS]->(m:Model {key: $project + '/' + uid})
+  WHERE s.since <= b AND (s.until IS NULL OR s.until > b)
+  RETURN m, s
+}
+WITH p, b, m, s
+WHERE m.resource_type <> 'source' AND coalesce(s.status, '') <> 'external'
 WITH p, b, m, COLLECT {
   MATCH (child:Model)-[d:DEPENDS_ON]->(m)
   WHERE d.since <= b AND (d.until IS NULL OR d.until > b)

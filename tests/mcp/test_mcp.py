@@ -364,19 +364,31 @@ def test_a_target_in_memory_answers_as_its_stored_build(server, shared_dir, tool
 
 
 @pytest.mark.parametrize("which", [0, 1])
-def test_a_first_search_reads_names_only_and_answers_as_the_whole_build(jaffle, neo4j_settings, which):
-    """The search index made from the build's records and column names (what a first search
-    reads) is the one made from the whole build's view, name for name."""
+def test_search_model_and_column_lineage_read_what_they_ask_about_and_answer_as_the_whole_build(jaffle, neo4j_settings, which):
+    """None of them reads the whole build (each reads the build asked, an older one too), and
+    each answers as the whole build's view does."""
+    from catalog.mcp import tools
+    from catalog.mcp.stored import InMemory
+
     source = Stored(neo4j_settings, project=jaffle)
+    build = BUILDS[which]
+    asked = [
+        ("search", ("order", None, 50, None)), ("search", ("ord_tot", ["column"], 5, None)), ("search", ("cust", ["model", "source"], 50, None)),
+        ("model", ("orders", 50, None)), ("model", ("metric:order_total", 50, None)),
+        ("column_lineage", ("orders.order_total", "both", None, True, 50, None)),
+    ]  # fmt: skip
     try:
-        lazy = source.search_index(None, BUILDS[which])
-        assert source._views == {}  # the whole build was not read
-        whole = source.view(None, BUILDS[which]).search_index()
-        assert (lazy.project, lazy.build_id) == (whole.project, whole.build_id) == (jaffle, BUILDS[which])
-        assert sorted(lazy.labels) == sorted(whole.labels) and len(lazy.labels) == 191
-        assert (lazy.nodes, lazy.columns) == (whole.nodes, whole.columns)
-        for query, kinds in [("order", None), ("ord_tot", ["column"]), ("cust", ["model", "source"]), ("revenue", None), ("zzz", None)]:
-            assert lazy.search(query, kinds) == whole.search(query, kinds)
-        assert source.search_index(None, BUILDS[which]) is whole  # the view's, once it is read
+        parts = [getattr(tools, tool)(source, *args, None, build) for tool, args in asked]
+        assert source._views == {}  # no question read the whole build
+        whole = source.view(None, build)
+
+        class Whole:
+            node, column, search_index = InMemory.node, InMemory.column, InMemory.search_index
+
+            def view(self, project: str | None, build: int | None) -> Any:
+                return whole
+
+        assert parts == [getattr(tools, tool)(Whole(), *args, None, build) for tool, args in asked]
+        assert {p["build"] for p in parts} == {build}
     finally:
         source.close()

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.neo4j
 # reads of given columns, models or consumers: what they visit is bounded by what they are given
 # (a read of a whole project may scan: when the project is most of the database, Neo4j rightly
 # prefers it, and in the full suite's database it does)
-GIVEN = {"column_keys", "key", "keys", "column_name", "name"}
+GIVEN = {"column_keys", "key", "keys", "column_name", "name", "unique_ids"}
 ANCHORED = [n for n in cypher.names("read/") if GIVEN & set(cypher.describe(n).parameters)]
 # operators that read every node with a label, every node, or every relationship of a type
 WHOLE_DATABASE_SCANS = {
@@ -57,14 +57,14 @@ def stored_build(graph, example):
 
 def test_column_anchored_reads_are_listed():
     assert {"read/find_impact_subgraph", "read/find_root_cause_subgraph", "read/find_consumers_downstream",
-            "read/find_columns_named"} <= set(ANCHORED)  # fmt: skip
+            "read/find_columns_named", "read/list_build_records", "read/list_build_model_lineage", "read/find_model_neighbours"} <= set(ANCHORED)  # fmt: skip
 
 
 @pytest.mark.parametrize("name", ANCHORED)
 def test_column_anchored_read_expands_from_its_columns(graph, stored_build, name):
     project, build_id = stored_build
     known = {"project": project, "build_id": build_id, "max_depth": None, "builds": {}}
-    params = {p: known[p] if p in known else ["x"] if p.endswith("keys") else "x" for p in cypher.describe(name).parameters}
+    params = {p: known[p] if p in known else ["x"] if p.endswith(("keys", "ids", "identifiers")) else "x" for p in cypher.describe(name).parameters}
     with graph.driver.session(database=graph.database) as session:
         summary = session.run("EXPLAIN " + cypher.load(name), params).consume()
     used = operators(summary.plan)

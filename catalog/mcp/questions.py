@@ -1,0 +1,131 @@
+"""Questions about one stored build that read only what they are about: a node's card, the
+lineage around a column, a search's candidates.
+
+Each answer is the one :class:`~catalog.mcp.view.ProjectView` gives over the whole build, made
+by the same code over a part of it: the view of the few nodes a question needs (their records
+and lineage, every consumer, the tests of their columns), read with ``list_build_records`` and
+``list_build_model_lineage`` given those nodes, or a search index of the names that can match.
+What the whole build is needed for (finding a node by name, suggesting close names) reads the
+build's node names alone, once per build.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from catalog.analyze.records import column_key
+from catalog.export.openlineage import ConsumerNode, consumer_nodes, export_input
+from catalog.export.stored import build_lineages
+from catalog.extract import DbtNode
+from catalog.mcp.view import SEARCH_KINDS, Node, ProjectView, SearchIndex, _plain, find_node
+from catalog.query import BuildView, ColumnId
+from catalog.store.records import load_build_project
+
+
+class BuildQuestions:
+    """The per-question reads of the build ``catalog`` reads (its project and build)."""
+
+    def __init__(self, catalog: BuildView):
+        self.catalog = catalog
+        self.graph, self.project, self.build_id = catalog.graph, catalog.project, catalog.build_id
+        self._build: dict[str, Any] | None = None
+        self._consumer_nodes: dict[str, ConsumerNode] | None = None
+        self._nodes: list[tuple[str, str, str]] | None = None
+
+    def build(self) -> dict[str, Any]:
+        if self._build is None:
+            self._build = self.graph.read("read/find_build", project=self.project, build_id=self.build_id)[0]["build"]
+        return self._build
+
+    def part(self, unique_ids: set[str], analyzed: set[str] | None = None, columns: set[str] | None = None) -> ProjectView:
+        """The view of the dbt nodes ``unique_ids`` with every consumer of the build: what it
+        says of those nodes and of the columns between them is what the whole build's says.
+        With ``analyzed``, only those nodes have their columns and analysis; the others are
+        there by name (a node's parents and children). With ``columns`` (column keys), the
+        nodes have those columns only (the lineage around a column)."""
+        uids = sorted(unique_ids)
+        project = load_build_project(self.graph, self.project, self.build(), unique_ids=uids)
+        if analyzed is not None or columns is not None:
+            project = project.model_copy(update={"nodes": {uid: self._some_columns(n, analyzed, columns, project.dialect) for uid, n in project.nodes.items()}})
+        lineages = build_lineages(self.graph, self.project, self.build_id, unique_ids=uids if analyzed is None else sorted(analyzed), columns=columns)
+        return ProjectView(export_input(project, lineages, consumers=True, build_id=self.build_id, tests=True))
+
+    @staticmethod
+    def _some_columns(node: DbtNode, analyzed: set[str] | None, columns: set[str] | None, dialect: str) -> DbtNode:
+        if analyzed is not None and node.unique_id not in analyzed:
+            return node.model_copy(update={"columns": ()})
+        if columns is not None:
+            return node.model_copy(update={"columns": tuple(c for c in node.columns if column_key(node.unique_id, c.key_name(dialect)) in columns)})
+        return node
+
+    def nodes(self) -> list[tuple[str, str, str]]:
+        """Every node of the build as (kind, name, unique id): its dbt nodes, then its consumers."""
+        if self._nodes is None:
+            rows = self.graph.read("read/list_build_nodes", project=self.project, build_id=self.build_id)
+            self._nodes = [(r["resource_type"], r["name"], r["unique_id"]) for r in rows]
+            self._nodes += [(c.kind, c.name, uid) for uid, c in sorted(self.consumers().items())]
+        return self._nodes
+
+    def consumers(self) -> dict[str, ConsumerNode]:
+        """The build's semantic models, metrics, exposures, saved queries and BI nodes, with what each reads."""
+        if self._consumer_nodes is None:
+            records = load_build_project(self.graph, self.project, self.build(), unique_ids=[])  # no dbt node's
+            self._consumer_nodes = consumer_nodes(records)
+        return self._consumer_nodes
+
+    # ------------------------------------------------------------------ questions
+    def node(self, text: str) -> tuple[ProjectView, Node]:
+        """The node ``text`` names, in the view of it, its parents and its children."""
+        uid = find_node(self.nodes(), text, self.project)
+        consumer = self.consumers().get(uid)
+        if consumer is not None:  # what it reads (a semantic model: its model, whose columns it takes)
+            near = reading = set(consumer.depends_on)
+        else:  # its parents and children; of their analysis only the SQL that names a source's columns
+            rows = self.graph.read("read/find_model_neighbours", project=self.project, keys=[f"{self.project}/{uid}"], build_id=self.build_id)
+            near = {r["unique_id"] for r in rows}
+            reading = near if uid.split(".", 1)[0] in ("source", "seed") else set()
+        view = self.part(near | {uid}, reading | {uid})
+        return view, view.nodes[uid]
+
+    def column(self, text: str, direction: str, depth: int | None, conditions: bool) -> tuple[ProjectView, ColumnId]:
+        """The column ``text`` names, in the view of every model its lineage reaches within
+        ``depth`` on the ``direction`` side (and, with ``conditions``, of the models whose
+        conditions read those columns): read with the walks of `catalog impact` and `trace`."""
+        start = self.catalog.resolve(text)
+        reached = {(start.key, start.unique_id)}
+        if direction in ("downstream", "both"):
+            reached |= {(c[0], c[1]) for c in self.catalog.impact_subgraph([start], depth) if c[6] is None}  # not a foreign column
+        if direction in ("upstream", "both"):
+            rows = self.graph.read_values("read/find_root_cause_subgraph", project=self.project, keys=[start.key], build_id=self.build_id,
+                                          builds=self.catalog.builds, max_depth=depth)  # fmt: skip
+            reached |= {(n[0], n[1]) for n in (rows[0][0] if rows else []) if n[6] and n[5] == self.project}
+        uids = {uid for _, uid in reached}
+        if conditions:  # the models whose conditions read them
+            rows = self.graph.read("read/find_conditioned_models", project=self.project, column_keys=sorted(k for k, _ in reached),
+                                   build_id=self.build_id, builds=self.catalog.builds)  # fmt: skip
+            uids |= {r["unique_id"] for r in rows if r["model_key"] == f"{self.project}/{r['unique_id']}"}
+        view = self.part(uids, columns={k.split("/", 1)[1] for k, _ in reached})
+        found = view.columns.get(start.key)
+        return view, found.id if found is not None else view.resolve(text)
+
+    def search_index(self, query: str, kinds: list[str] | None) -> SearchIndex:
+        """The index of the build's names that can match ``query``: every node, and the columns
+        whose label holds its letters in order (``find_search_candidates``); it ranks them as
+        the whole build's index does."""
+        q = _plain(query.strip())
+        names = {uid: name for _, name, uid in self.nodes()}
+        columns: list[tuple[str, str, str, str]] = []
+        if q and "column" in (kinds or SEARCH_KINDS):
+            rows = self.graph.read("read/find_search_candidates", project=self.project, build_id=self.build_id, pattern=in_order(q))
+            columns = [(r["key"], r["unique_id"], r["model"], r["name"]) for r in rows]
+            for r in self.graph.read("read/list_columns_known_from_sql", project=self.project, build_id=self.build_id):
+                columns.append((r["key"], r["unique_id"], names[r["unique_id"]], r["name"]))
+        return SearchIndex(self.project, self.build_id, self.nodes(), columns)
+
+
+def in_order(q: str) -> str:
+    """A regular expression (Java's, as Neo4j's ``=~`` takes it) that a whole text matches when
+    it holds the letters of ``q`` in order, in any case: each letter after a run of others (no
+    backtracking)."""
+    letters = [c if c.isascii() and c.isalnum() else f"\\x{{{ord(c):x}}}" for c in q]
+    return "(?isu)" + "".join(f"[^{c}]*{c}" for c in letters) + ".*"

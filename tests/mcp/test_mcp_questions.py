@@ -1,0 +1,136 @@
+"""`model`, `column_lineage` and `search` over a stored build read only what they are about
+(catalog/mcp/questions.py), and answer as the build's whole view does (what they read before);
+so does `unused` of one model (its columns' readers, not the whole build's).
+
+Each corpus project and the example, built into Neo4j: every node's card, the lineage of columns
+of every model (each direction, one hop and any, with conditions), searches of every kind, and
+the pages a cursor walks through, from the per-question reads and from the whole build's
+:class:`~catalog.mcp.view.ProjectView`: the same answer to the letter, errors included."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from catalog.builds import Builder
+from catalog.errors import CatalogError
+from catalog.history import forget_project
+from catalog.mcp import tools
+from catalog.mcp.stored import InMemory, Stored
+from catalog.mcp.view import ProjectView
+
+pytestmark = pytest.mark.neo4j
+
+CORPUS = ["jaffle_shop_duckdb", "jaffle-shop", "dbt-project-evaluator", "fivetran-hubspot", "flipside-thorchain", "tuva"]
+MOST_COLUMNS = 150  # columns whose lineage is asked per project (spread over its models)
+
+
+class WholeView:
+    """A stored build's answers from its whole view, read at once."""
+
+    def __init__(self, view: ProjectView):
+        self._view = view
+
+    def view(self, project: str | None, build: int | None) -> ProjectView:
+        return self._view
+
+    node, column, search_index = InMemory.node, InMemory.column, InMemory.search_index
+
+
+def both(whole: WholeView, stored: Stored, tool: str, *args: Any) -> tuple[Any, Any]:
+    out = []
+    for src in (whole, stored):
+        try:
+            out.append(getattr(tools, tool)(src, *args))
+        except CatalogError as e:
+            out.append(f"error: {e}")
+    return out[0], out[1]
+
+
+@contextmanager
+def stored_build(graph: Any, settings: Any, target: Path) -> Iterator[tuple[WholeView, Stored]]:
+    """The target built under a project name of its own, as the whole view and the per-question
+    reads answer it; forgotten after."""
+    name = f"test_{uuid.uuid4().hex[:10]}"
+    Builder(graph, target, project_name=name, jobs=1).run()
+    source = Stored(settings, project=name)
+    try:
+        yield WholeView(source.view(None, None)), source
+    finally:
+        source.close()
+        forget_project(graph, name)
+
+
+def ask_everything(whole: WholeView, stored: Stored) -> None:
+    view = whole.view(None, None)
+    for node in view.nodes.values():  # every node's card, by name and by kind:name
+        for name in (node.unique_id, f"{node.kind}:{node.name}", node.name):
+            old, new = both(whole, stored, "model", name, 500, None, None, None)
+            assert old == new, name
+    first, rest = both(whole, stored, "model", next(iter(view.nodes.values())).unique_id, 1, None, None, None)
+    assert first == rest
+    for name in ("no_such_model", "ordrs", "customer"):  # misses, with their suggestions
+        assert len(set(map(str, both(whole, stored, "model", name, 50, None, None, None)))) == 1, name
+    columns = [c for c in view.columns.values() if view.nodes[c.id.unique_id].kind in ("model", "snapshot", "source", "seed")]
+    for c in columns[:: max(1, len(columns) // MOST_COLUMNS)]:
+        label = f"{c.id.unique_id}.{c.id.name}"
+        for direction, depth, conditions in (("both", None, False), ("upstream", 1, True), ("downstream", None, True), ("downstream", 1, False)):
+            old, new = both(whole, stored, "column_lineage", label, direction, depth, conditions, 2000, None, None, None)
+            assert not isinstance(old, str) and old == new, (label, direction, depth, conditions)
+    for name in ("no_such.column", f"{columns[0].id.model}.no_such_column"):
+        old, new = both(whole, stored, "column_lineage", name, "both", None, False, 50, None, None, None)
+        assert isinstance(old, str) and old.replace(f" (build {stored.catalog(None, None).build_id})", "") == new.replace(
+            f" (build {stored.catalog(None, None).build_id})", ""
+        )  # fmt: skip
+    queries = ["order", "ord_tot", "cust", "id", "revenue", "zzz", "a.b", columns[0].id.model[:5], f"{columns[-1].id.model}.{columns[-1].id.name[:3]}"]
+    for query in queries:
+        for kinds in (None, ["column"], ["model", "source"], ["metric", "column"]):
+            old, new = both(whole, stored, "search", query, kinds, 500, None, None, None)
+            assert old == new, (query, kinds)
+
+
+def unused_alike(stored: Stored) -> None:
+    """`unused` of each model alone (read from it and what depends on it) says of it what the
+    answer for every model says, end models counted or not."""
+    from catalog.unused_columns import find_unused
+
+    view = stored.catalog(None, None)
+    judged = [r["unique_id"] for r in view.graph.read("read/list_build_nodes", project=view.project, build_id=view.build_id)
+              if r["resource_type"] != "source" and r["status"] != "external"]  # fmt: skip
+    assert judged
+    for end_models in (False, True):
+        every = find_unused(view, None, end_models).models
+        for uid in judged:
+            assert find_unused(view, [uid], end_models).models == tuple(m for m in every if m.unique_id == uid), uid
+
+
+def walk_pages(whole: WholeView, stored: Stored, tool: str, *args: Any) -> None:
+    """The pages a cursor walks through, 3 items at a time, are the same from both."""
+    cursor: str | None = None
+    for _ in range(4):
+        old, new = both(whole, stored, tool, *args, cursor, None, None)
+        assert old == new
+        cursor = new["next_cursor"]
+        if cursor is None:
+            break
+
+
+def test_the_example_answers_alike_from_its_parts_and_from_its_whole_build(graph, neo4j_settings, example):
+    with stored_build(graph, neo4j_settings, example) as (whole, source):
+        ask_everything(whole, source)
+        unused_alike(source)
+        walk_pages(whole, source, "search", "order", None, 3)
+        walk_pages(whole, source, "model", "orders", 3)
+        walk_pages(whole, source, "column_lineage", "stg_orders.order_id", "both", None, True, 3)
+
+
+@pytest.mark.parametrize("project", CORPUS)
+def test_every_corpus_project_answers_alike_from_its_parts_and_from_its_whole_build(graph, neo4j_settings, shared_dir, project):
+    with stored_build(graph, neo4j_settings, shared_dir / "corpus" / project / "target") as (whole, source):
+        ask_everything(whole, source)
+        unused_alike(source)
