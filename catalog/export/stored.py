@@ -26,23 +26,25 @@ from catalog.store.records import load_build_project
 ANALYZED = ("model", "snapshot")
 
 
-def stored_export_input(catalog: BuildView, *, consumers: bool, tests: bool = False) -> ExportInput:
+def stored_export_input(catalog: BuildView, *, consumers: bool, tests: bool = False, unique_ids: list[str] | None = None) -> ExportInput:
     """The export's input from the build ``catalog`` reads (its project and build); with
     ``consumers``, its semantic models, metrics, exposures and saved queries too; with
-    ``tests``, its tests with the columns the build found each reads."""
+    ``tests``, its tests with the columns the build found each reads. ``unique_ids``: only
+    those nodes (and the consumers, without tests or BI), as `catalog lsp` reads the nodes
+    around one file."""
     graph, name, build_id = catalog.graph, catalog.project, catalog.build_id
     build = graph.read("read/find_build", project=name, build_id=build_id)[0]["build"]
-    project = load_build_project(graph, name, build)
-    return export_input(project, _lineages(graph, name, build_id), consumers=consumers, build_id=build_id, tests=tests)
+    project = load_build_project(graph, name, build, unique_ids)
+    return export_input(project, _lineages(graph, name, build_id, unique_ids), consumers=consumers, build_id=build_id, tests=tests)
 
 
-def _lineages(graph: Graph, project: str, build_id: int) -> dict[str, ModelLineage]:
+def _lineages(graph: Graph, project: str, build_id: int, unique_ids: list[str] | None = None) -> dict[str, ModelLineage]:
     """The analysis's ``ModelLineage`` of each analyzed model of the build, read model by model
     (``list_build_model_lineage``) and made as the analysis makes them (:func:`unpack`, one
     ``ColumnRef`` per column): a large build's rows are never all in memory at once."""
     refs: RefCache = {}
     lineages: dict[str, ModelLineage] = {}
-    rows = graph.stream_values("read/list_build_model_lineage", project=project, build_id=build_id)
+    rows = graph.stream_values("read/list_build_model_lineage", project=project, build_id=build_id, unique_ids=unique_ids)
     for uid, resource_type, status, reason, columns, conditions in rows:
         if resource_type not in ANALYZED or not status:
             continue

@@ -21,12 +21,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from catalog.errors import CatalogError
+from catalog.store.keys import quote_column
 
 if TYPE_CHECKING:
     from catalog.check import CheckReport, Finding
+    from catalog.lsp.stored import StoredBuild
     from catalog.mcp.stored import Stored
     from catalog.mcp.view import ProjectView
-    from catalog.query import Answer
+    from catalog.query import Answer, ColumnId
     from catalog.settings import Neo4jSettings
 
 _NONE = object()  # no load has failed yet
@@ -95,8 +97,40 @@ def project_name(root: Path) -> str | None:
     return name if isinstance(name, str) else None
 
 
+class Answering:
+    """What the whole view in use (:class:`Loaded`) and a stored build asked per question
+    (:class:`~catalog.lsp.stored.StoredBuild`) share: the `impact` and `trace` of a column."""
+
+    asker: Any  # the ProjectView or BuildView asked
+    _answers: dict[tuple[str, str], Answer]
+
+    def answer(self, kind: str, label: str) -> Answer:
+        """``impact`` or ``trace`` of one column (by its label), kept while it is in use."""
+        key = (kind, label)
+        if key not in self._answers:
+            self._answers[key] = self.asker.impact([label]) if kind == "impact" else self.asker.trace([label])
+        return self._answers[key]
+
+    def yaml_column(self, node: str, column: str) -> tuple[ProjectView, str] | None:
+        """The view and key of the column a schema YAML names (``node``: a model's name, a
+        source's ``source.table``); None when there is no such column."""
+        try:
+            found = self.yaml_named(node, column)
+        except CatalogError:
+            return None
+        view = self.view_of(found.unique_id)
+        return (view, found.key) if found.key in view.columns else None
+
+    def yaml_named(self, node: str, column: str) -> ColumnId:
+        raise NotImplementedError
+
+    def view_of(self, uid: str) -> ProjectView:
+        """The view that answers about the node ``uid``."""
+        raise NotImplementedError
+
+
 @dataclass
-class Loaded:
+class Loaded(Answering):
     """One view in use and what is derived from it once."""
 
     view: ProjectView
@@ -112,12 +146,27 @@ class Loaded:
             if node.path and node.kind in FILE_KINDS:
                 self.files.setdefault(Path(node.path).as_posix(), uid)
 
-    def answer(self, kind: str, label: str) -> Answer:
-        """``impact`` or ``trace`` of one column (by its label), kept for the view's life."""
-        key = (kind, label)
-        if key not in self._answers:
-            self._answers[key] = self.view.impact([label]) if kind == "impact" else self.view.trace([label])
-        return self._answers[key]
+    @property
+    def size(self) -> str:
+        return f"{len(self.view.nodes)} nodes"
+
+    @property
+    def asker(self) -> ProjectView:
+        """What `impact` and `trace` of the code lenses' commands ask."""
+        return self.view
+
+    def around(self, rel: str) -> tuple[ProjectView | None, str | None]:
+        """The view and the unique id of the node written in the file ``rel`` (relative to the
+        project folder; None when no node is)."""
+        return self.view, self.files.get(rel)
+
+    def view_of(self, uid: str) -> ProjectView:
+        """The view that answers about the node ``uid``."""
+        return self.view
+
+    def yaml_named(self, node: str, column: str) -> ColumnId:
+        return self.view.resolve(f"{self.view.resolve_node(node).unique_id}.{quote_column(column)}")
+
 
 
 @dataclass(frozen=True)
@@ -128,6 +177,7 @@ class Options:
     jobs: int | None = None
     stored: Stored | None = None  # one connection for every project folder
     hover_wait: float = 1.5  # seconds a hover waits for the first view before it says the lineage is loading
+    whole_build: bool = False  # stored: read the whole active build into memory first instead of asking per question
 
 
 class Project:
@@ -145,7 +195,7 @@ class Project:
         self.tell = tell
         self.log = log
         self.changed = changed
-        self.loaded: Loaded | None = None
+        self.loaded: Loaded | StoredBuild | None = None
         self.problem: str | None = None
         self._failed: Any = _NONE  # the signature whose load failed (not tried again)
         self._lock = threading.Lock()
@@ -164,7 +214,7 @@ class Project:
     def manifest(self) -> Path:
         return self.root / "target" / "manifest.json"
 
-    def current(self, wait: float = 0.0, force: bool = False) -> Loaded | None:
+    def current(self, wait: float = 0.0, force: bool = False) -> Loaded | StoredBuild | None:
         """The view in use, after starting a reload when the manifest or the active build
         changed; ``wait``: seconds to wait for the first load."""
         self.refresh(force)
@@ -254,7 +304,7 @@ class Project:
         else:
             if loaded is not None:
                 self.loaded, self.problem, self._failed = loaded, None, _NONE
-                self.log(f"catalog lsp: answering from {loaded.origin}, {len(loaded.view.nodes)} nodes, read in {time.monotonic() - started:.1f} s")
+                self.log(f"catalog lsp: answering from {loaded.origin}, {loaded.size}, read in {time.monotonic() - started:.1f} s")
                 self.changed(self)
         finally:
             self._tried.set()
@@ -281,11 +331,17 @@ class Project:
             return None
         return Loaded(source.view(None, None), sig, f"{self.manifest} (in memory)", project_name(self.root))
 
-    def _read_stored(self) -> Loaded | None:
+    def _read_stored(self) -> Loaded | StoredBuild | None:
+        """The active build, asked per question (or read whole with ``whole_build``)."""
+        from catalog.lsp.stored import StoredBuild
+
         stored = self.options.stored
         assert stored is not None
         catalog = stored.catalog(self.name, None)
         if self.loaded is not None and self.loaded.signature == catalog.build_id:
-            return None
-        view = stored.view(catalog.project, catalog.build_id)
-        return Loaded(view, catalog.build_id, f"build {catalog.build_id} of {catalog.project!r} in Neo4j", project_name(self.root))
+            if isinstance(self.loaded, Loaded) or self.loaded.catalog.graph is catalog.graph:
+                return None  # the same build (asked per question: over the same connection)
+        origin = f"build {catalog.build_id} of {catalog.project!r} in Neo4j"
+        if not self.options.whole_build:
+            return StoredBuild(catalog, origin, project_name(self.root))
+        return Loaded(stored.view(catalog.project, catalog.build_id), catalog.build_id, origin, project_name(self.root))

@@ -113,12 +113,13 @@ def write_records(
     return written
 
 
-def load_build_project(graph: Graph, name: str, build: dict[str, Any]) -> DbtProject:
-    """The project as build ``build`` (a Build node's properties) read it."""
+def load_build_project(graph: Graph, name: str, build: dict[str, Any], unique_ids: list[str] | None = None) -> DbtProject:
+    """The project as build ``build`` (a Build node's properties) read it; ``unique_ids``: only
+    those nodes, with the semantic models, metrics, exposures and saved queries."""
     nodes: dict[str, DbtNode] = {}
     consumers: dict[str, dict[str, Any]] = {field: {} for field, _ in CONSUMER_RECORDS.values()}
     read: list[tuple[int, int, str, Any]] = []  # (position, order of arrival, kind, record): each JSON let go once read
-    for n, (kind, record, position) in enumerate(graph.stream_values("read/list_build_records", project=name, build_id=build["id"])):
+    for n, (kind, record, position) in enumerate(graph.stream_values("read/list_build_records", project=name, build_id=build["id"], unique_ids=unique_ids)):
         if record is not None and (kind == "node" or kind in CONSUMER_RECORDS):
             cls = DbtNode if kind == "node" else CONSUMER_RECORDS[kind][1]
             read.append((position or 0, n, kind, cls.model_validate_json(record)))

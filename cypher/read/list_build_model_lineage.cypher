@@ -2,8 +2,10 @@
 // that a reader folds it model by model instead of holding the whole build's rows): its status
 // and reason, its analyzed columns (those with a kind) with their upstream columns (FEEDS) and
 // the columns its conditions use (CONDITIONS). Read by `catalog export` and `catalog explore` to
-// rebuild the analysis's records of a stored build.
-// Parameters: $project, $build_id (int or null: the active build)
+// rebuild the analysis's records of a stored build, and by `catalog lsp` for the few models
+// around the file it is asked about.
+// Parameters: $project, $build_id (int or null: the active build),
+//             $unique_ids (list of unique ids, or null: every model)
 // Returns: unique_id, resource_type, status, reason,
 //          columns (list of [name, kind, expr, resolved, reason, position, sources]; sources: list of [up unique_id, up column];
 //                   in position order, then key),
@@ -12,7 +14,7 @@ MATCH (p:Project {name: $project})
 OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
 WITH p, coalesce($build_id, active.id) AS b
 MATCH (p)-[s:CONTAINS]->(m:Model)
-WHERE s.since <= b AND (s.until IS NULL OR s.until > b)
+WHERE s.since <= b AND (s.until IS NULL OR s.until > b) AND ($unique_ids IS NULL OR m.unique_id IN $unique_ids)
 WITH b, m, s
 ORDER BY m.unique_id
 RETURN m.unique_id AS unique_id, m.resource_type AS resource_type, s.status AS status, s.reason AS reason,
