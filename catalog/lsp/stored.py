@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from catalog.lsp.sources import FILE_KINDS, Answering
 from catalog.store.keys import quote_column
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from catalog.mcp.view import ProjectView
     from catalog.query import Answer, BuildView, ColumnId
 
+T = TypeVar("T")
 KEPT = 64  # nodes whose small views are kept (the files the editor has asked about lately)
 
 
@@ -41,8 +43,10 @@ class StoredBuild(Answering):
         self.package = package or catalog.project
         self.size = "asked per question"
         self._at_path: dict[str, str | None] = {}
-        self._views: OrderedDict[str, ProjectView] = OrderedDict()
-        self._answers: dict[tuple[str, str], Answer] = {}
+        self._views: OrderedDict[str, Future[ProjectView]] = OrderedDict()
+        self._answers: dict[tuple[str, str], Future[Answer]] = {}  # type: ignore[assignment]
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="catalog-lsp-ask")
+        self._build: dict[str, Any] | None = None  # the Build node's properties
         self._lock = threading.Lock()
 
     @property
@@ -67,23 +71,50 @@ class StoredBuild(Answering):
         return self._at_path[rel]
 
     def view_of(self, uid: str) -> ProjectView:
-        """The view of ``uid``, its parents and its children (kept for the :data:`KEPT` last asked)."""
+        """The view of ``uid``, its parents and its children (kept for the :data:`KEPT` last
+        asked; read once however many ask at once: a file's diagnostics when it opens, a hover)."""
         with self._lock:
-            if uid in self._views:
-                self._views.move_to_end(uid)
-                return self._views[uid]
+            future = self._views.get(uid)
+            if future is None:
+                future = self._views[uid] = self._pool.submit(self._read_view, uid)
+                while len(self._views) > KEPT:
+                    self._views.popitem(last=False)
+            self._views.move_to_end(uid)
+        return self._result(self._views, uid, future)
+
+    def _read_view(self, uid: str) -> ProjectView:
         from catalog.export.stored import stored_export_input
         from catalog.mcp.view import ProjectView
 
         c = self.catalog
         rows = c.graph.read("read/list_model_neighbors", project=c.project, build_id=c.build_id, unique_id=uid)
         near = [uid, *(rows[0]["parents"] if rows else ()), *(rows[0]["children"] if rows else ())]
-        view = ProjectView(stored_export_input(c, consumers=True, unique_ids=sorted(set(near))))
+        if self._build is None:
+            self._build = c.graph.read("read/find_build", project=c.project, build_id=c.build_id)[0]["build"]
+        return ProjectView(stored_export_input(c, consumers=True, unique_ids=sorted(set(near)), build=self._build))
+
+    def answer(self, kind: str, label: str) -> Answer:
+        """``impact`` or ``trace`` of one column (by its label), kept for the build's life; the
+        other one asked at the same time (a hover and the code lenses show both)."""
         with self._lock:
-            self._views[uid] = view
-            while len(self._views) > KEPT:
-                self._views.popitem(last=False)
-        return view
+            for other in ("impact", "trace"):
+                if (other, label) not in self._answers:
+                    self._answers[(other, label)] = self._pool.submit(self._ask, other, label)
+            future = self._answers[(kind, label)]
+        return self._result(self._answers, (kind, label), future)
+
+    def _ask(self, kind: str, label: str) -> Answer:
+        return self.catalog.impact([label]) if kind == "impact" else self.catalog.trace([label])
+
+    def _result(self, kept: dict[Any, Future[Any]], key: Any, future: Future[T]) -> T:
+        """``future``'s result; a failure (Neo4j down) is not kept: asked again next time."""
+        try:
+            return future.result()
+        except BaseException:
+            with self._lock:
+                if kept.get(key) is future:
+                    del kept[key]
+            raise
 
     def yaml_named(self, node: str, column: str) -> ColumnId:
         return self.catalog.resolve(f"{node}.{quote_column(column)}")

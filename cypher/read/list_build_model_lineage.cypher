@@ -13,8 +13,16 @@
 MATCH (p:Project {name: $project})
 OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
 WITH p, coalesce($build_id, active.id) AS b
-MATCH (p)-[s:CONTAINS]->(m:Model)
-WHERE s.since <= b AND (s.until IS NULL OR s.until > b) AND ($unique_ids IS NULL OR m.unique_id IN $unique_ids)
+CALL (p, b) {
+  MATCH (p)-[s:CONTAINS]->(m:Model)
+  WHERE $unique_ids IS NULL AND s.since <= b AND (s.until IS NULL OR s.until > b)
+  RETURN m, s
+  UNION ALL
+  UNWIND $unique_ids AS uid  // each by its key (indexed), not by a scan of the build's models
+  MATCH (p)-[s:CONTAINS]->(m:Model {key: $project + '/' + uid})
+  WHERE s.since <= b AND (s.until IS NULL OR s.until > b)
+  RETURN m, s
+}
 WITH b, m, s
 ORDER BY m.unique_id
 RETURN m.unique_id AS unique_id, m.resource_type AS resource_type, s.status AS status, s.reason AS reason,

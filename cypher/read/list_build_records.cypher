@@ -9,8 +9,13 @@ MATCH (p:Project {name: $project})
 OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
 WITH p, coalesce($build_id, active.id) AS b
 CALL (p, b) {
-  MATCH (p)-[r:RECORDS]->(m:Model)
-  WHERE r.since <= b AND (r.until IS NULL OR r.until > b) AND ($unique_ids IS NULL OR m.unique_id IN $unique_ids)
+  MATCH (p)-[r:RECORDS]->(:Model)
+  WHERE $unique_ids IS NULL AND r.since <= b AND (r.until IS NULL OR r.until > b)
+  RETURN 'node' AS kind, r.record AS record, r.position AS position
+  UNION ALL
+  UNWIND $unique_ids AS uid  // each by its key (indexed), not by a scan of the build's records
+  MATCH (p)-[r:RECORDS]->(:Model {key: $project + '/' + uid})
+  WHERE r.since <= b AND (r.until IS NULL OR r.until > b)
   RETURN 'node' AS kind, r.record AS record, r.position AS position
   UNION ALL
   MATCH (p)-[r:DEFINES]->(n)
