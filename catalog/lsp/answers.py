@@ -3,7 +3,8 @@ hover text, where its upstream columns are written (definition), where its downs
 are (references), the code lenses of the file and its diagnostics.
 
 Counts up- and downstream are the answers of `catalog trace` and `catalog impact` over the
-project's :class:`~catalog.mcp.view.ProjectView` (the same walks), kept per view.
+project's :class:`~catalog.mcp.view.ProjectView` (the same walks), or of a stored build's
+:class:`~catalog.query.BuildView` when it is asked per question, kept while in use.
 """
 
 from __future__ import annotations

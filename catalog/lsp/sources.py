@@ -1,11 +1,13 @@
 """Where `catalog lsp` answers from, for each dbt project the editor has files of: the
 project's active build stored in Neo4j, or its ``target/`` analyzed in memory.
 
-Either way the answers are a :class:`~catalog.mcp.view.ProjectView` (the one ``catalog mcp``
-reads), swapped for a new one without a restart: in memory when ``target/manifest.json``
-changes (after ``dbt compile``), stored when the project's active build changes (checked at
-most every :data:`CHECK_EVERY` seconds, and on each save). Loading runs in a thread; the
-editor is answered from the view in use meanwhile. A failure (no manifest, a half-written one,
+In memory the answers are a :class:`~catalog.mcp.view.ProjectView` (the one ``catalog mcp``
+reads) of the whole target; stored, a :class:`~catalog.lsp.stored.StoredBuild` asks Neo4j per
+question (or, with ``whole_build``, the whole build is read into a view first). Either is
+swapped for a new one without a restart: in memory when ``target/manifest.json`` changes
+(after ``dbt compile``), stored when the project's active build changes (checked at most every
+:data:`CHECK_EVERY` seconds, and on each save). Loading runs in a thread; the editor is
+answered from the one in use meanwhile. A failure (no manifest, a half-written one,
 no build, Neo4j down) is told once as a message and leaves the view in use as it was.
 """
 
@@ -245,7 +247,9 @@ class Project:
         thread = self._thread
         if self.loaded is not None or thread is None or not thread.is_alive():
             return None
-        what = f"analyzing {self.manifest}" if self.options.memory else f"reading the active build of {repr(self.name) if self.name else 'the project'} from Neo4j"
+        name = repr(self.name) if self.name else "the project"
+        what = (f"analyzing {self.manifest}" if self.options.memory else f"reading the active build of {name} from Neo4j" if self.options.whole_build
+                else f"asking Neo4j for the active build of {name}")  # fmt: skip
         return (f"_catalog lsp is {what} ({time.monotonic() - self._started:.0f} s so far): the lineage of this file "
                 "answers once it is read. Hover again in a moment._")
 
