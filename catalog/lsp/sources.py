@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from catalog.errors import CatalogError
+from catalog.lsp.stored import FILE_KINDS, Answering, StoredBuild
 from catalog.store.keys import quote_column
 
 if TYPE_CHECKING:
     from catalog.check import CheckReport, Finding
-    from catalog.lsp.stored import StoredBuild
     from catalog.mcp.stored import Stored
     from catalog.mcp.view import ProjectView
     from catalog.query import Answer, ColumnId
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 
 _NONE = object()  # no load has failed yet
 CHECK_EVERY = 2.0  # seconds between two looks at a stored project's active build
-FILE_KINDS = ("model", "snapshot", "seed", "analysis", "source")
 
 
 _pool: ProcessPoolExecutor | None = None
@@ -97,38 +96,6 @@ def project_name(root: Path) -> str | None:
         return None
     name = doc.get("name") if isinstance(doc, dict) else None
     return name if isinstance(name, str) else None
-
-
-class Answering:
-    """What the whole view in use (:class:`Loaded`) and a stored build asked per question
-    (:class:`~catalog.lsp.stored.StoredBuild`) share: the `impact` and `trace` of a column."""
-
-    asker: Any  # the ProjectView or BuildView asked
-    _answers: dict[tuple[str, str], Answer]
-
-    def answer(self, kind: str, label: str) -> Answer:
-        """``impact`` or ``trace`` of one column (by its label), kept while it is in use."""
-        key = (kind, label)
-        if key not in self._answers:
-            self._answers[key] = self.asker.impact([label]) if kind == "impact" else self.asker.trace([label])
-        return self._answers[key]
-
-    def yaml_column(self, node: str, column: str) -> tuple[ProjectView, str] | None:
-        """The view and key of the column a schema YAML names (``node``: a model's name, a
-        source's ``source.table``); None when there is no such column."""
-        try:
-            found = self.yaml_named(node, column)
-        except CatalogError:
-            return None
-        view = self.view_of(found.unique_id)
-        return (view, found.key) if found.key in view.columns else None
-
-    def yaml_named(self, node: str, column: str) -> ColumnId:
-        raise NotImplementedError
-
-    def view_of(self, uid: str) -> ProjectView:
-        """The view that answers about the node ``uid``."""
-        raise NotImplementedError
 
 
 @dataclass
@@ -337,8 +304,7 @@ class Project:
 
     def _read_stored(self) -> Loaded | StoredBuild | None:
         """The active build, asked per question (or read whole with ``whole_build``)."""
-        from catalog.lsp.stored import StoredBuild
-
+    
         stored = self.options.stored
         assert stored is not None
         catalog = stored.catalog(self.name, None)

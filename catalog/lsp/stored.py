@@ -19,7 +19,7 @@ from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from catalog.lsp.sources import FILE_KINDS, Answering
+from catalog.errors import CatalogError
 from catalog.store.keys import quote_column
 
 if TYPE_CHECKING:
@@ -27,7 +27,41 @@ if TYPE_CHECKING:
     from catalog.query import Answer, BuildView, ColumnId
 
 T = TypeVar("T")
+FILE_KINDS = ("model", "snapshot", "seed", "analysis", "source")  # the nodes written in a file of their own
 KEPT = 64  # nodes whose small views are kept (the files the editor has asked about lately)
+
+
+class Answering:
+    """What the whole view in use (:class:`Loaded`) and a stored build asked per question
+    (:class:`~catalog.lsp.stored.StoredBuild`) share: the `impact` and `trace` of a column."""
+
+    asker: Any  # the ProjectView or BuildView asked
+    _answers: dict[tuple[str, str], Answer]
+
+    def answer(self, kind: str, label: str) -> Answer:
+        """``impact`` or ``trace`` of one column (by its label), kept while it is in use."""
+        key = (kind, label)
+        if key not in self._answers:
+            self._answers[key] = self.asker.impact([label]) if kind == "impact" else self.asker.trace([label])
+        return self._answers[key]
+
+    def yaml_column(self, node: str, column: str) -> tuple[ProjectView, str] | None:
+        """The view and key of the column a schema YAML names (``node``: a model's name, a
+        source's ``source.table``); None when there is no such column."""
+        try:
+            found = self.yaml_named(node, column)
+        except CatalogError:
+            return None
+        view = self.view_of(found.unique_id)
+        return (view, found.key) if found.key in view.columns else None
+
+    def yaml_named(self, node: str, column: str) -> ColumnId:
+        raise NotImplementedError
+
+    def view_of(self, uid: str) -> ProjectView:
+        """The view that answers about the node ``uid``."""
+        raise NotImplementedError
+
 
 
 class StoredBuild(Answering):

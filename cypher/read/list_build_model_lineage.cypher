@@ -4,8 +4,7 @@
 // the columns its conditions use (CONDITIONS). Read by `catalog export` and `catalog explore` to
 // rebuild the analysis's records of a stored build, and by `catalog lsp` for the few models
 // around the file it is asked about.
-// Parameters: $project, $build_id (int or null: the active build),
-//             $unique_ids (list of unique ids, or null: every model)
+// Parameters: $project, $build_id (int or null: the active build), $unique_ids (list of unique ids, or null: every model)
 // Returns: unique_id, resource_type, status, reason,
 //          columns (list of [name, kind, expr, resolved, reason, position, sources]; sources: list of [up unique_id, up column];
 //                   in position order, then key),
