@@ -32,7 +32,7 @@ KEPT = 64  # nodes whose small views are kept (the files the editor has asked ab
 
 
 class Answering:
-    """What the whole view in use (:class:`Loaded`) and a stored build asked per question
+    """What the whole view in use (:class:`~catalog.lsp.sources.Loaded`) and a stored build asked per question
     (:class:`~catalog.lsp.stored.StoredBuild`) share: the `impact` and `trace` of a column."""
 
     asker: Any  # the ProjectView or BuildView asked
@@ -61,7 +61,6 @@ class Answering:
     def view_of(self, uid: str) -> ProjectView:
         """The view that answers about the node ``uid``."""
         raise NotImplementedError
-
 
 
 class StoredBuild(Answering):
