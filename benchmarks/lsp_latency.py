@@ -7,10 +7,15 @@ what is being read; "first lineage s" is when the same position answers with its
     .venv/bin/python benchmarks/lsp_latency.py                       # synth 5,000 models, in memory
     .venv/bin/python benchmarks/lsp_latency.py --models 5000 20000   # several sizes, side by side
     .venv/bin/python benchmarks/lsp_latency.py --stored              # from a build stored in Neo4j
+    .venv/bin/python benchmarks/lsp_latency.py --stored --whole-build  # and read whole first, side by side
+    .venv/bin/python benchmarks/lsp_latency.py --stored --target /tmp/synth/synth_5000_11/target \
+        --project shared_synth_5000_11                               # a target and its build made before
 
-The synth target (shared/tools/synth_dbt.py) is laid out as a project folder (each model's
-raw SQL written to its file, as tests/lsp/projects.py does). Stored: the project is built
-into Neo4j (NEO4J_URI or the local server) under `bench_lsp_<models>` when it has no build yet.
+The synth target (shared/tools/synth_dbt.py, or --target) is laid out as a project folder (each
+model's raw SQL written to its file, as tests/lsp/projects.py does). Stored: the server asks
+Neo4j per question (NEO4J_URI or the local server); with --whole-build, also as it did before,
+reading the whole active build first (`catalog lsp --whole-build`). The build is --project's
+(read, never changed), else `bench_lsp_<models>`'s, built when it has none yet.
 The positions asked are the aliases (`as name`) of ``--files`` model files drawn with a fixed
 seed; each request is timed once (the server keeps a view's answers, so a repeated position
 would time the cache).
@@ -24,6 +29,7 @@ import os
 import random
 import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -45,10 +51,11 @@ HOVER_WAIT = 1.5  # catalog lsp's default --hover-wait: then a hover says the li
 LOADING = "_catalog lsp is "  # how that hover starts
 
 
-def project_folder(models: int, seed: int) -> Path:
-    root = synth_target(models, seed).parent / "project"
+def project_folder(target: Path) -> Path:
+    """``target`` laid out as a project folder (once; outside ``target``, which may be read-only)."""
+    root = Path(tempfile.gettempdir()) / f"catalog-bench-lsp-{target.resolve().parent.name}" / "project"
     if not (root / "dbt_project.yml").exists():
-        lay_out(synth_target(models, seed), root)
+        lay_out(target, root)
     return root
 
 
@@ -66,17 +73,19 @@ def positions(root: Path, files: int, seed: int) -> list[tuple[str, types.Positi
     return out
 
 
-def stored_args(root: Path, models: int) -> tuple[str, ...]:
+def stored_args(root: Path, models: int, project: str | None) -> tuple[str, ...]:
     from catalog.builds import Builder
     from catalog.settings import Neo4jSettings
     from catalog.store.connection import open_driver
     from catalog.store.graph import Graph
 
-    name = f"bench_lsp_{models}"
+    name = project or f"bench_lsp_{models}"
     settings = Neo4jSettings.from_env()
     with open_driver(settings) as driver:
         graph = Graph(driver, settings.database)
         if graph.find_active_build(name) is None:
+            if project is not None:
+                raise SystemExit(f"project {project!r} has no active build in {settings.uri}")
             t = time.perf_counter()
             summary = Builder(graph, root / "target", project_name=name).run()
             print(f"build {summary.build_id}: {summary.models.total} models, {time.perf_counter() - t:.1f}s")
@@ -90,13 +99,22 @@ async def measure(root: Path, args: tuple[str, ...], asked: list[tuple[str, type
         ed.open(rel)
         first = await ed.hover(rel, pos)  # the lineage, or after HOVER_WAIT seconds what is being read
         first_s = time.perf_counter() - start
-        print(f"first hover after {first_s:.2f} s: {(first or '')[:160]!r}", flush=True)
-        lineage = first if first and not first.startswith(LOADING) else None
+        print(f"first hover after {first_s:.2f} s: {first[:160] if first is not None else None!r}", flush=True)
+        # the first answer with lineage: the same position while it says it is loading, the
+        # next one when it is answered without (an alias inside a CTE is no output column)
+        lineage, got, at = None, first, 0
         while lineage is None and time.perf_counter() - start < FIRST_MAX and not ed.messages():
-            got = await ed.hover(rel, pos)
-            lineage = got if got and not got.startswith(LOADING) else None
-            if lineage is None:
+            if got is not None and got.startswith(LOADING):
                 await asyncio.sleep(0.2)
+            elif got is not None:
+                lineage = got
+                break
+            else:
+                at += 1
+                if at == len(asked):
+                    break
+                rel, pos = asked[at]
+            got = await ed.hover(rel, pos)
         lineage_s = time.perf_counter() - start
         if lineage is None:
             print(f"no hover at {rel}:{pos.line}:{pos.character} after {lineage_s:.0f} s: {ed.messages()}", flush=True)
@@ -121,19 +139,30 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--files", type=int, default=40, help="model files whose aliases are asked")
     ap.add_argument("--stored", action="store_true", help="answer from a build stored in Neo4j instead of in memory")
+    ap.add_argument("--whole-build", action="store_true", help="stored: also measure the server reading the whole build first")
+    ap.add_argument("--target", type=Path, help="a synth target to use (of --models' one size) instead of generating one")
+    ap.add_argument("--project", help="stored: the project already built from --target (read only)")
     a = ap.parse_args()
-    rows: dict[int, dict[str, float]] = {}
+    if a.target is not None and len(a.models) != 1:
+        ap.error("--target is of one size: give --models once")
+    rows: dict[str, dict[str, float]] = {}
     for models in a.models:
-        root = project_folder(models, a.seed)
+        root = project_folder(a.target or synth_target(models, a.seed))
         asked = positions(root, a.files, a.seed)
-        args = stored_args(root, models) if a.stored else ("--memory",)
-        rows[models] = asyncio.run(measure(root, args, asked))
-        print(f"{models} models: {len(asked)} positions, {rows[models]}", flush=True)
+        ways = {"in memory": ("--memory",)}
+        if a.stored:
+            args = stored_args(root, models, a.project)
+            ways = {"per question": args} | ({"whole build": (*args, "--whole-build")} if a.whole_build else {})
+        for way, args in ways.items():
+            column = f"{models:,} {way}"
+            rows[column] = asyncio.run(measure(root, args, asked))
+            print(f"{column}: {len(asked)} positions, {rows[column]}", flush=True)
     keys = list(max(rows.values(), key=len))
+    width = max(18, *(len(c) + 2 for c in rows))
     print(f"\n{'stored' if a.stored else 'in memory'} ({os.cpu_count()} cores)")
-    print(f"{'':<18}" + "".join(f"{m:>12,}" for m in rows))
+    print(f"{'':<18}" + "".join(f"{c:>{width}}" for c in rows))
     for k in keys:
-        print(f"{k:<18}" + "".join(f"{rows[m][k]:>12.{2 if k.endswith(' s') else 1 if k.endswith('ms') else 0}f}" if k in rows[m] else f"{'-':>12}" for m in rows))
+        print(f"{k:<18}" + "".join(f"{rows[c][k]:>{width}.{2 if k.endswith(' s') else 1 if k.endswith('ms') else 0}f}" if k in rows[c] else f"{'-':>{width}}" for c in rows))
 
 
 if __name__ == "__main__":

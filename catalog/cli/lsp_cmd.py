@@ -30,6 +30,10 @@ def lsp(
         float,
         typer.Option("--hover-wait", min=0, help="Seconds a hover waits for a project's lineage while it is first read; then the hover says it is loading."),
     ] = 1.5,
+    whole_build: Annotated[
+        bool,
+        typer.Option("--whole-build", help="Stored: read the whole active build into memory before answering (a longer start), instead of asking Neo4j per question."),
+    ] = False,
     stdio: Annotated[bool, typer.Option("--stdio", help="Serve on stdin and stdout (the default and only transport; editors pass it).")] = True,
     neo4j: Neo4jOptions = NEO4J,
 ) -> None:
@@ -49,7 +53,9 @@ def lsp(
     first line.
 
     Answers come from the project's active build stored in Neo4j (--project and the
-    connection options; a new build is used once it is active), or with --memory from the
+    connection options; a new build is used once it is active), each asked when it is asked
+    (the file's model and its neighbours, one walk of the graph for the counts) unless
+    --whole-build reads the whole build into memory first, or with --memory from the
     project's target/ analyzed in memory (a new target/manifest.json, after `dbt compile`, is
     used without a restart). Problems (a file outside any dbt project, a project never built,
     Neo4j down, a half-written manifest) are shown as messages; the server goes on. While a
@@ -64,8 +70,8 @@ def lsp(
     from catalog.lsp.sources import Options, stop_analyzer
 
     if memory:
-        if project is not None:
-            fail("--project names a build stored in Neo4j: give it without --memory", EXIT_USAGE)
+        if project is not None or whole_build:
+            fail(f"{'--project' if project is not None else '--whole-build'} names a build stored in Neo4j: give it without --memory", EXIT_USAGE)
         options = Options(memory=True, dialect=dialect, jobs=jobs, hover_wait=hover_wait)
     else:
         if dialect is not None:
@@ -74,7 +80,7 @@ def lsp(
         settings = neo4j.settings()
         asked = neo4j.timeout_asked  # as `catalog mcp` reads a build
         stored = Stored(settings, project=project, jobs=jobs, whole_build_timeout=settings.timeout if asked else None)
-        options = Options(memory=False, project=project, jobs=jobs, stored=stored, hover_wait=hover_wait)
+        options = Options(memory=False, project=project, jobs=jobs, stored=stored, hover_wait=hover_wait, whole_build=whole_build)
     server = make_server(options)
     stdin, stdout = _own_stdio()
     try:

@@ -16,9 +16,10 @@ columns, as the build did.
 
 from __future__ import annotations
 
-from catalog.analyze.packed import RefCache, unpack
 from collections.abc import Collection
+from typing import Any
 
+from catalog.analyze.packed import RefCache, unpack
 from catalog.analyze.records import ModelLineage, column_key
 from catalog.export.openlineage import ExportInput, export_input
 from catalog.query import BuildView
@@ -28,14 +29,18 @@ from catalog.store.records import load_build_project
 ANALYZED = ("model", "snapshot")
 
 
-def stored_export_input(catalog: BuildView, *, consumers: bool, tests: bool = False) -> ExportInput:
+def stored_export_input(
+    catalog: BuildView, *, consumers: bool, tests: bool = False, unique_ids: list[str] | None = None, build: dict[str, Any] | None = None,
+) -> ExportInput:  # fmt: skip
     """The export's input from the build ``catalog`` reads (its project and build); with
     ``consumers``, its semantic models, metrics, exposures and saved queries too; with
-    ``tests``, its tests with the columns the build found each reads."""
+    ``tests``, its tests with the columns the build found each reads. ``unique_ids``: only
+    those nodes (and the consumers, without tests or BI), as `catalog lsp` reads the nodes
+    around one file; ``build``: the build's properties when they were read already."""
     graph, name, build_id = catalog.graph, catalog.project, catalog.build_id
-    build = graph.read("read/find_build", project=name, build_id=build_id)[0]["build"]
-    project = load_build_project(graph, name, build)
-    return export_input(project, build_lineages(graph, name, build_id), consumers=consumers, build_id=build_id, tests=tests)
+    build = build or graph.read("read/find_build", project=name, build_id=build_id)[0]["build"]
+    project = load_build_project(graph, name, build, unique_ids)
+    return export_input(project, build_lineages(graph, name, build_id, unique_ids), consumers=consumers, build_id=build_id, tests=tests)
 
 
 def build_lineages(

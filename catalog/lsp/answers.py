@@ -3,7 +3,8 @@ hover text, where its upstream columns are written (definition), where its downs
 are (references), the code lenses of the file and its diagnostics.
 
 Counts up- and downstream are the answers of `catalog trace` and `catalog impact` over the
-project's :class:`~catalog.mcp.view.ProjectView` (the same walks), kept per view.
+project's :class:`~catalog.mcp.view.ProjectView` (the same walks), or of a stored build's
+:class:`~catalog.query.BuildView` when it is asked per question, kept while in use.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from catalog.errors import CatalogError
 from catalog.lsp.positions import Place, Span, SqlText, yaml_column_at
 from catalog.lsp.sources import Loaded
 from catalog.query import Answer
@@ -22,6 +22,8 @@ from catalog.store.keys import quote_column
 
 if TYPE_CHECKING:
     from catalog.check import Finding
+    from catalog.lsp.stored import StoredBuild
+    from catalog.mcp.view import ProjectView
 
 LISTED = 8  # names listed in one line of a hover before "and N more"
 YAML = (".yml", ".yaml")
@@ -53,13 +55,16 @@ class Where:
 class FileAnswers:
     """The answers about one open file of a project, from the view in use."""
 
-    def __init__(self, loaded: Loaded, root: Path, path: Path, text: str, findings: dict[str, list[Finding]] | None = None):
-        """``findings``: `catalog check`'s findings by model, of the last compiled target."""
-        self.loaded, self.view, self.root = loaded, loaded.view, root
+    def __init__(self, loaded: Loaded | StoredBuild, root: Path, path: Path, text: str, findings: dict[str, list[Finding]] | None = None):
+        """``loaded``: the whole view in use, or a stored build asked per question (the view
+        is then of the file's node and its neighbours); ``findings``: `catalog check`'s
+        findings by model, of the last compiled target."""
+        self.loaded, self.root = loaded, root
         self.findings = findings or {}
         self.rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.as_posix()
         self.yaml = path.suffix in YAML
-        self.uid = loaded.files.get(self.rel)
+        view, self.uid = (None, None) if self.yaml else loaded.around(self.rel)
+        self.view: ProjectView = view  # type: ignore[assignment]  # a YAML file's: its column's, once named
         self.sql = SqlText(text)
 
     # ------------------------------------------------------------------ what is named
@@ -81,18 +86,19 @@ class FileAnswers:
         if not hits:
             return None
         others = f" (also a column of {', '.join(self.view.columns[k].id.model for k in hits[1:])})" if len(hits) > 1 else ""
-        return Named(hits[0], span, None, f"`{word}` here is read from {self.view.columns[hits[0]].id.model}{others}")
+        named = Named(hits[0], span, None, f"`{word}` here is read from {self.view.columns[hits[0]].id.model}{others}")
+        self.view = self.loaded.view_of(self.view.columns[hits[0]].id.unique_id)  # the parent's column's answers: its readers, ...
+        return named
 
     def _yaml_named(self, line: int, word: str, span: Span) -> Named | None:
         found = yaml_column_at(self.sql.text, line, word)
         if found is None:
             return None
-        node, column = found
-        try:
-            target = self.view.resolve(f"{self.view.resolve_node(node).unique_id}.{quote_column(column)}")
-        except CatalogError:
+        hit = self.loaded.yaml_column(*found)
+        if hit is None:
             return None
-        return Named(target.key, span, None)
+        self.view = hit[0]  # the view the column's answers come from
+        return Named(hit[1], span, None)
 
     def own_columns(self) -> dict[str, str]:
         """The file's model's output columns: lower-case name -> key."""

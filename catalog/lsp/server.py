@@ -17,6 +17,7 @@ import asyncio
 import functools
 import os
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -43,6 +44,7 @@ class CatalogServer(LanguageServer):
         self.options = options
         self.projects: dict[Path, Project] = {}
         self.outside: set[str] = set()  # files outside any dbt project already told of
+        self._projects_lock = threading.Lock()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.answers_dir = Path(tempfile.mkdtemp(prefix="catalog-lsp-"))
 
@@ -50,14 +52,15 @@ class CatalogServer(LanguageServer):
     def project_of(self, uri: str) -> tuple[Project, Path] | None:
         path = Path(to_fs_path(uri) or uri).resolve()
         root = find_root(path.parent)
-        if root is None:
-            if uri not in self.outside:
-                self.outside.add(uri)
-                self.tell(f"catalog lsp: {path} is not inside a dbt project (no dbt_project.yml above it): no lineage for it", False)
-            return None
-        if root not in self.projects:
-            self.projects[root] = Project(root, self.options, self.tell, self.changed, self.log)
-        return self.projects[root], path
+        with self._projects_lock:  # asked from the request threads at once
+            if root is None:
+                if uri not in self.outside:
+                    self.outside.add(uri)
+                    self.tell(f"catalog lsp: {path} is not inside a dbt project (no dbt_project.yml above it): no lineage for it", False)
+                return None
+            if root not in self.projects:
+                self.projects[root] = Project(root, self.options, self.tell, self.changed, self.log)
+            return self.projects[root], path
 
     def tell(self, text: str, error: bool) -> None:
         """A message to the user, from any thread."""
@@ -70,12 +73,11 @@ class CatalogServer(LanguageServer):
 
     def changed(self, project: Project) -> None:
         """A new view is in use (from its loading thread): fresh diagnostics and lenses."""
+        for uri in list(self.workspace.text_documents):
+            if find_root(Path(to_fs_path(uri) or uri).resolve().parent) == project.root:
+                guarded(self, self.publish)(uri)
 
         def refresh() -> None:
-            for uri in list(self.workspace.text_documents):
-                found = self.project_of(uri)
-                if found is not None and found[0] is project:
-                    self.publish(uri)
             lens = self.client_capabilities.workspace and self.client_capabilities.workspace.code_lens
             if lens and lens.refresh_support:
                 self.workspace_code_lens_refresh(None)
@@ -104,6 +106,8 @@ class CatalogServer(LanguageServer):
         return (file, named) if file is not None and named is not None else None
 
     def publish(self, uri: str) -> None:
+        """The file's diagnostics, made here (in a thread: a stored build is asked) and sent
+        from the server's loop."""
         file = self.answers(uri)
         if file is None:
             return
@@ -112,7 +116,7 @@ class CatalogServer(LanguageServer):
                              severity=types.DiagnosticSeverity.Error if error else types.DiagnosticSeverity.Warning)
             for span, error, message in file.diagnostics()
         ]  # fmt: skip
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
+        self._soon(lambda: self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics)))
 
 
 def guarded(server: CatalogServer, work: Callable[..., T], default: Any = None) -> Callable[..., T]:
@@ -164,19 +168,21 @@ def make_server(options: Options) -> CatalogServer:
         folders = [f.uri for f in ls.workspace.folders.values()] or ([ls.workspace.root_uri] if ls.workspace.root_uri else [])
         for uri in folders:  # start reading each project's view before the first question
             root = find_root(Path(to_fs_path(uri) or uri).resolve())
-            if root is not None and root not in ls.projects:
+            with ls._projects_lock:
+                if root is None or root in ls.projects:
+                    continue
                 ls.projects[root] = Project(root, ls.options, ls.tell, ls.changed, ls.log)
-                ls.projects[root].refresh()
+            ls.projects[root].refresh()
         asyncio.get_running_loop().create_task(watch(ls))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(ls: CatalogServer, params: types.DidOpenTextDocumentParams) -> None:
         ls.loop = ls.loop or asyncio.get_running_loop()
-        guarded(ls, ls.publish)(params.text_document.uri)
+        await in_thread(ls, lambda: ls.publish(params.text_document.uri))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     async def did_change(ls: CatalogServer, params: types.DidChangeTextDocumentParams) -> None:
-        guarded(ls, ls.publish)(params.text_document.uri)  # the places of the edited text
+        await in_thread(ls, lambda: ls.publish(params.text_document.uri))  # the places of the edited text
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     async def did_save(ls: CatalogServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -184,7 +190,7 @@ def make_server(options: Options) -> CatalogServer:
         if found is not None:
             found[0].saved = True  # a stored project: a manifest written after this is checked against the active build
             found[0].refresh(force=True)  # and its active build looked at now
-            guarded(ls, ls.publish)(params.text_document.uri)
+            await in_thread(ls, lambda: ls.publish(params.text_document.uri))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: CatalogServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -250,10 +256,10 @@ def _command(kind: str) -> Callable[..., Any]:
                 return None
             from catalog.report.answers import answer_markdown
 
-            view, names = loaded.view, list(args[1:])
-            answer = view.impact(names) if kind == "impact" else view.trace(names)
+            asker, names = loaded.asker, list(args[1:])
+            answer = asker.impact(names) if kind == "impact" else asker.trace(names)
             text = answer_markdown(answer, kind)
-            first = view.resolve(names[0]).label if kind == "impact" or ":" not in names[0] else names[0]
+            first = asker.resolve(names[0]).label if kind == "impact" or ":" not in names[0] else names[0]
             path = ls.answers_dir / f"{kind} {first}{' +' + str(len(names) - 1) if len(names) > 1 else ''}.md".replace("/", "_")
             path.write_text(text, encoding="utf-8")
             return path, text

@@ -1,11 +1,13 @@
 """Where `catalog lsp` answers from, for each dbt project the editor has files of: the
 project's active build stored in Neo4j, or its ``target/`` analyzed in memory.
 
-Either way the answers are a :class:`~catalog.mcp.view.ProjectView` (the one ``catalog mcp``
-reads), swapped for a new one without a restart: in memory when ``target/manifest.json``
-changes (after ``dbt compile``), stored when the project's active build changes (checked at
-most every :data:`CHECK_EVERY` seconds, and on each save). Loading runs in a thread; the
-editor is answered from the view in use meanwhile. A failure (no manifest, a half-written one,
+In memory the answers are a :class:`~catalog.mcp.view.ProjectView` (the one ``catalog mcp``
+reads) of the whole target; stored, a :class:`~catalog.lsp.stored.StoredBuild` asks Neo4j per
+question (or, with ``whole_build``, the whole build is read into a view first). Either is
+swapped for a new one without a restart: in memory when ``target/manifest.json`` changes
+(after ``dbt compile``), stored when the project's active build changes (checked at most every
+:data:`CHECK_EVERY` seconds, and on each save). Loading runs in a thread; the editor is
+answered from the one in use meanwhile. A failure (no manifest, a half-written one,
 no build, Neo4j down) is told once as a message and leaves the view in use as it was.
 """
 
@@ -21,17 +23,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from catalog.errors import CatalogError
+from catalog.lsp.stored import FILE_KINDS, Answering, StoredBuild
+from catalog.store.keys import quote_column
 
 if TYPE_CHECKING:
     from catalog.check import CheckReport, Finding
     from catalog.mcp.stored import Stored
     from catalog.mcp.view import ProjectView
-    from catalog.query import Answer
+    from catalog.query import Answer, ColumnId
     from catalog.settings import Neo4jSettings
 
 _NONE = object()  # no load has failed yet
 CHECK_EVERY = 2.0  # seconds between two looks at a stored project's active build
-FILE_KINDS = ("model", "snapshot", "seed", "analysis", "source")
 
 
 _pool: ProcessPoolExecutor | None = None
@@ -96,7 +99,7 @@ def project_name(root: Path) -> str | None:
 
 
 @dataclass
-class Loaded:
+class Loaded(Answering):
     """One view in use and what is derived from it once."""
 
     view: ProjectView
@@ -112,12 +115,27 @@ class Loaded:
             if node.path and node.kind in FILE_KINDS:
                 self.files.setdefault(Path(node.path).as_posix(), uid)
 
-    def answer(self, kind: str, label: str) -> Answer:
-        """``impact`` or ``trace`` of one column (by its label), kept for the view's life."""
-        key = (kind, label)
-        if key not in self._answers:
-            self._answers[key] = self.view.impact([label]) if kind == "impact" else self.view.trace([label])
-        return self._answers[key]
+    @property
+    def size(self) -> str:
+        return f"{len(self.view.nodes)} nodes"
+
+    @property
+    def asker(self) -> ProjectView:
+        """What `impact` and `trace` of the code lenses' commands ask."""
+        return self.view
+
+    def around(self, rel: str) -> tuple[ProjectView | None, str | None]:
+        """The view and the unique id of the node written in the file ``rel`` (relative to the
+        project folder; None when no node is)."""
+        return self.view, self.files.get(rel)
+
+    def view_of(self, uid: str) -> ProjectView:
+        """The view that answers about the node ``uid``."""
+        return self.view
+
+    def yaml_named(self, node: str, column: str) -> ColumnId:
+        return self.view.resolve(f"{self.view.resolve_node(node).unique_id}.{quote_column(column)}")
+
 
 
 @dataclass(frozen=True)
@@ -128,6 +146,7 @@ class Options:
     jobs: int | None = None
     stored: Stored | None = None  # one connection for every project folder
     hover_wait: float = 1.5  # seconds a hover waits for the first view before it says the lineage is loading
+    whole_build: bool = False  # stored: read the whole active build into memory first instead of asking per question
 
 
 class Project:
@@ -145,7 +164,7 @@ class Project:
         self.tell = tell
         self.log = log
         self.changed = changed
-        self.loaded: Loaded | None = None
+        self.loaded: Loaded | StoredBuild | None = None
         self.problem: str | None = None
         self._failed: Any = _NONE  # the signature whose load failed (not tried again)
         self._lock = threading.Lock()
@@ -164,7 +183,7 @@ class Project:
     def manifest(self) -> Path:
         return self.root / "target" / "manifest.json"
 
-    def current(self, wait: float = 0.0, force: bool = False) -> Loaded | None:
+    def current(self, wait: float = 0.0, force: bool = False) -> Loaded | StoredBuild | None:
         """The view in use, after starting a reload when the manifest or the active build
         changed; ``wait``: seconds to wait for the first load."""
         self.refresh(force)
@@ -195,7 +214,9 @@ class Project:
         thread = self._thread
         if self.loaded is not None or thread is None or not thread.is_alive():
             return None
-        what = f"analyzing {self.manifest}" if self.options.memory else f"reading the active build of {repr(self.name) if self.name else 'the project'} from Neo4j"
+        name = repr(self.name) if self.name else "the project"
+        what = (f"analyzing {self.manifest}" if self.options.memory else f"reading the active build of {name} from Neo4j" if self.options.whole_build
+                else f"asking Neo4j for the active build of {name}")  # fmt: skip
         return (f"_catalog lsp is {what} ({time.monotonic() - self._started:.0f} s so far): the lineage of this file "
                 "answers once it is read. Hover again in a moment._")
 
@@ -254,7 +275,7 @@ class Project:
         else:
             if loaded is not None:
                 self.loaded, self.problem, self._failed = loaded, None, _NONE
-                self.log(f"catalog lsp: answering from {loaded.origin}, {len(loaded.view.nodes)} nodes, read in {time.monotonic() - started:.1f} s")
+                self.log(f"catalog lsp: answering from {loaded.origin}, {loaded.size}, read in {time.monotonic() - started:.1f} s")
                 self.changed(self)
         finally:
             self._tried.set()
@@ -281,11 +302,16 @@ class Project:
             return None
         return Loaded(source.view(None, None), sig, f"{self.manifest} (in memory)", project_name(self.root))
 
-    def _read_stored(self) -> Loaded | None:
+    def _read_stored(self) -> Loaded | StoredBuild | None:
+        """The active build, asked per question (or read whole with ``whole_build``)."""
+    
         stored = self.options.stored
         assert stored is not None
         catalog = stored.catalog(self.name, None)
         if self.loaded is not None and self.loaded.signature == catalog.build_id:
-            return None
-        view = stored.view(catalog.project, catalog.build_id)
-        return Loaded(view, catalog.build_id, f"build {catalog.build_id} of {catalog.project!r} in Neo4j", project_name(self.root))
+            if isinstance(self.loaded, Loaded) or self.loaded.catalog.graph is catalog.graph:
+                return None  # the same build (asked per question: over the same connection)
+        origin = f"build {catalog.build_id} of {catalog.project!r} in Neo4j"
+        if not self.options.whole_build:
+            return StoredBuild(catalog, origin, project_name(self.root))
+        return Loaded(stored.view(catalog.project, catalog.build_id), catalog.build_id, origin, project_name(self.root))

@@ -1,6 +1,6 @@
 // The dbt nodes the given nodes read (DEPENDS_ON) and those that read them, in a build: the
 // parents and children of a node without the rest of the build. As of build $build_id, or the
-// project's active build when null.
+// project's active build when null. Read by `catalog mcp` and `catalog lsp`.
 // Parameters: $project, $keys (list of model keys), $build_id (int or null)
 // Returns: unique_id (of a parent or child)
 MATCH (p:Project {name: $project})
