@@ -45,7 +45,7 @@ def check_change(
     side's input warnings as soon as that side is read."""
     from catalog.bi.sources import with_bi
     from catalog.check import check_states
-    from catalog.compare import analyze_states
+    from catalog.compare import analyze_states, sharing_nodes
     from catalog.extract import input_warnings, load_project
     from catalog.store.records import load_build_project
 
@@ -53,7 +53,7 @@ def check_change(
     current_warnings = tuple(input_warnings(current))
     warned(current_warnings)
     if state is not None:
-        old = with_bi(load_project(Path(state), dialect=dialect), Path(state))
+        old = sharing_nodes(with_bi(load_project(Path(state), dialect=dialect), Path(state)), current)
         base_warnings = tuple(input_warnings(old))
         warned(base_warnings)
         old_lineages, lineages = analyze_states(old, current, jobs=jobs, cache=True)
@@ -71,7 +71,7 @@ def check_change(
         active = opened.find_active_build(name)
         if active is None:
             raise NotFound(f"project {name!r} has no active build: run `catalog build`, pass --project, or compare with --state")
-        old = load_build_project(opened, name, active)
+        old = load_build_project(opened, name, active, like=current)
         if not current.bi_sources:  # no BI folders beside the change: the build's BI definitions, as stored
             current = current.model_copy(update={"bi_fields": old.bi_fields, "charts": old.charts, "dashboards": old.dashboards})
         # dbt Mesh: its foreign nodes as a build would read them now, and the other projects it feeds

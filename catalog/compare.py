@@ -126,6 +126,13 @@ def diff_state(
     )
 
 
+def sharing_nodes(old: DbtProject, new: DbtProject) -> DbtProject:
+    """``old`` with ``new``'s node objects where the records are equal: one copy of each node
+    the change leaves as it was, instead of one per version."""
+    nodes = {uid: same if (same := new.nodes.get(uid)) is not None and same == node else node for uid, node in old.nodes.items()}
+    return old.model_copy(update={"nodes": nodes})
+
+
 def analyze_states(
     old: DbtProject,
     new: DbtProject,

@@ -139,21 +139,24 @@ class LineageGraph:
     # ------------------------------------------------------------------ walks
     def _edges(self, mixed: bool) -> Callable[[Node], list[tuple[Node, str, Step]]]:
         """Each node's edges out, (node, type, step): FEEDS, and with ``mixed`` the models a
-        column conditions and a reached model's columns."""
-        steps = self._steps.get(mixed)
-        if steps is None:
-            steps = self._steps[mixed] = {}
-            for up, edges in self.feeds.items():
-                steps[("c", up)] = [(("c", down), typ, (down, typ, expr, "feeds")) for down, typ, expr in edges]
-            if mixed:
-                for col, uses in self.conditions.items():
-                    steps.setdefault(("c", col), []).extend(
-                        (("m", uid), "conditions", (uid, "conditions", clause, "conditions")) for uid, clause in uses
-                    )
-                for uid, cols in self.model_columns.items():
-                    steps[("m", uid)] = [(("c", col), "has", (col, "has", None, "has")) for col in cols]
-        empty: list[tuple[Node, str, Step]] = []
-        return lambda node: steps.get(node, empty)
+        column conditions and a reached model's columns. Made for the nodes a walk reaches, the
+        first time it does (kept for the next walk), never for the whole graph at once."""
+        steps = self._steps.setdefault(mixed, {})
+
+        def out(node: Node) -> list[tuple[Node, str, Step]]:
+            found = steps.get(node)
+            if found is None:
+                kind, key = node
+                if kind == "m":
+                    found = [(("c", col), "has", (col, "has", None, "has")) for col in self.model_columns.get(key, ())] if mixed else []
+                else:
+                    found = [(("c", down), typ, (down, typ, expr, "feeds")) for down, typ, expr in self.feeds.get(key, ())]
+                    if mixed:
+                        found += [(("m", uid), "conditions", (uid, "conditions", clause, "conditions")) for uid, clause in self.conditions.get(key, ())]
+                steps[node] = found
+            return found
+
+        return out
 
     def reach(self, start: str, mixed: bool, keep: Callable[[str], bool] | None = None) -> Reach:
         """Every node downstream of column ``start`` (itself at depth 0) at its shortest depth,

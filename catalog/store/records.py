@@ -113,15 +113,31 @@ def write_records(
     return written
 
 
-def load_build_project(graph: Graph, name: str, build: dict[str, Any]) -> DbtProject:
-    """The project as build ``build`` (a Build node's properties) read it."""
+def load_build_project(graph: Graph, name: str, build: dict[str, Any], like: DbtProject | None = None) -> DbtProject:
+    """The project as build ``build`` (a Build node's properties) read it. ``like``: a project
+    whose nodes stand for the build's where their record is the one the build kept (the same
+    digest, :func:`node_digests`): only the records of the others are read, and the nodes
+    alike are ``like``'s own objects."""
     nodes: dict[str, DbtNode] = {}
     consumers: dict[str, dict[str, Any]] = {field: {} for field, _ in CONSUMER_RECORDS.values()}
+    kept: list[tuple[int, str, DbtNode]] = []  # (position, unique id, node) of like's nodes the build read as they are
+    if like is None:
+        rows = graph.stream_values("read/list_build_records", project=name, build_id=build["id"])
+    else:
+        differ: list[str] = []
+        for r in graph.read("read/list_build_record_digests", project=name, build_id=build["id"]):
+            node = like.nodes.get(r["unique_id"])
+            if node is not None and r["sha256"] == _record_sha(r["position"], _digest(node)):
+                kept.append((r["position"] or 0, r["unique_id"], node))
+            else:
+                differ.append(r["unique_id"])
+        rows = graph.stream_values("read/list_build_records_of", project=name, build_id=build["id"], unique_ids=differ)
     read: list[tuple[int, int, str, Any]] = []  # (position, order of arrival, kind, record): each JSON let go once read
-    for n, (kind, record, position) in enumerate(graph.stream_values("read/list_build_records", project=name, build_id=build["id"])):
+    for n, (kind, record, position) in enumerate(rows):
         if record is not None and (kind == "node" or kind in CONSUMER_RECORDS):
             cls = DbtNode if kind == "node" else CONSUMER_RECORDS[kind][1]
             read.append((position or 0, n, kind, cls.model_validate_json(record)))
+    read += [(position, -1, "node", node) for position, _, node in kept]
     for _, _, kind, rec in sorted(read, key=operator.itemgetter(0, 1)):  # relations are matched in the manifest's order
         if kind == "node":
             nodes[rec.unique_id] = rec
