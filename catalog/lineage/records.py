@@ -94,8 +94,8 @@ class LineageGraph:
                 self.column_name[down] = down.rsplit(".", 1)[-1]
             self.feeds[up].append((down, kind, expr))
         for uid, lin in lineages.items():
-            for c in lin.columns:
-                down = column_key(uid, c.name)
+            # a lineage's column ids, made above in its columns' order: one string each, not one per edge
+            for down, c in zip(self.model_columns[uid], lin.columns):
                 kind = c.kind.value
                 for s in c.sources:
                     self.feeds[self._add_column(s.unique_id, s.column)].append((down, kind, c.expr))
@@ -111,7 +111,8 @@ class LineageGraph:
         key = column_key(uid, name)
         if key not in self.column_model:
             self.column_model[key] = uid
-            self.column_name[key] = typed(name)
+            name_typed = typed(name)
+            self.column_name[key] = name if name_typed == name else name_typed  # the record's own string when it is the same
         return key
 
     # ------------------------------------------------------------------ names
