@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from catalog.errors import NotFound
 
 if TYPE_CHECKING:
+    from catalog.analyze.records import ModelLineage
     from catalog.check import CheckReport
     from catalog.extract import InputWarning
     from catalog.store.graph import Graph
@@ -47,7 +48,7 @@ def check_change(
     from catalog.check import check_states
     from catalog.compare import analyze_states, sharing_nodes
     from catalog.extract import input_warnings, load_project
-    from catalog.store.records import load_build_project
+    from catalog.store.records import load_build_lineages, load_build_project, same_analyzer
 
     current = with_bi(load_project(path, dialect=dialect), path)
     current_warnings = tuple(input_warnings(current))
@@ -76,7 +77,11 @@ def check_change(
             current = current.model_copy(update={"bi_fields": old.bi_fields, "charts": old.charts, "dashboards": old.dashboards})
         # dbt Mesh: its foreign nodes as a build would read them now, and the other projects it feeds
         current = with_upstream(opened, current, upstream_builds(opened, foreign_projects(current), {}))
-        old_lineages, lineages = analyze_states(old, current, jobs=jobs, cache=True)
+
+        def stored() -> dict[str, ModelLineage] | None:  # the build's lineage, when the cache has none and this analyzer made it
+            return load_build_lineages(opened, name, active["id"]) if same_analyzer(active) else None
+
+        old_lineages, lineages = analyze_states(old, current, jobs=jobs, cache=True, stored=stored)
         report = check_states(old, old_lineages, current, lineages, base=f"build {active['id']}")
         report = with_consumer_projects(report, BuildView(opened, name, active["id"]))
     report = report.model_copy(update={"project": name})  # the project compared, as --project names it

@@ -16,14 +16,9 @@ columns, as the build did.
 
 from __future__ import annotations
 
-from catalog.analyze.packed import RefCache, unpack
-from catalog.analyze.records import ModelLineage
 from catalog.export.openlineage import ExportInput, export_input
 from catalog.query import BuildView
-from catalog.store.graph import Graph
-from catalog.store.records import load_build_project
-
-ANALYZED = ("model", "snapshot")
+from catalog.store.records import load_build_lineages, load_build_project
 
 
 def stored_export_input(catalog: BuildView, *, consumers: bool, tests: bool = False) -> ExportInput:
@@ -33,26 +28,4 @@ def stored_export_input(catalog: BuildView, *, consumers: bool, tests: bool = Fa
     graph, name, build_id = catalog.graph, catalog.project, catalog.build_id
     build = graph.read("read/find_build", project=name, build_id=build_id)[0]["build"]
     project = load_build_project(graph, name, build)
-    return export_input(project, _lineages(graph, name, build_id), consumers=consumers, build_id=build_id, tests=tests)
-
-
-def _lineages(graph: Graph, project: str, build_id: int) -> dict[str, ModelLineage]:
-    """The analysis's ``ModelLineage`` of each analyzed model of the build, read model by model
-    (``list_build_model_lineage``) and made as the analysis makes them (:func:`unpack`, one
-    ``ColumnRef`` per column): a large build's rows are never all in memory at once."""
-    refs: RefCache = {}
-    lineages: dict[str, ModelLineage] = {}
-    rows = graph.stream_values("read/list_build_model_lineage", project=project, build_id=build_id)
-    for uid, resource_type, status, reason, columns, conditions in rows:
-        if resource_type not in ANALYZED or not status:
-            continue
-        columns.sort(key=lambda c: (c[5] is None, c[5] or 0))  # by position (stable: then by key)
-        packed = (
-            uid, status, reason,
-            [(name, kind, bool(resolved), expr or "", sorted(map(tuple, sources)), why)
-             for name, kind, expr, resolved, why, _position, sources in columns],
-            sorted(conditions),
-            None, None,
-        )  # fmt: skip
-        lineages[uid] = unpack(packed, refs)
-    return lineages
+    return export_input(project, load_build_lineages(graph, name, build_id), consumers=consumers, build_id=build_id, tests=tests)

@@ -8,6 +8,8 @@ theirs on ``DEFINES`` (:mod:`catalog.store.consumers`), and so do tests. :func:`
 project of a build back from them, so ``catalog check PATH`` compares PATH with the active
 build exactly as ``--state`` compares it with the target folder that build was made from, and
 ``catalog export`` and ``catalog explore`` of a build read its nodes as the artifacts give them.
+:func:`load_build_lineages` reads the analysis's lineage a build stored, as the analysis makes
+its records.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import marshal
 import operator
 from typing import Any
 
+from catalog.analyze.packed import RefCache, unpack
+from catalog.analyze.records import ModelLineage
 from catalog.bi_records import BIChart, BIDashboard, BIField
 from catalog.errors import NotFound
 from catalog.extract import DbtColumn, DbtExposure, DbtMetric, DbtNode, DbtProject, DbtSavedQuery, DbtSemanticModel, DbtTest
@@ -160,4 +164,41 @@ def load_build_project(graph: Graph, name: str, build: dict[str, Any], like: Dbt
         masking_functions=tuple(build.get("masking_functions") or ()),
         nodes=nodes,
         **consumers,
+    )
+
+
+def load_build_lineages(graph: Graph, project: str, build_id: int) -> dict[str, ModelLineage]:
+    """The analysis's ``ModelLineage`` of each analyzed model of build ``build_id``, read model by model
+    (``list_build_model_lineage``) and made as the analysis makes them (:func:`unpack`, one
+    ``ColumnRef`` per column): a large build's rows are never all in memory at once."""
+    refs: RefCache = {}
+    lineages: dict[str, ModelLineage] = {}
+    rows = graph.stream_values("read/list_build_model_lineage", project=project, build_id=build_id)
+    for uid, resource_type, status, reason, columns, conditions in rows:
+        if resource_type not in ("model", "snapshot") or not status:
+            continue
+        columns.sort(key=lambda c: (c[5] is None, c[5] or 0))  # by position (stable: then by key)
+        packed = (
+            uid, status, reason,
+            [(name, kind, bool(resolved), expr or "", sorted(map(tuple, sources)), why)
+             for name, kind, expr, resolved, why, _position, sources in columns],
+            sorted(conditions),
+            None, None,
+        )  # fmt: skip
+        lineages[uid] = unpack(packed, refs)
+    return lineages
+
+
+def same_analyzer(build: dict[str, Any]) -> bool:
+    """Whether a build's stored lineage is what this catalog's analysis makes of the records
+    the build kept: the build was made by this catalog, analyzer and sqlglot."""
+    import sqlglot
+
+    from catalog import __version__
+    from catalog.builds.fingerprints import ANALYZER_VERSION
+
+    return (
+        build.get("catalog_version") == __version__
+        and build.get("analyzer_version") == ANALYZER_VERSION
+        and build.get("sqlglot_version") == sqlglot.__version__
     )
