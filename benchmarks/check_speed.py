@@ -12,7 +12,8 @@ prints the wall time and the peak resident memory (largest process, from a fresh
 of ``catalog check EDITED --json`` against the project's active build (Neo4j mode: the base
 built once, under a fresh project name, forgotten at the end; or --project NAME, a build of the
 unedited project made before) and of ``catalog check --state BASE EDITED --json``, each twice:
-the base analyzed (an empty cache), then read from the cache (catalog.state_cache). Beside them, the
+an empty cache (the base's lineage read from the build in Neo4j mode, analyzed with --state),
+then the base's lineage read from the cache (catalog.state_cache). Beside them, the
 references: reading and parsing the edited target's manifest.json and catalog.json with orjson,
 and ``catalog lineage BASE --json`` (wall time and peak), with the issue's targets.
 
@@ -108,7 +109,7 @@ def measure(project_dir: Path, models: int, project: str | None, neo4j: bool = T
             against_parse = f"{{:5.2f}} x the parse (target <= {x_parse:g} x), peak target <= {neo_mb} MB"
             against_lineage = f"{{:5.2f}} x lineage --json (target <= {x_lineage:g} x), peak target <= {state_mb} MB"
             rows = [  # (what, command, empty the cache first, against, reference seconds)
-                ("check (Neo4j mode), base analyzed", neo, True, against_parse, parse),
+                ("check (Neo4j mode), base stored", neo, True, against_parse, parse),
                 ("check (Neo4j mode), base cached", neo, False, against_parse, parse),
                 ("check --state, base analyzed", state, True, against_lineage, l_wall),
                 ("check --state, base cached", state, False, against_lineage, l_wall),
