@@ -48,7 +48,7 @@ def check_change(
     from catalog.check import check_states
     from catalog.compare import analyze_states, sharing_nodes
     from catalog.extract import input_warnings, load_project
-    from catalog.store.records import load_build_lineages, load_build_project, same_analyzer
+    from catalog.store.records import load_build_lineages, load_build_project
 
     current = with_bi(load_project(path, dialect=dialect), path)
     current_warnings = tuple(input_warnings(current))
@@ -86,3 +86,18 @@ def check_change(
         report = with_consumer_projects(report, BuildView(opened, name, active["id"]))
     report = report.model_copy(update={"project": name})  # the project compared, as --project names it
     return CheckedChange(report, current_warnings, ())
+
+
+def same_analyzer(build: dict[str, Any]) -> bool:
+    """Whether a build's stored lineage is what this catalog's analysis makes of the records
+    the build kept: the build was made by this catalog, analyzer and sqlglot."""
+    import sqlglot
+
+    from catalog import __version__
+    from catalog.builds.fingerprints import ANALYZER_VERSION
+
+    return (
+        build.get("catalog_version") == __version__
+        and build.get("analyzer_version") == ANALYZER_VERSION
+        and build.get("sqlglot_version") == sqlglot.__version__
+    )

@@ -187,18 +187,3 @@ def load_build_lineages(graph: Graph, project: str, build_id: int) -> dict[str, 
         )  # fmt: skip
         lineages[uid] = unpack(packed, refs)
     return lineages
-
-
-def same_analyzer(build: dict[str, Any]) -> bool:
-    """Whether a build's stored lineage is what this catalog's analysis makes of the records
-    the build kept: the build was made by this catalog, analyzer and sqlglot."""
-    import sqlglot
-
-    from catalog import __version__
-    from catalog.builds.fingerprints import ANALYZER_VERSION
-
-    return (
-        build.get("catalog_version") == __version__
-        and build.get("analyzer_version") == ANALYZER_VERSION
-        and build.get("sqlglot_version") == sqlglot.__version__
-    )
