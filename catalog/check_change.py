@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from catalog.errors import NotFound
 
 if TYPE_CHECKING:
+    from catalog.analyze.records import ModelLineage
     from catalog.check import CheckReport
     from catalog.extract import InputWarning
     from catalog.store.graph import Graph
@@ -45,15 +46,15 @@ def check_change(
     side's input warnings as soon as that side is read."""
     from catalog.bi.sources import with_bi
     from catalog.check import check_states
-    from catalog.compare import analyze_states
+    from catalog.compare import analyze_states, sharing_nodes
     from catalog.extract import input_warnings, load_project
-    from catalog.store.records import load_build_project
+    from catalog.store.records import load_build_lineages, load_build_project
 
     current = with_bi(load_project(path, dialect=dialect), path)
     current_warnings = tuple(input_warnings(current))
     warned(current_warnings)
     if state is not None:
-        old = with_bi(load_project(Path(state), dialect=dialect), Path(state))
+        old = sharing_nodes(with_bi(load_project(Path(state), dialect=dialect), Path(state)), current)
         base_warnings = tuple(input_warnings(old))
         warned(base_warnings)
         old_lineages, lineages = analyze_states(old, current, jobs=jobs, cache=True)
@@ -71,13 +72,32 @@ def check_change(
         active = opened.find_active_build(name)
         if active is None:
             raise NotFound(f"project {name!r} has no active build: run `catalog build`, pass --project, or compare with --state")
-        old = load_build_project(opened, name, active)
+        old = load_build_project(opened, name, active, like=current)
         if not current.bi_sources:  # no BI folders beside the change: the build's BI definitions, as stored
             current = current.model_copy(update={"bi_fields": old.bi_fields, "charts": old.charts, "dashboards": old.dashboards})
         # dbt Mesh: its foreign nodes as a build would read them now, and the other projects it feeds
         current = with_upstream(opened, current, upstream_builds(opened, foreign_projects(current), {}))
-        old_lineages, lineages = analyze_states(old, current, jobs=jobs, cache=True)
+
+        def stored() -> dict[str, ModelLineage] | None:  # the build's lineage, when the cache has none and this analyzer made it
+            return load_build_lineages(opened, name, active["id"]) if same_analyzer(active) else None
+
+        old_lineages, lineages = analyze_states(old, current, jobs=jobs, cache=True, stored=stored)
         report = check_states(old, old_lineages, current, lineages, base=f"build {active['id']}")
         report = with_consumer_projects(report, BuildView(opened, name, active["id"]))
     report = report.model_copy(update={"project": name})  # the project compared, as --project names it
     return CheckedChange(report, current_warnings, ())
+
+
+def same_analyzer(build: dict[str, Any]) -> bool:
+    """Whether a build's stored lineage is what this catalog's analysis makes of the records
+    the build kept: the build was made by this catalog, analyzer and sqlglot."""
+    import sqlglot
+
+    from catalog import __version__
+    from catalog.builds.fingerprints import ANALYZER_VERSION
+
+    return (
+        build.get("catalog_version") == __version__
+        and build.get("analyzer_version") == ANALYZER_VERSION
+        and build.get("sqlglot_version") == sqlglot.__version__
+    )

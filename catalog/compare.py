@@ -13,6 +13,7 @@ CTEs) changes nothing downstream.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -126,17 +127,27 @@ def diff_state(
     )
 
 
+def sharing_nodes(old: DbtProject, new: DbtProject) -> DbtProject:
+    """``old`` with ``new``'s node objects where the records are equal: one copy of each node
+    the change leaves as it was, instead of one per version."""
+    nodes = {uid: same if (same := new.nodes.get(uid)) is not None and same == node else node for uid, node in old.nodes.items()}
+    return old.model_copy(update={"nodes": nodes})
+
+
 def analyze_states(
     old: DbtProject,
     new: DbtProject,
     jobs: int | None = None,
     base: dict[str, ModelLineage] | None = None,
     cache: bool = False,
+    stored: Callable[[], dict[str, ModelLineage] | None] | None = None,
 ) -> tuple[dict[str, ModelLineage], dict[str, ModelLineage]]:
     """The lineages of both versions of a project, for :func:`prune_state` and ``check``.
 
     The base is analyzed once, in full, unless its lineages are given (``base``) or, with
-    ``cache``, kept from an earlier run on the same base (:mod:`catalog.state_cache`). The
+    ``cache``, kept from an earlier run on the same base (:mod:`catalog.state_cache`), or else
+    ``stored()`` gives them (the analysis a stored build kept of the base; None when it cannot
+    stand for this analyzer's), then kept in the cache. The
     change is analyzed only where its lineage can differ from the base's
     (:func:`lineage_changed_models`): the other models have the base's lineage. Models whose
     SQL changed also get, on both sides, the definitions of their columns and rows, from the
@@ -149,6 +160,8 @@ def analyze_states(
     key = cache_key(old, before) if cache and base is None else None
     if key is not None:
         base = read_cached(key)
+    if base is None and stored is not None and (base := stored()) is not None and key is not None:
+        write_cached(key, base)
     if base is None:
         old_lineages = analyze_project(old, jobs=jobs, fingerprints=changed)
         if key is not None:

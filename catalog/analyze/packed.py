@@ -52,8 +52,15 @@ def pack(m: ModelLineage) -> Packed:
 
 def _maker(cls: type) -> Callable[..., object]:
     """A constructor for a record from trusted values, through pydantic's pickling protocol
-    (``__setstate__``): what unpickling does, and about twice as fast as ``model_construct``."""
-    fields = frozenset(cls.model_fields)  # type: ignore[attr-defined]
+    (``__setstate__``): what unpickling does, and about twice as fast as ``model_construct``.
+
+    Every record made shares one set of the fields it was given (pydantic's
+    ``__pydantic_fields_set__``: 472 bytes a column, most of a large lineage's memory, when each
+    has its own): the records are frozen, so nothing adds to it, and a copy
+    (``model_copy``) copies it before it changes it."""
+    if not cls.model_config.get("frozen"):  # type: ignore[attr-defined]
+        raise TypeError(f"{cls.__name__}: the records made by _maker share a set, and must be frozen")
+    fields = set(cls.model_fields)  # type: ignore[attr-defined]
     new = cls.__new__
     setstate = cls.__setstate__  # type: ignore[attr-defined]
 
@@ -63,7 +70,7 @@ def _maker(cls: type) -> Callable[..., object]:
             obj,
             {
                 "__dict__": values,
-                "__pydantic_fields_set__": set(fields),
+                "__pydantic_fields_set__": fields,
                 "__pydantic_extra__": None,
                 "__pydantic_private__": None,
             },

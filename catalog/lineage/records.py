@@ -94,8 +94,8 @@ class LineageGraph:
                 self.column_name[down] = down.rsplit(".", 1)[-1]
             self.feeds[up].append((down, kind, expr))
         for uid, lin in lineages.items():
-            for c in lin.columns:
-                down = column_key(uid, c.name)
+            # a lineage's column ids, made above in its columns' order: one string each, not one per edge
+            for down, c in zip(self.model_columns[uid], lin.columns):
                 kind = c.kind.value
                 for s in c.sources:
                     self.feeds[self._add_column(s.unique_id, s.column)].append((down, kind, c.expr))
@@ -111,7 +111,8 @@ class LineageGraph:
         key = column_key(uid, name)
         if key not in self.column_model:
             self.column_model[key] = uid
-            self.column_name[key] = typed(name)
+            name_typed = typed(name)
+            self.column_name[key] = name if name_typed == name else name_typed  # the record's own string when it is the same
         return key
 
     # ------------------------------------------------------------------ names
@@ -139,21 +140,24 @@ class LineageGraph:
     # ------------------------------------------------------------------ walks
     def _edges(self, mixed: bool) -> Callable[[Node], list[tuple[Node, str, Step]]]:
         """Each node's edges out, (node, type, step): FEEDS, and with ``mixed`` the models a
-        column conditions and a reached model's columns."""
-        steps = self._steps.get(mixed)
-        if steps is None:
-            steps = self._steps[mixed] = {}
-            for up, edges in self.feeds.items():
-                steps[("c", up)] = [(("c", down), typ, (down, typ, expr, "feeds")) for down, typ, expr in edges]
-            if mixed:
-                for col, uses in self.conditions.items():
-                    steps.setdefault(("c", col), []).extend(
-                        (("m", uid), "conditions", (uid, "conditions", clause, "conditions")) for uid, clause in uses
-                    )
-                for uid, cols in self.model_columns.items():
-                    steps[("m", uid)] = [(("c", col), "has", (col, "has", None, "has")) for col in cols]
-        empty: list[tuple[Node, str, Step]] = []
-        return lambda node: steps.get(node, empty)
+        column conditions and a reached model's columns. Made for the nodes a walk reaches, the
+        first time it does (kept for the next walk), never for the whole graph at once."""
+        steps = self._steps.setdefault(mixed, {})
+
+        def out(node: Node) -> list[tuple[Node, str, Step]]:
+            found = steps.get(node)
+            if found is None:
+                kind, key = node
+                if kind == "m":
+                    found = [(("c", col), "has", (col, "has", None, "has")) for col in self.model_columns.get(key, ())] if mixed else []
+                else:
+                    found = [(("c", down), typ, (down, typ, expr, "feeds")) for down, typ, expr in self.feeds.get(key, ())]
+                    if mixed:
+                        found += [(("m", uid), "conditions", (uid, "conditions", clause, "conditions")) for uid, clause in self.conditions.get(key, ())]
+                steps[node] = found
+            return found
+
+        return out
 
     def reach(self, start: str, mixed: bool, keep: Callable[[str], bool] | None = None) -> Reach:
         """Every node downstream of column ``start`` (itself at depth 0) at its shortest depth,

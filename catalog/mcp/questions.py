@@ -15,7 +15,7 @@ from typing import Any
 
 from catalog.analyze.records import column_key
 from catalog.export.openlineage import ConsumerNode, consumer_nodes, export_input
-from catalog.export.stored import build_lineages
+from catalog.store.records import load_build_lineages
 from catalog.extract import DbtNode
 from catalog.mcp.view import SEARCH_KINDS, Node, ProjectView, SearchIndex, _plain, find_node
 from catalog.query import BuildView, ColumnId
@@ -47,7 +47,7 @@ class BuildQuestions:
         project = load_build_project(self.graph, self.project, self.build(), unique_ids=uids)
         if analyzed is not None or columns is not None:
             project = project.model_copy(update={"nodes": {uid: self._some_columns(n, analyzed, columns, project.dialect) for uid, n in project.nodes.items()}})
-        lineages = build_lineages(self.graph, self.project, self.build_id, unique_ids=uids if analyzed is None else sorted(analyzed), columns=columns)
+        lineages = load_build_lineages(self.graph, self.project, self.build_id, unique_ids=uids if analyzed is None else sorted(analyzed), columns=columns)
         return ProjectView(export_input(project, lineages, consumers=True, build_id=self.build_id, tests=True))
 
     @staticmethod

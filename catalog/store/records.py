@@ -8,6 +8,8 @@ theirs on ``DEFINES`` (:mod:`catalog.store.consumers`), and so do tests. :func:`
 project of a build back from them, so ``catalog check PATH`` compares PATH with the active
 build exactly as ``--state`` compares it with the target folder that build was made from, and
 ``catalog export`` and ``catalog explore`` of a build read its nodes as the artifacts give them.
+:func:`load_build_lineages` reads the analysis's lineage a build stored, as the analysis makes
+its records.
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ import dataclasses
 import hashlib
 import marshal
 import operator
+from collections.abc import Collection
 from typing import Any
 
+from catalog.analyze.packed import RefCache, unpack
+from catalog.analyze.records import ModelLineage, column_key
 from catalog.bi_records import BIChart, BIDashboard, BIField
 from catalog.errors import NotFound
 from catalog.extract import DbtColumn, DbtExposure, DbtMetric, DbtNode, DbtProject, DbtSavedQuery, DbtSemanticModel, DbtTest
@@ -113,16 +118,34 @@ def write_records(
     return written
 
 
-def load_build_project(graph: Graph, name: str, build: dict[str, Any], unique_ids: list[str] | None = None) -> DbtProject:
+def load_build_project(
+    graph: Graph, name: str, build: dict[str, Any], unique_ids: list[str] | None = None, like: DbtProject | None = None,
+) -> DbtProject:  # fmt: skip
     """The project as build ``build`` (a Build node's properties) read it; with ``unique_ids``,
-    of those dbt nodes only, with every consumer and the tests of those nodes' columns."""
+    of those dbt nodes only, with every consumer and the tests of those nodes' columns.
+    ``like``: a project whose nodes stand for the build's where their record is the one the
+    build kept (the same digest, :func:`node_digests`): only the records of the others are
+    read, and the nodes alike are ``like``'s own objects."""
     nodes: dict[str, DbtNode] = {}
     consumers: dict[str, dict[str, Any]] = {field: {} for field, _ in CONSUMER_RECORDS.values()}
+    kept: list[tuple[int, str, DbtNode]] = []  # (position, unique id, node) of like's nodes the build read as they are
+    if like is None:
+        rows = graph.stream_values("read/list_build_records", project=name, build_id=build["id"], unique_ids=unique_ids)
+    else:
+        differ: list[str] = []
+        for r in graph.read("read/list_build_record_digests", project=name, build_id=build["id"]):
+            node = like.nodes.get(r["unique_id"])
+            if node is not None and r["sha256"] == _record_sha(r["position"], _digest(node)):
+                kept.append((r["position"] or 0, r["unique_id"], node))
+            else:
+                differ.append(r["unique_id"])
+        rows = graph.stream_values("read/list_build_records_of", project=name, build_id=build["id"], unique_ids=differ)
     read: list[tuple[int, int, str, Any]] = []  # (position, order of arrival, kind, record): each JSON let go once read
-    for n, (kind, record, position) in enumerate(graph.stream_values("read/list_build_records", project=name, build_id=build["id"], unique_ids=unique_ids)):
+    for n, (kind, record, position) in enumerate(rows):
         if record is not None and (kind == "node" or kind in CONSUMER_RECORDS):
             cls = DbtNode if kind == "node" else CONSUMER_RECORDS[kind][1]
             read.append((position or 0, n, kind, cls.model_validate_json(record)))
+    read += [(position, -1, "node", node) for position, _, node in kept]
     for _, _, kind, rec in sorted(read, key=operator.itemgetter(0, 1)):  # relations are matched in the manifest's order
         if kind == "node":
             nodes[rec.unique_id] = rec
@@ -146,3 +169,30 @@ def load_build_project(graph: Graph, name: str, build: dict[str, Any], unique_id
         nodes=nodes,
         **consumers,
     )
+
+
+def load_build_lineages(
+    graph: Graph, project: str, build_id: int, unique_ids: list[str] | None = None, columns: Collection[str] | None = None
+) -> dict[str, ModelLineage]:
+    """The analysis's ``ModelLineage`` of each analyzed model of build ``build_id`` (with
+    ``unique_ids``, of those only; with ``columns``, column keys, of those columns only), read
+    model by model (``list_build_model_lineage``) and made as the analysis makes them
+    (:func:`unpack`, one ``ColumnRef`` per column): a large build's rows are never all in
+    memory at once."""
+    refs: RefCache = {}
+    lineages: dict[str, ModelLineage] = {}
+    rows = graph.stream_values("read/list_build_model_lineage", project=project, build_id=build_id, unique_ids=unique_ids)
+    for uid, resource_type, status, reason, found, conditions in rows:
+        if resource_type not in ("model", "snapshot") or not status:
+            continue
+        found = found if columns is None else [c for c in found if column_key(uid, c[0]) in columns]
+        found.sort(key=lambda c: (c[5] is None, c[5] or 0))  # by position (stable: then by key)
+        packed = (
+            uid, status, reason,
+            [(name, kind, bool(resolved), expr or "", sorted(map(tuple, sources)), why)
+             for name, kind, expr, resolved, why, _position, sources in found],
+            sorted(conditions),
+            None, None,
+        )  # fmt: skip
+        lineages[uid] = unpack(packed, refs)
+    return lineages

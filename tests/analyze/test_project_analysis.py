@@ -195,3 +195,23 @@ def test_packed_records_equal_validated_ones() -> None:
     assert again.model_fields_set == built.model_fields_set
     assert hash(again.columns[0].sources[0]) == hash(ref)
     assert again.model_copy(update={"reason": None}).reason is None
+
+
+def test_packed_records_share_what_no_copy_changes() -> None:
+    """Records made from packed form share one set of their fields (a large lineage's memory):
+    a copy with an update has its own, and a record refuses a new value."""
+    from pydantic import ValidationError
+
+    from catalog.analyze.packed import unpack
+
+    columns = [("x", "passthrough", True, "x", [("model.p.a", "x")], ""), ("y", "derived", True, "x + 1", [("model.p.a", "x")], "")]
+    lineage = unpack(("model.p.b", "resolved", "", columns, [], None, None))
+    x, y = lineage.columns
+    assert x.model_fields_set is y.model_fields_set
+    fields = set(x.model_fields_set)
+    renamed = x.model_copy(update={"name": "z"})
+    assert renamed.name == "z" and x.name == "x"
+    assert x.model_fields_set == y.model_fields_set == fields
+    with pytest.raises(ValidationError):
+        x.name = "w"  # type: ignore[misc]
+    assert y.model_fields_set == fields and y == lineage.columns[1]

@@ -155,3 +155,30 @@ def test_state_mode_on_ephemeral_models_gives_the_full_analysis_report(name, sha
     assert full.findings
     for _ in range(2):  # cache cold, then warm
         assert _formats(check_change(target, state=base, jobs=1).report) == _formats(full)
+
+
+@pytest.mark.neo4j
+def test_graph_mode_reads_the_base_from_the_build(base, tmp_path, build, graph, project_name, monkeypatch):
+    """Against a build, the base's lineage is the one the build stored (the cache empty), and
+    its records those of the nodes the change alters: sqlglot parses the edited models and
+    their readers, as with a cached base, and the report is the full analysis's."""
+    from contextlib import nullcontext
+
+    import catalog.store.records as records
+
+    monkeypatch.setenv("CATALOG_CACHE_DIR", str(tmp_path / "cache"))
+    built = build(base, project_name)
+    target = _edited(base, tmp_path, "type")
+    full = _full(base, target).model_copy(update={"base": f"build {built.build_id}", "project": project_name})
+    validated: list[str] = []
+    real = records.DbtNode.model_validate_json
+    monkeypatch.setattr(records.DbtNode, "model_validate_json", lambda text: validated.append(text) or real(text))
+    parsed = _parsed(monkeypatch)
+    report = check_change(target, project=project_name, jobs=1, graph=lambda: nullcontext(graph)).report
+    assert _formats(report) == _formats(full)
+    old, new = load_project(base), load_project(target)
+    edited = sql_changed_models(old, new)
+    again = {uid for uid in new.nodes if new.nodes[uid].sql in parsed and uid not in edited}
+    assert again == EDITS["type"][1]
+    assert sorted(parsed) == sorted([*(old.nodes[u].sql for u in edited), *(new.nodes[u].sql for u in edited | again)])
+    assert sorted(json.loads(v)["unique_id"] for v in validated) == sorted(edited)  # the other nodes' records are not read
