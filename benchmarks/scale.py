@@ -16,7 +16,9 @@ prints, measured in the same run:
   of a hub column from process start to output and in process (p95); ``catalog report -f json``,
   three times, each beside ``analyze_project`` of the same project right after it, and their median ratio;
   and once, the hub-heavy case: impact of a column reaching 12,500 columns (benchmarks/hub_project.py),
-  in process p95, beside the per-path reads impact made before; the store's size on disk after the
+  in process p95, beside the per-path reads impact made before; a mistyped column's error beside
+  the right name's answer, each MCP tool's first call, `catalog lsp`'s first hover and hover p95
+  (name_suggestions.py, mcp_latency.py, lsp_latency.py over the same stored build); the store's size on disk after the
   full build and the local server's peak resident memory (what a build needs from the server); and
   ``catalog forget`` of the project (process start to exit); each one-model-change rebuild beside
   reading and parsing the project's manifest.json and catalog.json with orjson right after it
@@ -236,6 +238,23 @@ def report_row(name: str, project_dir: Path, jobs: int | None, rounds: int = REP
     print(f"  catalog report -f json: median {sorted(ratios)[len(ratios) // 2]:.2f} x the analysis over {len(ratios)} rounds")
 
 
+def question_rows(target: Path, name: str, column: str, models: int) -> None:
+    """The moments one answer is waited on, over the stored project ``name``, each printed by
+    its own script beside its reference: a mistyped column's suggestions beside the right
+    name's answer (name_suggestions.py), each MCP tool's first call after the server is ready
+    (mcp_latency.py --first-only), and `catalog lsp`'s first hover and hover p95 from the
+    stored build (lsp_latency.py --stored)."""
+    here = Path(__file__).parent
+    for script, args in (
+        ("name_suggestions.py", ["--target", str(target), "--project", name, "--no-build", "--runs", "3",
+                                 "--right", column, "--wrong", f"{column}_2"]),
+        ("mcp_latency.py", ["--stored", "--project", name, "--first-only", "--no-stdio"]),
+        ("lsp_latency.py", ["--models", str(models), "--stored", "--target", str(target), "--project", name]),
+    ):  # fmt: skip
+        print(f"  {script}:", flush=True)
+        subprocess.run([sys.executable, str(here / script), *args], check=False)
+
+
 def store_rows(project_dir: Path, label: str, runs: int, bulk: bool, jobs: int | None = None) -> None:
     import shutil
     import tempfile
@@ -293,6 +312,7 @@ def store_rows(project_dir: Path, label: str, runs: int, bulk: bool, jobs: int |
     wall, cpu, _ = run_measured([str(CATALOG), "impact", hub, "--project", name, "--json"])
     print(f"  catalog impact (process)   {wall:7.2f} s (cpu {cpu:6.2f})")
     report_row(name, project_dir, jobs)
+    question_rows(project_dir / "target", name, hub, int(label.split("_")[0]))
     wall, cpu, mb = run_measured([str(CATALOG), "forget", name, "--yes", "--json"])
     print(f"  catalog forget             {wall:7.2f} s (cpu {cpu:6.2f})  peak {mb} MB")
     shutil.rmtree(work.parent, ignore_errors=True)
