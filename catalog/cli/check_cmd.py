@@ -35,7 +35,7 @@ class FailOn(str, Enum):
 
 
 @handle_gate_errors
-@neo4j_options()
+@neo4j_options(whole_build=True)  # against a build: its records, and its lineage when the cache has none
 def check(
     path: Annotated[Path, typer.Argument(help="The changed dbt target folder (or project folder holding target/).")],
     state: Annotated[

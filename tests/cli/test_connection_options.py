@@ -15,7 +15,7 @@ from run_cli import one_error, run
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "coffee_shop"
 CONNECTION = ["uri", "user", "password", "database", "timeout"]
-WHOLE_BUILD = {"report", "docs", "explore", "export"}  # they read a whole build: no read limit by default
+WHOLE_BUILD = {"report", "docs", "explore", "export", "check"}  # they read a whole build: no read limit by default
 GRAPH_COMMANDS = {
     "build": [str(EXAMPLE)],
     "impact": ["orders.amount"],
