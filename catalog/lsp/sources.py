@@ -290,14 +290,16 @@ class Project:
             self.tell(text, True)
 
     def _read_memory(self) -> Loaded | None:
-        from catalog.mcp.stored import InMemory, analyzed_input
+        from catalog.mcp.stored import InMemory, analyzed_input, analyzed_lineages
 
         sig = self._manifest_signature()
         if sig is None:
             raise CatalogError(f"{self.manifest} does not exist: run `dbt compile` (or `dbt build`) in {self.root} first")
         target = self.root / "target"
-        data = _analyzer().submit(analyzed_input, target, self.options.dialect, self.options.jobs).result()
-        source = InMemory(target, data=data)
+        # the analyzer hands back plain tuples, made into records here: the records themselves
+        # (hundreds of MB pickled at 20,000 models) took longer to send than to analyze
+        packed = _analyzer().submit(analyzed_lineages, target, self.options.dialect, self.options.jobs).result()
+        source = InMemory(target, data=analyzed_input(target, self.options.dialect, packed=packed))
         if self._manifest_signature() != sig:  # written again while it was read: read the newer one next
             return None
         return Loaded(source.view(None, None), sig, f"{self.manifest} (in memory)", project_name(self.root))
