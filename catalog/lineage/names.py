@@ -158,7 +158,7 @@ def closest_read(word: str, reader: NameReader) -> list[str]:
     bound.score_all([*models, *typed.values()])
     name_most = _most_of_parts(bound, typed.values(), models)
     order = sorted(typed, key=lambda name: -name_most[typed[name]])
-    pending = _bounded(bound, reader.named(order[:FIRST_NAMES]))
+    pending = _bounded(bound, reader.named(order[:FIRST_NAMES]), typed)
     first = sorted(pending, key=lambda key: -pending[key])[:FIRST_LABELS]
     read = _labels(reader, first)
     found = _closest(word, read)
@@ -167,7 +167,7 @@ def closest_read(word: str, reader: NameReader) -> list[str]:
     if rest:
         model_most = _most_of_parts(bound, models, typed.values())
         forms = [model for model in models if model_most[model] >= bar]
-        pending |= _bounded(bound, reader.named(rest) if len(rest) / len(typed) <= len(forms) / len(models) else reader.of_models(forms))
+        pending |= _bounded(bound, reader.named(rest) if len(rest) / len(typed) <= len(forms) / len(models) else reader.of_models(forms), typed)
     done = set(first)
     more = [key for key, most in pending.items() if most >= bar and key not in done]
     if more:
@@ -177,11 +177,17 @@ def closest_read(word: str, reader: NameReader) -> list[str]:
     return [label for _, label in found]
 
 
-def _bounded(bound: LabelBound, labels: list[Candidate]) -> dict[str, float]:
-    """The most each column of ``labels`` (by key) can score, of its labels."""
+def _bounded(bound: LabelBound, labels: list[Candidate], typed: dict[str, str]) -> dict[str, float]:
+    """The most each column of ``labels`` (by key) can score, of its labels; ``typed``: column
+    names as users type them, lower case."""
     most: dict[str, float] = {}
     for model, name, key in labels:
-        most[key] = max(bound.loose(model, quote_column(name).lower()), most.get(key, 0.0))
+        column = typed.get(name)
+        if column is None:
+            column = typed[name] = quote_column(name).lower()
+        loose = bound.loose(model, column)
+        if loose > most.get(key, 0.0):
+            most[key] = loose
     return most
 
 
