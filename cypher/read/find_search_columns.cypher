@@ -7,9 +7,7 @@
 // A node's columns are those the analysis gave it when it has any, else those it declares (as
 // find_search_candidates). As of build $build_id, or the project's active build when null.
 // One row, `rows`: every row collected in one list (one Bolt record instead of thousands).
-// Parameters: $project, $build_id (int or null), $asks (list of {names, nodes, by_name}: a map
-//             whose keys are column names, or null; a map whose keys are the nodes' unique ids;
-//             whether to start from the names)
+// Parameters: $project, $build_id (int or null), $asks (list of {names, nodes, by_name}: a map whose keys are column names, or null; a map whose keys are the nodes' unique ids; whether to start from the names)
 // Returns: key, unique_id, model, name
 MATCH (p:Project {name: $project})
 OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
