@@ -5,8 +5,9 @@ Each answer is the one :class:`~catalog.mcp.view.ProjectView` gives over the who
 by the same code over a part of it: the view of the few nodes a question needs (their records
 and lineage, every consumer, the tests of their columns), read with ``list_build_records`` and
 ``list_build_model_lineage`` given those nodes, or a search index of the names that can match.
-What the whole build is needed for (finding a node by name, suggesting close names) reads the
-build's node names alone, once per build.
+What the whole build is needed for (finding a node by name, suggesting close names, choosing a
+search's candidates) reads the build's node names and the project's column names alone, once
+per build.
 """
 
 from __future__ import annotations
@@ -112,15 +113,17 @@ class BuildQuestions:
 
     def search_index(self, query: str, kinds: list[str] | None) -> SearchIndex:
         """The index of the build's names that can match ``query``: every node, and the columns
-        whose label holds its letters in order (``find_search_candidates``); it ranks them as
-        the whole build's index does."""
+        whose label holds its letters in order, read from the names and nodes that can hold
+        them (:func:`~catalog.mcp.view.columns_to_read`, ``find_search_columns``; a query too
+        long to be matched by parts, ``find_search_candidates``); it ranks them as the whole
+        build's index does."""
         q = _plain(query.strip())
         columns: list[tuple[str, str, str, str]] = []
         if q and "column" in (kinds or SEARCH_KINDS):
             if len(q) > NESTED_MAX:  # too long to be matched by parts: the labels in Neo4j
                 rows = self.graph.read("read/find_search_candidates", project=self.project, build_id=self.build_id, pattern=in_order(q))
             else:
-                dbt_nodes = [(uid, name) for kind, name, uid in self.nodes() if uid not in self.consumers()]
+                dbt_nodes = [(uid, name) for _, name, uid in self.nodes() if uid not in self.consumers()]
                 asks = columns_to_read(q, dbt_nodes, self.column_names())
                 rows = self.graph.read("read/find_search_columns", project=self.project, build_id=self.build_id, asks=asks)
             columns = [(r["key"], r["unique_id"], r["model"], r["name"]) for r in rows] + self.known_from_sql()
