@@ -8,11 +8,12 @@ with suggestions for typos), never spliced into Cypher.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
 from catalog.errors import Ambiguous, NotFound
-from catalog.lineage.names import require_splits, resolve_column
+from catalog.lineage.names import Candidate, NamesByModel, require_splits, resolve_column
 from catalog.lineage.walks import COPY_TYPES, FEED_TYPES, HopRanks, closest, impact, shortest_paths, tainted
 from catalog.memory import paused_gc
 from catalog.store.graph import Graph
@@ -124,6 +125,61 @@ class Answer:
         return sorted(seen)
 
 
+class StoredNames:
+    """The column names of a stored build as a mistyped name's suggestions read them
+    (:class:`catalog.lineage.names.NameReader`): every name of the project's columns, then the
+    labels of a few names or models, by model form (a model's name or unique id, lower case)."""
+
+    def __init__(self, graph: Graph, project: str, build_id: int):
+        self.graph, self.project, self.build_id = graph, project, build_id
+        self._ids: dict[str, list[str]] | None = None
+        self._forms_of: dict[str, list[str]] | None = None
+
+    def vocabulary(self) -> tuple[list[str], list[str]]:
+        names = self.graph.read_values("read/list_project_column_names", project=self.project)[0][0]
+        return list(self._unique_ids()), names
+
+    def named(self, names: Collection[str]) -> list[Candidate]:
+        return self._forms(self.graph.read_values("read/list_column_keys_named", project=self.project, names=sorted(names))[0][0])
+
+    def of_models(self, models: Collection[str]) -> list[Candidate]:
+        ids = sorted({uid for form in models for uid in self._unique_ids().get(form, ())})
+        return self._forms(self.graph.read_values("read/list_column_keys_of_models", project=self.project, unique_ids=ids)[0][0])
+
+    def labels(self, keys: Collection[str]) -> NamesByModel:
+        return self._by_form(self.graph.read("read/list_column_names_of_keys", project=self.project, build_id=self.build_id, keys=sorted(keys)))
+
+    def every(self) -> NamesByModel:
+        """Every label of the build (what the suggestions are the closest of)."""
+        return self._by_form(self.graph.read("read/list_column_names_by_model", project=self.project, build_id=self.build_id))
+
+    def _forms(self, rows: list[list[str]]) -> list[Candidate]:
+        """(model form, name, key) of each (unique id, name, key) of a model of the build."""
+        if self._forms_of is None:
+            self._forms_of = defaultdict(list)  # unique id -> its model's forms
+            for form, ids in self._unique_ids().items():
+                for uid in ids:
+                    self._forms_of[uid].append(form)
+        return [(form, name, key) for uid, name, key in rows for form in self._forms_of.get(uid, ())]
+
+    def _unique_ids(self) -> dict[str, list[str]]:
+        """The unique ids of the build's models by model form."""
+        if self._ids is None:
+            self._ids = defaultdict(list)
+            for r in self.graph.read("read/list_build_nodes", project=self.project, build_id=self.build_id):
+                for form in {r["name"].lower(), r["unique_id"].lower()}:
+                    self._ids[form].append(r["unique_id"])
+        return self._ids
+
+    @staticmethod
+    def _by_form(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
+        names: dict[str, list[str]] = defaultdict(list)
+        for r in rows:
+            for model in {r["model"].lower(), r["unique_id"].lower()}:
+                names[model] += r["names"]
+        return dict(names)
+
+
 # ---------------------------------------------------------------------------- context
 class BuildView:
     """One project of one graph, as of one build (the active one unless given)."""
@@ -140,7 +196,6 @@ class BuildView:
         self.build_id: int = build["id"]
         self.dialect: str | None = build.get("dialect")  # how the build's column names compare
         self._columns: list[ColumnId] | None = None
-        self._names: dict[str, list[str]] | None = None
         self._builds: dict[str, int] | None = None
         self._upstream: list[str] = list(build.get("upstream") or [])
 
@@ -239,7 +294,7 @@ class BuildView:
 
     def _resolve_own(self, text: str) -> ColumnId:
         # the graph is asked for the columns of each way of reading the name (indexed); a
-        # miss reads the names of the build's columns alone, for its suggestions
+        # miss reads the build's column names, and of them the few labels it may suggest
         hits: list[ColumnId] = []
         for model, column in require_splits(text, self.dialect):
             rows = self.graph.read("read/find_columns_named", project=self.project, model=model, column_name=column, build_id=self.build_id)
@@ -254,19 +309,8 @@ class BuildView:
             label=lambda c: f"{c.unique_id}.{quote_column(c.name)}",
             where=f"in project {self.project!r} (build {self.build_id})",
             hits=hits,
-            names=self.names_by_model,
+            suggestions=lambda: StoredNames(self.graph, self.project, self.build_id),
         )
-
-    def names_by_model(self) -> dict[str, list[str]]:
-        """The names of the build's columns by model form (a model's name or unique id, lower
-        case), as :func:`catalog.lineage.names.suggest` compares them."""
-        if self._names is None:
-            names: dict[str, list[str]] = defaultdict(list)
-            for r in self.graph.read("read/list_column_names_by_model", project=self.project, build_id=self.build_id):
-                for model in {r["model"].lower(), r["unique_id"].lower()}:
-                    names[model] += r["names"]
-            self._names = dict(names)
-        return self._names
 
     # ------------------------------------------------------------------ questions
     def impact(self, names: list[str], max_depth: int | None = None, with_conditions: bool = False) -> Answer:

@@ -9,7 +9,7 @@ import difflib
 import heapq
 import operator
 from collections.abc import Callable, Collection, Mapping
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from catalog.errors import Ambiguous, NotFound
 from catalog.idents import column_name
@@ -55,15 +55,15 @@ def resolve_column(
     label: Callable[[T], str],
     where: str,
     hits: Collection[T] = (),
-    names: Callable[[], NamesByModel] | None = None,
+    suggestions: Callable[[], NameReader] | None = None,
 ) -> T:
     """The one column ``text`` names. ``index`` gives every column by its name forms (called
     only when ``hits``, the columns a faster lookup found, are none); ``label`` names a
     column unambiguously (``model.shop.orders.amount``); ``where`` ends the message of a
-    miss (``in project 'shop' (build 3)``); ``names``: the column names by model form for
-    the suggestions of a miss, when they come cheaper than ``index`` (from it otherwise)."""
+    miss (``in project 'shop' (build 3)``); ``suggestions``: where the suggestions of a miss
+    read the column names, when they come cheaper than ``index`` (from it otherwise)."""
     splits = require_splits(text, dialect)
-    if not hits and names is None:
+    if not hits and suggestions is None:
         by_form = index()
         hits = next((by_form[s] for s in splits if s in by_form), ())
     unique = {key(c): c for c in hits}
@@ -72,7 +72,8 @@ def resolve_column(
     if unique:
         listed = ", ".join(sorted(label(c) for c in unique.values()))
         raise Ambiguous(f"{text!r} is ambiguous; name one of: {listed}")
-    raise NotFound(f"no column {text!r} {where}{suggest(text, names() if names is not None else names_by_model(index()), dialect)}")
+    said = suggest_read(text, suggestions(), dialect) if suggestions is not None else suggest(text, names_by_model(index()), dialect)
+    raise NotFound(f"no column {text!r} {where}{said}")
 
 
 # model form (a model's name or unique id, lower case) -> the names of its columns
@@ -93,20 +94,132 @@ def suggest(text: str, names: NamesByModel, dialect: str | None = None) -> str:
     the columns of the model the text starts with. The labels are compared as difflib's
     ``get_close_matches`` compares them (:data:`CUTOFF`, the five closest; the first of those
     that differ only in case), only those that may be close (:func:`closest`)."""
-    word = text.strip().lower()
-    close = closest(word, names)
+    return _suggestion(text, closest(text.strip().lower(), names), lambda model: names.get(model, ()), dialect)
+
+
+def suggest_read(text: str, reader: NameReader, dialect: str | None = None) -> str:
+    """:func:`suggest` of every label ``reader`` holds, reading only those that may be
+    suggested (:func:`closest_read`)."""
+    return _suggestion(text, closest_read(text.strip().lower(), reader), lambda model: _labels(reader, [key for _, _, key in reader.of_models([model])]).get(model, ()), dialect)
+
+
+def _suggestion(text: str, close: list[str], of_model: Callable[[str], Collection[str]], dialect: str | None) -> str:
     if close:
         return f"; did you mean {', '.join(close)}?"
     splits = column_splits(text, dialect)
     model = splits[0][0] if splits else ""
-    cols = sorted({quote_column(name) for name in names.get(model, ())})
+    cols = sorted({quote_column(name) for name in of_model(model)}) if model else []
     return f"; {model} has: {', '.join(cols[:20])}" if cols else ""
+
+
+# (model form, column name, column key): a label a column node gives, in some build
+Candidate = tuple[str, str, str]
+
+
+class NameReader(Protocol):
+    """The column names of a build kept elsewhere (a stored build), read as a miss's
+    suggestions need them: the names alone first, then the labels of the few column names or
+    model forms that may be suggested, and of those the few whose bound passes."""
+
+    def vocabulary(self) -> tuple[Collection[str], Collection[str]]:
+        """Every model form (a model's name or unique id, lower case) of the build, and column
+        names: every one the build holds (more do no harm: they are only compared)."""
+        ...
+
+    def named(self, names: Collection[str]) -> list[Candidate]:
+        """The labels of the columns named one of ``names``: every one the build holds, more
+        do no harm (:meth:`labels` reads which the build holds)."""
+        ...
+
+    def of_models(self, models: Collection[str]) -> list[Candidate]:
+        """The labels of the columns of the model forms ``models``, as :meth:`named` gives them."""
+        ...
+
+    def labels(self, keys: Collection[str]) -> NamesByModel:
+        """The columns of the build among those of ``keys``."""
+        ...
+
+
+FIRST_NAMES = 64  # column names read first, the likeliest: their labels set the bar for the rest
+FIRST_LABELS = 256  # of their labels, those compared first
+
+
+def closest_read(word: str, reader: NameReader) -> list[str]:
+    """:func:`closest` of every label ``reader`` holds, reading few. Each column name and each
+    model form gets the most a label of it can score (:meth:`LabelBound.loose`, with the best
+    part of each length on the other side). The best :data:`FIRST_LABELS` labels of the best
+    :data:`FIRST_NAMES` names are compared, which gives a fifth best ratio (:data:`CUTOFF`
+    short of five): the bar. Then the labels of the names, or of the model forms (the fewer),
+    whose most reaches the bar are bounded one by one, and those that reach it compared too.
+    No label left out can be among the five."""
+    models, names = reader.vocabulary()
+    bound = LabelBound(word)
+    typed = {name: quote_column(name).lower() for name in names}
+    bound.score_all([*models, *typed.values()])
+    name_most = _most_of_parts(bound, typed.values(), models)
+    order = sorted(typed, key=lambda name: -name_most[typed[name]])
+    pending = _bounded(bound, reader.named(order[:FIRST_NAMES]), typed)
+    first = sorted(pending, key=lambda key: -pending[key])[:FIRST_LABELS]
+    read = _labels(reader, first)
+    found = _closest(word, read)
+    bar = found[-1][0] if len(found) == SUGGESTED else CUTOFF
+    rest = [name for name in order[FIRST_NAMES:] if name_most[typed[name]] >= bar]
+    if rest:
+        model_most = _most_of_parts(bound, models, typed.values())
+        forms = [model for model in models if model_most[model] >= bar]
+        pending |= _bounded(bound, reader.named(rest) if len(rest) / len(typed) <= len(forms) / len(models) else reader.of_models(forms), typed)
+    done = set(first)
+    more = [key for key, most in pending.items() if most >= bar and key not in done]
+    if more:
+        for model, columns in _labels(reader, more).items():
+            read.setdefault(model, []).extend(columns)
+        found = _closest(word, read)
+    return [label for _, label in found]
+
+
+def _bounded(bound: LabelBound, labels: list[Candidate], typed: dict[str, str]) -> dict[str, float]:
+    """The most each column of ``labels`` (by key) can score, of its labels; ``typed``: column
+    names as users type them, lower case."""
+    most: dict[str, float] = {}
+    for model, name, key in labels:
+        column = typed.get(name)
+        if column is None:
+            column = typed[name] = quote_column(name).lower()
+        loose = bound.loose(model, column)
+        if loose > most.get(key, 0.0):
+            most[key] = loose
+    return most
+
+
+def _labels(reader: NameReader, keys: Collection[str]) -> dict[str, list[str]]:
+    return {model: list(columns) for model, columns in reader.labels(keys).items()} if keys else {}
+
+
+def _most_of_parts(bound: LabelBound, parts: Collection[str], others: Collection[str]) -> dict[str, float]:
+    """The most a label of each of ``parts`` and one of ``others`` (on the other side of its
+    dot) can score: :meth:`LabelBound.loose_of` with the best of ``others`` of each length."""
+    best: dict[int, int] = {}  # a length -> the best score of one of others that long
+    for other in others:
+        best[len(other)] = max(bound.score(other), best.get(len(other), -(10**9)))
+    most: dict[tuple[int, int], float] = {}  # (score, length) of a part -> its most
+    out: dict[str, float] = {}
+    for part in parts:
+        key = (bound.score(part), len(part))
+        if key not in most:
+            most[key] = max((bound.loose_of(*key, score, length) for length, score in best.items()), default=0.0)
+        out[part] = most[key]
+    return out
 
 
 def closest(word: str, names: NamesByModel) -> list[str]:
     """The labels difflib's ``get_close_matches(word, labels, n=5, cutoff=CUTOFF)`` gives
     (compared lower case), asking difflib about them best bound first (:class:`LabelBound`)
     and stopping where no later label can be among the five."""
+    return [label for _, label in _closest(word, names)]
+
+
+def _closest(word: str, names: NamesByModel) -> list[tuple[float, str]]:
+    """:func:`closest`'s labels with their ratios, best first."""
     bound = LabelBound(word)
     typed = {name: quote_column(name).lower() for name in set().union(*names.values())}
     bound.score_all([*names, *typed.values()])
@@ -133,7 +246,7 @@ def closest(word: str, names: NamesByModel) -> list[str]:
             heapq.heappush(best, (matcher.ratio(), low))
             if len(best) > SUGGESTED:
                 heapq.heappop(best)
-    return [shown[low] for _, low in heapq.nlargest(SUGGESTED, best)]
+    return [(ratio, shown[low]) for ratio, low in heapq.nlargest(SUGGESTED, best)]
 
 
 CUTOFF = 0.6  # difflib's ratio a suggestion needs
@@ -192,8 +305,13 @@ class LabelBound:
 
     def loose(self, model: str, column: str) -> float:
         """The most difflib's ratio of ``model.column`` and the word can be, from :meth:`score`."""
-        lcs = (self.score(model) + 3 * len(model) + self.score(column) + 3 * len(column)) // 10 + self._dot
-        return 2.0 * lcs / (len(model) + 1 + len(column) + len(self.word))
+        return self.loose_of(self.score(model), len(model), self.score(column), len(column))
+
+    def loose_of(self, model_score: int, model_length: int, column_score: int, column_length: int) -> float:
+        """:meth:`loose` of a model part and a column part of these scores and lengths (the
+        same with the two parts swapped)."""
+        lcs = (model_score + 3 * model_length + column_score + 3 * column_length) // 10 + self._dot
+        return 2.0 * lcs / (model_length + 1 + column_length + len(self.word))
 
     def most(self, model: str, column: str) -> float:
         """The most difflib's ratio of ``model.column`` and the word can be, with the model

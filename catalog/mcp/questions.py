@@ -5,8 +5,9 @@ Each answer is the one :class:`~catalog.mcp.view.ProjectView` gives over the who
 by the same code over a part of it: the view of the few nodes a question needs (their records
 and lineage, every consumer, the tests of their columns), read with ``list_build_records`` and
 ``list_build_model_lineage`` given those nodes, or a search index of the names that can match.
-What the whole build is needed for (finding a node by name, suggesting close names) reads the
-build's node names alone, once per build.
+What the whole build is needed for (finding a node by name, suggesting close names, choosing a
+search's candidates) reads the build's node names and the project's column names alone, once
+per build.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from catalog.analyze.records import column_key
 from catalog.export.openlineage import ConsumerNode, consumer_nodes, export_input
 from catalog.store.records import load_build_lineages
 from catalog.extract import DbtNode
-from catalog.mcp.view import SEARCH_KINDS, Node, ProjectView, SearchIndex, _plain, find_node
+from catalog.mcp.view import NESTED_MAX, SEARCH_KINDS, Node, ProjectView, SearchIndex, _plain, columns_to_read, find_node
 from catalog.query import BuildView, ColumnId
 from catalog.store.records import load_build_project
 
@@ -31,6 +32,8 @@ class BuildQuestions:
         self._build: dict[str, Any] | None = None
         self._consumer_nodes: dict[str, ConsumerNode] | None = None
         self._nodes: list[tuple[str, str, str]] | None = None
+        self._column_names: list[str] | None = None
+        self._known_from_sql: list[tuple[str, str, str, str]] | None = None
 
     def build(self) -> dict[str, Any]:
         if self._build is None:
@@ -110,17 +113,36 @@ class BuildQuestions:
 
     def search_index(self, query: str, kinds: list[str] | None) -> SearchIndex:
         """The index of the build's names that can match ``query``: every node, and the columns
-        whose label holds its letters in order (``find_search_candidates``); it ranks them as
-        the whole build's index does."""
+        whose label holds its letters in order, read from the names and nodes that can hold
+        them (:func:`~catalog.mcp.view.columns_to_read`, ``find_search_columns``; a query too
+        long to be matched by parts, ``find_search_candidates``); it ranks them as the whole
+        build's index does."""
         q = _plain(query.strip())
-        names = {uid: name for _, name, uid in self.nodes()}
         columns: list[tuple[str, str, str, str]] = []
         if q and "column" in (kinds or SEARCH_KINDS):
-            rows = self.graph.read("read/find_search_candidates", project=self.project, build_id=self.build_id, pattern=in_order(q))
-            columns = [(r["key"], r["unique_id"], r["model"], r["name"]) for r in rows]
-            for r in self.graph.read("read/list_columns_known_from_sql", project=self.project, build_id=self.build_id):
-                columns.append((r["key"], r["unique_id"], names[r["unique_id"]], r["name"]))
+            if len(q) > NESTED_MAX:  # too long to be matched by parts: the labels in Neo4j
+                rows = self.graph.read("read/find_search_candidates", project=self.project, build_id=self.build_id, pattern=in_order(q))
+            else:
+                dbt_nodes = [(uid, name) for _, name, uid in self.nodes() if uid not in self.consumers()]
+                asks = columns_to_read(q, dbt_nodes, self.column_names())
+                rows = self.graph.read("read/find_search_columns", project=self.project, build_id=self.build_id, asks=asks)
+            columns = [(r["key"], r["unique_id"], r["model"], r["name"]) for r in rows] + self.known_from_sql()
         return SearchIndex(self.project, self.build_id, self.nodes(), columns)
+
+    def column_names(self) -> list[str]:
+        """Every name of the project's columns (of this build and perhaps of others)."""
+        if self._column_names is None:
+            self._column_names = self.graph.read_values("read/list_project_column_names", project=self.project)[0][0]
+        return self._column_names
+
+    def known_from_sql(self) -> list[tuple[str, str, str, str]]:
+        """The build's source and seed columns that only the SQL reading them names, as
+        :class:`SearchIndex` takes columns (read once)."""
+        if self._known_from_sql is None:
+            names = {uid: name for _, name, uid in self.nodes()}
+            rows = self.graph.read("read/list_columns_known_from_sql", project=self.project, build_id=self.build_id)
+            self._known_from_sql = [(r["key"], r["unique_id"], names[r["unique_id"]], r["name"]) for r in rows]
+        return self._known_from_sql
 
 
 def in_order(q: str) -> str:

@@ -136,7 +136,7 @@ class SearchIndex:
         letters of ``q`` the node's name and its dot hold (k of them) leave the rest, ``q[k:]``,
         to the column's name (matching the letters as early as they come loses no match); a
         name holds ``q[k:]`` when it holds at least the last ``len(q) - k`` letters."""
-        if len(q) > _NESTED_MAX:  # too deep for one pattern: each model's columns one by one
+        if len(q) > NESTED_MAX:  # too deep for one pattern: each model's columns one by one
             in_order = re.compile(".*?".join(map(re.escape, q)), re.DOTALL)
             return [i for m, cols in enumerate(self._model_columns) for n, ids in cols.items()
                     if in_order.search(self._models.names[m] + n) for i in ids]  # fmt: skip
@@ -168,12 +168,35 @@ class SearchIndex:
         return {"kind": kind, "name": name, "unique_id": ident}
 
 
+def columns_to_read(q: str, nodes: list[tuple[str, str]], names: list[str]) -> list[dict[str, Any]]:
+    """What to read so that the columns whose label holds the letters of ``q`` in order are
+    read (``q`` as searched, at most :data:`NESTED_MAX` letters; ``nodes``: (unique id, name)
+    of each; ``names``: every column name, perhaps more), as :meth:`SearchIndex._column_matches`
+    matches them: a node's name and its dot hold q's first k letters, its columns' names must
+    hold the rest. For each k, the nodes and the names that hold the rest (None: any), as the
+    keys of maps, and whether to find them from the names (the smaller part of its kind) or
+    from the nodes (``find_search_columns``)."""
+    if not nodes or not names:
+        return []
+    in_nodes = _Names([_plain(name) + "." for _, name in nodes]).depths(q)
+    in_names = _Names([_plain(n)[::-1] for n in names]).depths(q[::-1])  # how many of the last letters each name holds
+    by_depth: dict[int, list[str]] = defaultdict(list)
+    for (uid, _), k in zip(nodes, in_nodes):
+        by_depth[k].append(uid)
+    asks: list[dict[str, Any]] = []
+    for k, ids in sorted(by_depth.items()):
+        holding = [n for n, d in zip(names, in_names) if d >= len(q) - k] if k < len(q) else None
+        by_name = holding is not None and len(holding) / len(names) <= len(ids) / len(nodes)
+        asks.append({"names": None if holding is None else dict.fromkeys(holding, True), "nodes": dict.fromkeys(ids, True), "by_name": by_name})
+    return asks
+
+
 def _plain(name: str) -> str:
     """A name as searched: lower case, without NUL (which separates the names in :class:`_Names`)."""
     return name.lower().replace("\x00", "")
 
 
-_NESTED_MAX = 64  # letters of a query matched with one nested pattern (deeper: one name at a time)
+NESTED_MAX = 64  # letters of a query matched with one nested pattern (deeper: one name at a time)
 
 
 class _Names:

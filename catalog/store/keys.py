@@ -26,6 +26,11 @@ def unscoped_key(key: str, project: str) -> str:
     return key[len(prefix) :] if key.startswith(prefix) else key
 
 
+def scoped_key(key: str, project: str) -> str:
+    """A key ``<unique_id>`` or ``<unique_id>.<column>`` as the graph keys it: with ``<project>/``."""
+    return f"{project}/{key}"
+
+
 _FOREIGN_KEY = re.compile(r"(.+)/((?:model|seed|snapshot|source|semantic_model|metric|exposure|saved_query)\..+)")
 
 

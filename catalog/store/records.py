@@ -27,7 +27,7 @@ from catalog.bi_records import BIChart, BIDashboard, BIField
 from catalog.errors import NotFound
 from catalog.extract import DbtColumn, DbtExposure, DbtMetric, DbtNode, DbtProject, DbtSavedQuery, DbtSemanticModel, DbtTest
 from catalog.store.graph import Graph, batched
-from catalog.store.keys import model_node_key
+from catalog.store.keys import model_node_key, scoped_key
 from catalog.store.versioned import changes
 
 RECORDS_AT_ONCE = 2_000  # nodes whose records a build holds as JSON text at a time
@@ -181,7 +181,8 @@ def load_build_lineages(
     memory at once."""
     refs: RefCache = {}
     lineages: dict[str, ModelLineage] = {}
-    rows = graph.stream_values("read/list_build_model_lineage", project=project, build_id=build_id, unique_ids=unique_ids)
+    keys = None if columns is None else [scoped_key(key, project) for key in columns]
+    rows = graph.stream_values("read/list_build_model_lineage", project=project, build_id=build_id, unique_ids=unique_ids, column_keys=keys)
     for uid, resource_type, status, reason, found, conditions in rows:
         if resource_type not in ("model", "snapshot") or not status:
             continue

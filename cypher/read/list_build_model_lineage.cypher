@@ -3,8 +3,9 @@
 // and reason, its analyzed columns (those with a kind) with their upstream columns (FEEDS) and
 // the columns its conditions use (CONDITIONS). Read by `catalog export` and `catalog explore` to
 // rebuild the analysis's records of a stored build; with $unique_ids, of those models only
-// (`catalog mcp`'s model and column_lineage).
-// Parameters: $project, $build_id (int or null: the active build), $unique_ids (list of unique ids, or null: every model)
+// (`catalog mcp`'s model and column_lineage); with $column_keys, of those columns only (the
+// lineage around a column).
+// Parameters: $project, $build_id (int or null: the active build), $unique_ids (list of unique ids, or null: every model), $column_keys (list of column keys, or null: every column)
 // Returns: unique_id, resource_type, status, reason,
 //          columns (list of [name, kind, expr, resolved, reason, position, sources]; sources: list of [up unique_id, up column];
 //                   in position order, then key),
@@ -28,6 +29,7 @@ RETURN m.unique_id AS unique_id, m.resource_type AS resource_type, s.status AS s
        COLLECT {
          MATCH (m)-[h:HAS]->(c:Column)
          WHERE h.since <= b AND (h.until IS NULL OR h.until > b) AND h.kind IS NOT NULL
+           AND ($column_keys IS NULL OR c.key IN $column_keys)
          WITH b, c, h ORDER BY h.position, c.key
          RETURN [c.name, h.kind, h.expr, h.resolved, h.reason, h.position,
                  COLLECT {

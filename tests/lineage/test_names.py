@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog.lineage.names import LabelBound, closest, names_by_model, suggest
+from catalog.lineage.names import Candidate, LabelBound, closest, names_by_model, suggest, suggest_read
 from catalog.mcp.stored import analyzed_input
 from catalog.mcp.view import ProjectView
 from catalog.store.keys import quote_column
@@ -83,6 +83,43 @@ def test_a_miss_without_close_names_lists_the_models_columns(synth_view: Project
     model = min(m for m in names if "." not in m)
     message = suggest(f"{model}.zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", names)
     assert message == f"; {model} has: {', '.join(sorted({quote_column(n) for n in names[model]})[:20])}"
+
+
+class _Held:
+    """The labels of ``names`` as a stored build gives them (:class:`catalog.lineage.names.NameReader`),
+    with a column key of each (model form and name); counts the labels it is asked about."""
+
+    def __init__(self, names: dict[str, list[str]]):
+        self.names = names
+        self.asked = 0
+
+    def vocabulary(self) -> tuple[list[str], set[str]]:
+        return list(self.names), set().union(*self.names.values())
+
+    def named(self, names) -> list[Candidate]:
+        wanted = set(names)
+        return [(m, n, f"{m}\x00{n}") for m, cols in self.names.items() for n in cols if n in wanted]
+
+    def of_models(self, models) -> list[Candidate]:
+        return [(m, n, f"{m}\x00{n}") for m in models for n in self.names.get(m, ())]
+
+    def labels(self, keys) -> dict[str, list[str]]:
+        self.asked += len(keys)
+        out: dict[str, list[str]] = {}
+        for key in keys:
+            model, name = key.split("\x00")
+            out.setdefault(model, []).append(name)
+        return out
+
+
+def test_suggestions_read_from_a_few_labels_are_those_of_every_label(synth_view: ProjectView):
+    names = _names(synth_view)
+    labels = sorted(f"{m}.{quote_column(n)}" for m, cols in names.items() for n in cols)
+    model = min(m for m in names if "." not in m)
+    words = _typos(labels, 40, seed=5) + ["x", "nothing.at_all", "model.synth.", f"{model}.zzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"]
+    held = [_Held(names) for _ in words]
+    assert [suggest_read(w, h) for w, h in zip(words, held)] == [suggest(w, names) for w in words]
+    assert sorted(h.asked for h in held)[len(held) // 2] < len(labels) // 4  # most read few of the labels
 
 
 @pytest.mark.parametrize("seed", range(30))

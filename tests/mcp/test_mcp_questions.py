@@ -87,7 +87,9 @@ def ask_everything(whole: WholeView, stored: Stored) -> None:
         assert isinstance(old, str) and old.replace(f" (build {stored.catalog(None, None).build_id})", "") == new.replace(
             f" (build {stored.catalog(None, None).build_id})", ""
         )  # fmt: skip
-    queries = ["order", "ord_tot", "cust", "id", "revenue", "zzz", "a.b", columns[0].id.model[:5], f"{columns[-1].id.model}.{columns[-1].id.name[:3]}"]
+    last = f"{columns[-1].id.model}.{columns[-1].id.name}"
+    queries = ["order", "ord_tot", "cust", "id", "revenue", "zzz", "a.b", columns[0].id.model[:5], last[: len(last) - 3], "ORDER", "s.i",
+               last[::2], (last * 8)[:70]]  # fmt: skip
     for query in queries:
         for kinds in (None, ["column"], ["model", "source"], ["metric", "column"]):
             old, new = both(whole, stored, "search", query, kinds, 500, None, None, None)
