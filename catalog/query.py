@@ -8,7 +8,8 @@ with suggestions for typos), never spliced into Cypher.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection
+from collections.abc import Callable, Collection
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -135,9 +136,13 @@ class StoredNames:
         self._ids: dict[str, list[str]] | None = None
         self._forms_of: dict[str, list[str]] | None = None
 
-    def vocabulary(self) -> tuple[list[str], list[str]]:
-        names = self.graph.read_values("read/list_project_column_names", project=self.project)[0][0]
-        return list(self._unique_ids()), names
+    def vocabulary(self) -> tuple[list[str], Callable[[], list[str]]]:
+        """The model forms, and the column names read meanwhile (the larger read, in Neo4j
+        while the model forms are read and compared)."""
+        pool = ThreadPoolExecutor(max_workers=1)
+        names = pool.submit(self.graph.read_values, "read/list_project_column_names", project=self.project)
+        pool.shutdown(wait=False)  # the one read goes on; nothing more is asked of the pool
+        return list(self._unique_ids()), lambda: names.result()[0][0]
 
     def named(self, names: Collection[str], pairs: Pairs | None = None) -> list[Candidate]:
         rows = self.graph.read_values("read/list_column_keys_named", project=self.project, names=sorted(names), **self._pairs(pairs))

@@ -130,9 +130,10 @@ class NameReader(Protocol):
     suggestions need them: the names alone first, then the labels of the few column names or
     model forms that may be suggested, and of those the few whose bound passes."""
 
-    def vocabulary(self) -> tuple[Collection[str], Collection[str]]:
-        """Every model form (a model's name or unique id, lower case) of the build, and column
-        names: every one the build holds (more do no harm: they are only compared)."""
+    def vocabulary(self) -> tuple[Collection[str], Callable[[], Collection[str]]]:
+        """Every model form (a model's name or unique id, lower case) of the build, and what
+        gives the column names: every one the build holds (more do no harm: they are only
+        compared), which may be read while the model forms are compared."""
         ...
 
     def named(self, names: Collection[str], pairs: Pairs | None = None) -> list[Candidate]:
@@ -162,10 +163,11 @@ def closest_read(word: str, reader: NameReader) -> list[str]:
     whose most reaches the bar, and of those the labels whose two parts together may reach it
 (:meth:`LabelBound.pairs`), are bounded one by one, and those that reach it compared too.
     No label left out can be among the five."""
-    models, names = reader.vocabulary()
+    models, column_names = reader.vocabulary()
     bound = LabelBound(word)
-    typed = {name: quote_column(name).lower() for name in names}
-    bound.score_all([*models, *typed.values()])
+    bound.score_all(list(models))
+    typed = {name: quote_column(name).lower() for name in column_names()}
+    bound.score_all(list(typed.values()))
     name_most = _most_of_parts(bound, typed.values(), models)
     order = sorted(typed, key=lambda name: -name_most[typed[name]])
     pending = _bounded(bound, reader.named(order[:FIRST_NAMES]), typed)

@@ -8,6 +8,7 @@ import difflib
 import random
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -93,8 +94,8 @@ class _Held:
         self.names = names
         self.asked = 0
 
-    def vocabulary(self) -> tuple[list[str], set[str]]:
-        return list(self.names), set().union(*self.names.values())
+    def vocabulary(self) -> tuple[list[str], Callable[[], set[str]]]:
+        return list(self.names), lambda: set().union(*self.names.values())
 
     def named(self, names, pairs: Pairs | None = None) -> list[Candidate]:
         wanted = set(names)
