@@ -161,7 +161,7 @@ def closest_read(word: str, reader: NameReader) -> list[str]:
     :data:`FIRST_NAMES` names are compared, which gives a fifth best ratio (:data:`CUTOFF`
     short of five): the bar. Then the labels of the names, or of the model forms (the fewer),
     whose most reaches the bar, and of those the labels whose two parts together may reach it
-(:meth:`LabelBound.pairs`), are bounded one by one, and those that reach it compared too.
+    (:meth:`LabelBound.pairs`), are bounded one by one, and those that reach it compared too.
     No label left out can be among the five."""
     models, column_names = reader.vocabulary()
     bound = LabelBound(word)

@@ -3,8 +3,7 @@
 // few that may be suggested are read with the build (list_column_names_of_keys). With $needs,
 // only those whose model's value reaches their name's need (the others cannot be suggested).
 // One row, `rows`: every row collected in one list.
-// Parameters: $project, $names (list of column names), $needs (map: column name -> number, or null),
-//   $values (map: model unique id -> number, or null)
+// Parameters: $project, $names (list of column names), $needs (map: column name -> number, or null), $values (map: model unique id -> number, or null)
 // Returns: rows (list of [unique_id, name, key])
 MATCH (c:Column)
 WHERE c.project = $project AND c.name IN $names

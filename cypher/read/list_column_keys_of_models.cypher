@@ -4,8 +4,7 @@
 // build (list_column_names_of_keys). With $needs, only those whose model's value reaches their
 // name's need (the others cannot be suggested).
 // One row, `rows`: every row collected in one list.
-// Parameters: $project, $unique_ids (list of unique ids), $needs (map: column name -> number, or null),
-//   $values (map: model unique id -> number, or null)
+// Parameters: $project, $unique_ids (list of unique ids), $needs (map: column name -> number, or null), $values (map: model unique id -> number, or null)
 // Returns: rows (list of [unique_id, name, key])
 UNWIND $unique_ids AS uid
 MATCH (c:Column)
