@@ -67,7 +67,7 @@ def check_change(
         raise ValueError("check_change: without a base target, a graph to compare with")
 
     from catalog.check_across import with_consumer_projects
-    from catalog.check_region import check_region, stands_for_reads, within
+    from catalog.check_region import check_against_build
     from catalog.query import BuildView
     from catalog.store.upstream import foreign_projects, upstream_builds, with_upstream
 
@@ -82,15 +82,7 @@ def check_change(
         # dbt Mesh: its foreign nodes as a build would read them now, and the other projects it feeds
         current = with_upstream(opened, current, upstream_builds(opened, foreign_projects(current), {}))
 
-        report = None
-        region = check_region(old, current) if partial and same_analyzer(active) else None
-        if region is not None:  # only what the change can reach, read from the build by key
-            models = sorted(uid for uid in region.kept() if uid in old.nodes and old.nodes[uid].resource_type in ("model", "snapshot"))
-            base = load_build_lineages(opened, name, active["id"], unique_ids=models)
-            if stands_for_reads(region, base, old):
-                old_kept, current_kept = within(old, region.kept()), within(current, region.kept())
-                old_lineages, lineages = analyze_states(old_kept, current_kept, jobs=jobs, base=base)
-                report = check_states(old_kept, old_lineages, current_kept, lineages, base=f"build {active['id']}")
+        report = check_against_build(opened, name, active["id"], old, current, jobs) if partial and same_analyzer(active) else None
         if report is None:
 
             def stored() -> dict[str, ModelLineage] | None:  # the build's lineage, when the cache has none and this analyzer made it
