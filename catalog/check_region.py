@@ -69,6 +69,8 @@ def check_against_build(graph: Graph, project: str, build_id: int, old: DbtProje
         return None
     old_lineages, lineages = analyze_states(within(old, kept), within(new, kept), jobs=jobs, base=base)
     starts = _columns_upstream(region.changed, region.upstream, (old_lineages, lineages))
+    if any((owner := _owner(new, key) or _owner(old, key)) is not None and owner not in kept for key in starts):
+        return None  # a lineage upstream reads a node its depends_on does not name: the whole project
     more = pii_reach_models(graph, project, build_id, old, starts) - kept
     if more:
         extra = load_build_lineages(graph, project, build_id, unique_ids=_analyzed(old, more))
