@@ -9,8 +9,8 @@ anywhere downstream). So the region is:
 
 - the changed nodes (their record differs, or a seed's file), their ancestors and everything
   downstream of them (model level, through ``depends_on``: what a model's lineage reads, as the
-  fingerprints by which a build reuses a lineage say), with the nodes the models analyzed again
-  read, and the nodes the tests and consumers of the region read;
+  fingerprints by which a build reuses a lineage say), with the nodes the tests and consumers of
+  the region read, and the parents of the models analyzed again;
 - then, from the build's column lineage (``read/list_column_feeds_out``, one step at a time):
   the columns upstream of the changed ones (on either side) reach, through copies
   (passthrough, renamed) and one more step, the tagged columns that make them PII; the ones
@@ -46,7 +46,7 @@ class Region:
     changed: frozenset[str]  # nodes whose record differs (added and removed ones too), seeds whose file did
     upstream: frozenset[str]  # their ancestors
     nodes: frozenset[str]  # the changed nodes, their ancestors and everything downstream of them
-    read: frozenset[str]  # nodes outside it that its analysis, tests and consumers read
+    read: frozenset[str]  # nodes outside it that its tests and consumers read
 
     def kept(self) -> frozenset[str]:
         return self.nodes | self.read
@@ -67,6 +67,14 @@ def check_against_build(graph: Graph, project: str, build_id: int, old: DbtProje
     base = load_build_lineages(graph, project, build_id, unique_ids=_analyzed(old, kept))
     if not _stands(base, old, region.read):
         return None
+    # the models analyzed again read their parents' columns
+    parents = {p for uid in _analyzed_again(within(old, kept), within(new, kept), base) for p in (*_depends_on(old, uid), *_depends_on(new, uid))}
+    if needed := parents - kept:
+        more = load_build_lineages(graph, project, build_id, unique_ids=_analyzed(old, needed))
+        if not _stands(more, old, needed):
+            return None
+        kept |= needed
+        base |= more
     old_lineages, lineages = analyze_states(within(old, kept), within(new, kept), jobs=jobs, base=base)
     starts = _columns_upstream(region.changed, region.upstream, (old_lineages, lineages))
     if any((owner := _owner(new, key) or _owner(old, key)) is not None and owner not in kept for key in starts):
@@ -104,12 +112,31 @@ def check_region(old: DbtProject, new: DbtProject) -> Region | None:
     upstream = descendants(changed, lambda u: parents.get(u, ()))
     downstream = changed | descendants(changed, lambda u: children.get(u, ()))
     region = upstream | downstream
-    read = {p for uid in downstream for p in parents.get(uid, ())}  # what the models analyzed again read
+    read: set[str] = set()
     for project in (old, new):
         read |= {d for t in project.tests.values() if region.intersection(t.depends_on) for d in t.depends_on}
         read.update(_consumer_reads(project))
     read = {uid for uid in read if uid in old.nodes or uid in new.nodes} - region
     return Region(frozenset(changed), frozenset(upstream), frozenset(region), frozenset(read))
+
+
+def _analyzed_again(old: DbtProject, new: DbtProject, base: dict[str, ModelLineage]) -> set[str]:
+    """The models :func:`~catalog.compare.analyze_states` may analyze again on either side, given
+    the base's lineages ``base``: those whose SQL changed, the ones the base has no lineage of
+    or a failed one, and the ones whose lineage may differ in the change."""
+    from catalog.builds.fingerprints import fingerprints
+    from catalog.compare import lineage_changed_models, sql_changed_models
+
+    models = {n.unique_id for n in old.models()}
+    again = sql_changed_models(old, new) | {uid for uid in models if uid not in base or base[uid].status == ModelStatus.FAILED}
+    before = fingerprints(old)
+    same = {uid: f for uid, f in before.items() if old.nodes[uid] == new.nodes.get(uid)}
+    return again | lineage_changed_models(old, new, base, before, fingerprints(new, same))
+
+
+def _depends_on(project: DbtProject, uid: str) -> tuple[str, ...]:
+    node = project.nodes.get(uid)
+    return node.depends_on if node is not None else ()
 
 
 def pii_reach_models(graph: Graph, project: str, build_id: int, old: DbtProject, starts: Collection[str]) -> set[str]:
