@@ -83,11 +83,11 @@ def forget(name: str) -> None:
         forget_project(graph, name)
 
 
-def measure(project_dir: Path, models: int, project: str | None, neo4j: bool = True, edits: list[str] | None = None, state: bool = True) -> None:
+def measure(project_dir: Path, models: int, project: str | None, neo4j: bool = True, edits: list[str] | None = None, with_state: bool = True) -> None:
     base = project_dir / "target"
     x_parse, neo_mb, x_lineage, state_mb = TARGETS.get(models, TARGETS[20000 if models > 5000 else 5000])
     l_wall = 0.0
-    if state:
+    if with_state:
         l_wall, l_cpu, l_mb = run_measured([str(CATALOG), "lineage", str(base), "--json"])
         print(f"  reference: catalog lineage BASE --json   {l_wall:7.2f} s (cpu {l_cpu:6.2f})  peak {l_mb} MB")
     name = project or f"bench_check_{models}_{uuid.uuid4().hex[:6]}"
@@ -118,7 +118,7 @@ def measure(project_dir: Path, models: int, project: str | None, neo4j: bool = T
                 ("check --state, base analyzed", state, True, against_lineage, l_wall),
                 ("check --state, base cached", state, False, against_lineage, l_wall),
             ]
-            for what, cmd, empty, against, ref in (rows[:2] if neo4j else []) + (rows[2:] if state else []):
+            for what, cmd, empty, against, ref in (rows[:2] if neo4j else []) + (rows[2:] if with_state else []):
                 if empty:
                     shutil.rmtree(cache, ignore_errors=True)
                 wall, cpu, mb = run_measured(cmd)
