@@ -242,8 +242,12 @@ def _analyzed(project: DbtProject, uids: Iterable[str]) -> list[str]:
 
 
 def within(project: DbtProject, kept: Collection[str]) -> DbtProject:
-    """``project`` with the nodes ``kept`` only (its consumers and tests all)."""
-    return project.model_copy(update={"nodes": {uid: n for uid, n in project.nodes.items() if uid in kept}})
+    """``project`` with the nodes ``kept`` only, and the tests that read nothing else (a test of
+    a changed column reads the region; one whose SQL reads a relation left out could be read
+    otherwise); its consumers all."""
+    nodes = {uid: n for uid, n in project.nodes.items() if uid in kept}
+    tests = {uid: t for uid, t in project.tests.items() if all(d in kept for d in t.depends_on)}
+    return project.model_copy(update={"nodes": nodes, "tests": tests})
 
 
 def _stands(base: dict[str, ModelLineage], old: DbtProject, uids: Iterable[str]) -> bool:

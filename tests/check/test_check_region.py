@@ -180,3 +180,4 @@ def test_a_synthetic_project(build, graph, project_name, shared_dir, tmp_path, m
     assert any("unused" in f.why for f in reports["added_unread"].findings)
     hub = reports["hub"].findings
     assert any(f.hit_names("exposure") for f in hub) and any(f.hit_names("metric") for f in hub)
+    assert reports["hub"].tests  # the dbt tests of the changed column, in the selector
