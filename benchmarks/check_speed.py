@@ -19,7 +19,7 @@ and ``catalog lineage BASE --json`` (wall time and peak), with the issue's targe
 
     .venv/bin/python benchmarks/check_speed.py                         # synth 5,000 (seed 11)
     .venv/bin/python benchmarks/check_speed.py --sizes 20000:13 --cache /tmp/synth --edits hub
-    .venv/bin/python benchmarks/check_speed.py --sizes 5000:11 --cache /tmp/synth --project NAME
+    .venv/bin/python benchmarks/check_speed.py --sizes 5000:11 --cache /tmp/synth --project NAME --no-state
 """
 
 from __future__ import annotations
@@ -83,11 +83,13 @@ def forget(name: str) -> None:
         forget_project(graph, name)
 
 
-def measure(project_dir: Path, models: int, project: str | None, neo4j: bool = True, edits: list[str] | None = None) -> None:
+def measure(project_dir: Path, models: int, project: str | None, neo4j: bool = True, edits: list[str] | None = None, with_state: bool = True) -> None:
     base = project_dir / "target"
     x_parse, neo_mb, x_lineage, state_mb = TARGETS.get(models, TARGETS[20000 if models > 5000 else 5000])
-    l_wall, l_cpu, l_mb = run_measured([str(CATALOG), "lineage", str(base), "--json"])
-    print(f"  reference: catalog lineage BASE --json   {l_wall:7.2f} s (cpu {l_cpu:6.2f})  peak {l_mb} MB")
+    l_wall = 0.0
+    if with_state:
+        l_wall, l_cpu, l_mb = run_measured([str(CATALOG), "lineage", str(base), "--json"])
+        print(f"  reference: catalog lineage BASE --json   {l_wall:7.2f} s (cpu {l_cpu:6.2f})  peak {l_mb} MB")
     name = project or f"bench_check_{models}_{uuid.uuid4().hex[:6]}"
     if project is None and neo4j:
         build_base(base, name)
@@ -116,7 +118,7 @@ def measure(project_dir: Path, models: int, project: str | None, neo4j: bool = T
                 ("check --state, base analyzed", state, True, against_lineage, l_wall),
                 ("check --state, base cached", state, False, against_lineage, l_wall),
             ]
-            for what, cmd, empty, against, ref in rows if neo4j else rows[2:]:
+            for what, cmd, empty, against, ref in (rows[:2] if neo4j else []) + (rows[2:] if with_state else []):
                 if empty:
                     shutil.rmtree(cache, ignore_errors=True)
                 wall, cpu, mb = run_measured(cmd)
@@ -138,6 +140,7 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=Path("/tmp/catalog-scale"), help="where generated projects are kept")
     ap.add_argument("--project", help="Neo4j mode against this project's active build (of the unedited project) instead of building one")
     ap.add_argument("--no-neo4j", action="store_true", help="only the --state rows (no build of the base)")
+    ap.add_argument("--no-state", action="store_true", help="only the Neo4j mode rows (no --state check, no lineage --json)")
     ap.add_argument("--edits", nargs="+", choices=sorted(EDITS), help="only these edits (default: both)")
     args = ap.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
@@ -146,7 +149,7 @@ def main() -> None:
         models, _, seed = spec.partition(":")
         project_dir = synth(int(models), int(seed or 1), args.cache)
         print(f"\n== check of a one-line edit, synth {models} (seed {seed or 1}): {project_dir}")
-        measure(project_dir, int(models), args.project, not args.no_neo4j, args.edits)
+        measure(project_dir, int(models), args.project, not args.no_neo4j, args.edits, not args.no_state)
     print(f"\nload average at the end {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 

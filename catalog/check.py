@@ -201,12 +201,14 @@ def check_states(
 ) -> CheckReport:
     """Compare two versions of a project (lineages from :func:`catalog.compare.analyze_states`)."""
     diff = diff_state(old, old_lineages, new, new_lineages)
-    # the two graphs live as long as the checker: gone before the selector's graph is made
-    report = _Checker(old, old_lineages, new, new_lineages, diff, lineage_graph(old, old_lineages), lineage_graph(new, new_lineages), base).run()
+    # the base's graph lives as long as the checker; the change's is the selector's too
+    new_graph = lineage_graph(new, new_lineages)
+    report = _Checker(old, old_lineages, new, new_lineages, diff, lineage_graph(old, old_lineages), new_graph, base).run()
     hit = {h.key for f in report.findings for h in f.hits if h.kind == "exposure"}
     owners = {e.name: e.owner for uid, e in new.exposures.items() if uid in hit and e.owner}
     precision = {e.name: e.precision for uid, e in new.exposures.items() if uid in hit}
-    selector = prune_state(old, old_lineages, new, new_lineages, diff=diff).selector()
+    selector = prune_state(old, old_lineages, new, new_lineages, diff=diff, graph=new_graph).selector()
+    del new_graph
     nodes = [new.nodes[uid] for uid in sorted({f.unique_id for f in report.findings}) if uid in new.nodes and not new.nodes[uid].external_project]
     files = {n.unique_id: n.path for n in nodes if n.path}
     packages = {n.unique_id: n.package_name for n in nodes if n.path and n.package_name.lower() != new.name.lower()}

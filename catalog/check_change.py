@@ -38,12 +38,15 @@ def check_change(
     jobs: int | None = None,
     graph: Callable[[], AbstractContextManager[Graph]] | None = None,
     warned: Callable[[Sequence[InputWarning]], Any] = lambda _: None,
+    partial: bool = True,
 ) -> CheckedChange:
     """PATH's changes against ``state`` (a base target; it names the base in the report as
     given), or, without it, against the active build of ``project`` (default: PATH's project
     name) in the graph ``graph()`` opens: dbt Mesh's foreign nodes read as a build would read
     them now, and the hits in the consumer projects stored beside it. ``warned`` is told each
-    side's input warnings as soon as that side is read."""
+    side's input warnings as soon as that side is read. Against a build, only the part of the
+    project the change can reach is read and compared (:mod:`catalog.check_region`), unless
+    ``partial`` is False (the whole project: the same report, slower)."""
     from catalog.bi.sources import with_bi
     from catalog.check import check_states
     from catalog.compare import analyze_states, sharing_nodes
@@ -64,6 +67,7 @@ def check_change(
         raise ValueError("check_change: without a base target, a graph to compare with")
 
     from catalog.check_across import with_consumer_projects
+    from catalog.check_region import check_against_build
     from catalog.query import BuildView
     from catalog.store.upstream import foreign_projects, upstream_builds, with_upstream
 
@@ -78,11 +82,14 @@ def check_change(
         # dbt Mesh: its foreign nodes as a build would read them now, and the other projects it feeds
         current = with_upstream(opened, current, upstream_builds(opened, foreign_projects(current), {}))
 
-        def stored() -> dict[str, ModelLineage] | None:  # the build's lineage, when the cache has none and this analyzer made it
-            return load_build_lineages(opened, name, active["id"]) if same_analyzer(active) else None
+        report = check_against_build(opened, name, active["id"], old, current, jobs) if partial and same_analyzer(active) else None
+        if report is None:
 
-        old_lineages, lineages = analyze_states(old, current, jobs=jobs, cache=True, stored=stored)
-        report = check_states(old, old_lineages, current, lineages, base=f"build {active['id']}")
+            def stored() -> dict[str, ModelLineage] | None:  # the build's lineage, when the cache has none and this analyzer made it
+                return load_build_lineages(opened, name, active["id"]) if same_analyzer(active) else None
+
+            old_lineages, lineages = analyze_states(old, current, jobs=jobs, cache=True, stored=stored)
+            report = check_states(old, old_lineages, current, lineages, base=f"build {active['id']}")
         report = with_consumer_projects(report, BuildView(opened, name, active["id"]))
     report = report.model_copy(update={"project": name})  # the project compared, as --project names it
     return CheckedChange(report, current_warnings, ())

@@ -246,11 +246,14 @@ def prune_state(
     new_lineages: dict[str, ModelLineage],
     also_changed: list[str] | None = None,
     diff: StateDiff | None = None,
+    graph: LineageGraph | None = None,
 ) -> PrunePlan:
     """``--state``: compare two targets of one project and prune from what changed (``diff``:
-    their :func:`diff_state`, when the caller has made it already)."""
+    their :func:`diff_state`, when the caller has made it already; ``graph``: the change's
+    :class:`LineageGraph`, when the caller has one: its consumers, never buildable, add no
+    model to rebuild)."""
     diff = diff or diff_state(old, old_lineages, new, new_lineages)
-    graph = LineageGraph(new, new_lineages)
+    graph = graph or LineageGraph(new, new_lineages)
     extra = [graph.resolve(n) for n in also_changed or []]
     keys = sorted(set(diff.start_keys) | set(extra))
     models = {m.unique_id: m for m in closure(graph, keys)}

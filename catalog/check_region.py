@@ -1,0 +1,256 @@
+"""``catalog check`` against a stored build, reading only the part of the project a change can
+reach (the region); the report is the one the whole project gives.
+
+Every answer of the check is about the changed models' columns: what they reach downstream
+(findings, hits, the selector, unused added columns), what they are computed from upstream
+(the PII policy's touched columns), and, for those upstream columns, whether a PII tag makes
+them PII and what they reach (a tag downstream of a column makes it PII; its reach may go
+anywhere downstream). So the region is:
+
+- the changed nodes (their record differs, or a seed's file), their ancestors and everything
+  downstream of them (model level, through ``depends_on``: what a model's lineage reads, as the
+  fingerprints by which a build reuses a lineage say), with the nodes the tests and consumers of
+  the region read, and the parents of the models analyzed again;
+- then, from the build's column lineage (``read/list_column_feeds_out``, one step at a time):
+  the columns upstream of the changed ones (on either side) reach, through copies
+  (passthrough, renamed) and one more step, the tagged columns that make them PII; the ones
+  PII in the base reach, through value lineage, what the policy walks. Their models join.
+
+Inside the region every walk the check makes has every column and every shortest path it has in
+the whole project; the rest of the project reads the same in the base and in the change, and is
+never read. :func:`check_against_build` gives None (the caller compares the whole project) when
+the region cannot stand for it: another dialect or masking functions, consumers (semantic
+models, metrics, exposures, saved queries, BI definitions) that differ, BI definitions at all
+(they link to models by relation name), or a model of the region outside the analyzed part that
+the build kept no lineage of, or a failed one (the analysis would make it again).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from catalog.analyze.records import ModelLineage, ModelStatus, column_key
+from catalog.extract import DbtProject, is_pii
+from catalog.lineage.walks import COPY_TYPES, descendants, reached
+
+if TYPE_CHECKING:
+    from catalog.check import CheckReport
+    from catalog.store.graph import Graph
+
+
+@dataclass(frozen=True)
+class Region:
+    changed: frozenset[str]  # nodes whose record differs (added and removed ones too), seeds whose file did
+    upstream: frozenset[str]  # their ancestors
+    nodes: frozenset[str]  # the changed nodes, their ancestors and everything downstream of them
+    read: frozenset[str]  # nodes outside it that its tests and consumers read
+
+    def kept(self) -> frozenset[str]:
+        return self.nodes | self.read
+
+
+def check_against_build(graph: Graph, project: str, build_id: int, old: DbtProject, new: DbtProject, jobs: int | None) -> CheckReport | None:
+    """The check of ``new`` against ``old`` (the build ``build_id`` of ``project``, read by
+    :func:`~catalog.store.records.load_build_project`), from the region alone; None when the
+    region cannot stand for the whole project (see the module)."""
+    from catalog.check import check_states
+    from catalog.compare import analyze_states
+    from catalog.store.records import load_build_lineages
+
+    region = check_region(old, new)
+    if region is None:
+        return None
+    kept = set(region.kept())
+    base = load_build_lineages(graph, project, build_id, unique_ids=_analyzed(old, kept))
+    if not _stands(base, old, region.read):
+        return None
+    # the models analyzed again read their parents' columns
+    parents = {p for uid in _analyzed_again(within(old, kept), within(new, kept), base) for p in (*_depends_on(old, uid), *_depends_on(new, uid))}
+    if needed := parents - kept:
+        more = load_build_lineages(graph, project, build_id, unique_ids=_analyzed(old, needed))
+        if not _stands(more, old, needed):
+            return None
+        kept |= needed
+        base |= more
+    old_lineages, lineages = analyze_states(within(old, kept), within(new, kept), jobs=jobs, base=base)
+    starts = _columns_upstream(region.changed, region.upstream, (old_lineages, lineages))
+    if any((owner := _owner(new, key) or _owner(old, key)) is not None and owner not in kept for key in starts):
+        return None  # a lineage upstream reads a node its depends_on does not name: the whole project
+    more = pii_reach_models(graph, project, build_id, old, starts) - kept
+    if more:
+        extra = load_build_lineages(graph, project, build_id, unique_ids=_analyzed(old, more))
+        if not _stands(extra, old, more):
+            return None
+        kept |= more
+        old_lineages, lineages = dict(sorted((old_lineages | extra).items())), dict(sorted((lineages | extra).items()))
+    return check_states(within(old, kept), old_lineages, within(new, kept), lineages, base=f"build {build_id}")
+
+
+def check_region(old: DbtProject, new: DbtProject) -> Region | None:
+    """The model-level region of a check of ``new`` against ``old`` (see the module), or None."""
+    from catalog.compare import _seed_checksums
+
+    if old.dialect != new.dialect or old.masking_functions != new.masking_functions or new.bi_fields or old.bi_fields:
+        return None
+    for field in ("semantic_models", "metrics", "exposures", "saved_queries", "charts", "dashboards"):
+        if getattr(old, field) != getattr(new, field):
+            return None
+    changed = {uid for uid in old.nodes.keys() | new.nodes.keys() if old.nodes.get(uid) is not new.nodes.get(uid) and old.nodes.get(uid) != new.nodes.get(uid)}
+    old_seeds, new_seeds = _seed_checksums(old), _seed_checksums(new)
+    changed |= {uid for uid in old_seeds.keys() & new_seeds.keys() if old_seeds[uid] != new_seeds[uid]}
+    parents: dict[str, set[str]] = defaultdict(set)
+    children: dict[str, set[str]] = defaultdict(set)
+    for project in (old, new):
+        for node in project.nodes.values():
+            for dep in node.depends_on:
+                if dep in old.nodes or dep in new.nodes:
+                    parents[node.unique_id].add(dep)
+                    children[dep].add(node.unique_id)
+    upstream = descendants(changed, lambda u: parents.get(u, ()))
+    downstream = changed | descendants(changed, lambda u: children.get(u, ()))
+    region = upstream | downstream
+    read: set[str] = set()
+    for project in (old, new):
+        read |= {d for t in project.tests.values() if region.intersection(t.depends_on) for d in t.depends_on}
+        read.update(_consumer_reads(project))
+    read = {uid for uid in read if uid in old.nodes or uid in new.nodes} - region
+    return Region(frozenset(changed), frozenset(upstream), frozenset(region), frozenset(read))
+
+
+def _analyzed_again(old: DbtProject, new: DbtProject, base: dict[str, ModelLineage]) -> set[str]:
+    """The models :func:`~catalog.compare.analyze_states` may analyze again on either side, given
+    the base's lineages ``base``: those whose SQL changed, the ones the base has no lineage of
+    or a failed one, and the ones whose lineage may differ in the change."""
+    from catalog.builds.fingerprints import fingerprints
+    from catalog.compare import lineage_changed_models, sql_changed_models
+
+    models = {n.unique_id for n in old.models()}
+    again = sql_changed_models(old, new) | {uid for uid in models if uid not in base or base[uid].status == ModelStatus.FAILED}
+    before = fingerprints(old)
+    same = {uid: f for uid, f in before.items() if old.nodes[uid] == new.nodes.get(uid)}
+    return again | lineage_changed_models(old, new, base, before, fingerprints(new, same))
+
+
+def _depends_on(project: DbtProject, uid: str) -> tuple[str, ...]:
+    node = project.nodes.get(uid)
+    return node.depends_on if node is not None else ()
+
+
+def pii_reach_models(graph: Graph, project: str, build_id: int, old: DbtProject, starts: Collection[str]) -> set[str]:
+    """The models of the build's columns that decide whether the columns ``starts`` are PII in
+    the base (the tagged columns they reach through copies and one more step, and the columns
+    on the way), and of every column the PII ones among them reach through value lineage."""
+    into: dict[str, list[tuple[str, str]]] = defaultdict(list)  # column -> (upstream column, type of the edge)
+    models: set[str] = set()
+    copied: set[str] = set(starts)
+    layer = sorted(starts)
+    while layer:  # down through copies, and one step further
+        nxt = []
+        for up, down, uid, kind in _feeds_out(graph, project, build_id, layer):
+            models.add(uid)
+            into[down].append((up, kind))
+            if kind in COPY_TYPES and down not in copied:
+                copied.add(down)
+                nxt.append(down)
+        layer = nxt
+    tagged = _tagged(old, {*starts, *into})
+    pii = {key for key in starts if key in tagged}
+    for key in tagged & into.keys():  # what a tag makes PII: its sources, and what those copy, any depth up
+        sources = [up for up, _ in into[key]]
+        climbed = set(sources) | reached(sources, lambda k: [up for up, kind in into.get(k, ()) if kind in COPY_TYPES])
+        pii |= climbed & set(starts)
+    layer, seen = sorted(pii), set(pii)
+    while layer:  # what the PII ones reach
+        nxt = []
+        for _, down, uid, _ in _feeds_out(graph, project, build_id, layer):
+            models.add(uid)
+            if down not in seen:
+                seen.add(down)
+                nxt.append(down)
+        layer = nxt
+    return {uid for uid in models if uid in old.nodes}
+
+
+def _feeds_out(graph: Graph, project: str, build_id: int, keys: list[str]) -> Iterable[tuple[str, str, str, str]]:
+    """(upstream column, column, its unique id, the edge's type) of each FEEDS edge out of
+    ``keys`` in the build, within the project."""
+    prefix = f"{project}/"
+    rows = graph.read_values("read/list_column_feeds_out", project=project, build_id=build_id, column_keys=[prefix + k for k in keys])
+    for up, down, uid, _column, kind in rows:
+        if not down.startswith(prefix):
+            continue  # another project's column (dbt Mesh): nothing in this one downstream of it
+        yield up[len(prefix) :], down[len(prefix) :], uid, kind
+
+
+def _tagged(project: DbtProject, keys: Iterable[str]) -> set[str]:
+    """Those of the column ids ``keys`` tagged PII in ``project``'s records."""
+    by_model: dict[str, set[str]] = {}
+    out = set()
+    for key in keys:
+        uid = _owner(project, key)
+        if uid is None:
+            continue
+        if uid not in by_model:
+            node = project.nodes[uid]
+            by_model[uid] = {column_key(uid, c.key_name(project.dialect)) for c in node.columns if is_pii(c.tags, c.meta)}
+        if key in by_model[uid]:
+            out.add(key)
+    return out
+
+
+def _owner(project: DbtProject, key: str) -> str | None:
+    """The node of ``project`` a column id belongs to (a unique id may hold dots: the longest)."""
+    parts = key.split(".")
+    for n in range(len(parts) - 1, 0, -1):
+        uid = ".".join(parts[:n])
+        if uid in project.nodes:
+            return uid
+    return None
+
+
+def _columns_upstream(changed: Iterable[str], upstream: set[str], sides: Iterable[dict[str, ModelLineage]]) -> set[str]:
+    """The columns the changed models' columns are computed from, any depth up, on either side
+    (the columns of the models ``upstream``, as the analysis made them)."""
+    out: set[str] = set()
+    for lineages in sides:
+        sources = {
+            column_key(uid, c.name): [s.key for s in c.sources]
+            for uid in (*changed, *upstream)
+            if uid in lineages
+            for c in lineages[uid].columns
+        }
+        starts = [up for uid in changed if uid in lineages for c in lineages[uid].columns for up in sources[column_key(uid, c.name)]]
+        out |= set(starts) | reached(starts, lambda k: sources.get(k, ()))
+    return out
+
+
+def _consumer_reads(project: DbtProject) -> Iterable[str]:
+    """The nodes the project's semantic models and exposures read."""
+    for sm in project.semantic_models.values():
+        if sm.model:
+            yield sm.model
+    for ex in project.exposures.values():
+        yield from ex.depends_on
+
+
+def _analyzed(project: DbtProject, uids: Iterable[str]) -> list[str]:
+    """The models and snapshots among ``uids``."""
+    return sorted(uid for uid in uids if uid in project.nodes and project.nodes[uid].resource_type in ("model", "snapshot"))
+
+
+def within(project: DbtProject, kept: Collection[str]) -> DbtProject:
+    """``project`` with the nodes ``kept`` only, and the tests that read nothing else (a test of
+    a changed column reads the region; one whose SQL reads a relation left out could be read
+    otherwise); its consumers all."""
+    nodes = {uid: n for uid, n in project.nodes.items() if uid in kept}
+    tests = {uid: t for uid, t in project.tests.items() if all(d in kept for d in t.depends_on)}
+    return project.model_copy(update={"nodes": nodes, "tests": tests})
+
+
+def _stands(base: dict[str, ModelLineage], old: DbtProject, uids: Iterable[str]) -> bool:
+    """Whether the build's lineages of the models ``uids`` (outside what is analyzed again)
+    stand as they are: each has its stored lineage, not a failed one."""
+    return all(uid in base and base[uid].status != ModelStatus.FAILED for uid in _analyzed(old, uids))
