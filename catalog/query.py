@@ -8,12 +8,13 @@ with suggestions for typos), never spliced into Cypher.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection
+from collections.abc import Callable, Collection
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from catalog.errors import Ambiguous, NotFound
-from catalog.lineage.names import Candidate, NamesByModel, require_splits, resolve_column
+from catalog.lineage.names import Candidate, NamesByModel, Pairs, require_splits, resolve_column
 from catalog.lineage.walks import COPY_TYPES, FEED_TYPES, HopRanks, closest, impact, shortest_paths, tainted
 from catalog.memory import paused_gc
 from catalog.store.graph import Graph
@@ -135,16 +136,32 @@ class StoredNames:
         self._ids: dict[str, list[str]] | None = None
         self._forms_of: dict[str, list[str]] | None = None
 
-    def vocabulary(self) -> tuple[list[str], list[str]]:
-        names = self.graph.read_values("read/list_project_column_names", project=self.project)[0][0]
-        return list(self._unique_ids()), names
+    def vocabulary(self) -> tuple[list[str], Callable[[], list[str]]]:
+        """The model forms, and the column names read meanwhile (the larger read, in Neo4j
+        while the model forms are read and compared)."""
+        pool = ThreadPoolExecutor(max_workers=1)
+        names = pool.submit(self.graph.read_values, "read/list_project_column_names", project=self.project)
+        pool.shutdown(wait=False)  # the one read goes on; nothing more is asked of the pool
+        return list(self._unique_ids()), lambda: names.result()[0][0]
 
-    def named(self, names: Collection[str]) -> list[Candidate]:
-        return self._forms(self.graph.read_values("read/list_column_keys_named", project=self.project, names=sorted(names))[0][0])
+    def named(self, names: Collection[str], pairs: Pairs | None = None) -> list[Candidate]:
+        rows = self.graph.read_values("read/list_column_keys_named", project=self.project, names=sorted(names), **self._pairs(pairs))
+        return self._forms(rows[0][0])
 
-    def of_models(self, models: Collection[str]) -> list[Candidate]:
+    def of_models(self, models: Collection[str], pairs: Pairs | None = None) -> list[Candidate]:
         ids = sorted({uid for form in models for uid in self._unique_ids().get(form, ())})
-        return self._forms(self.graph.read_values("read/list_column_keys_of_models", project=self.project, unique_ids=ids)[0][0])
+        rows = self.graph.read_values("read/list_column_keys_of_models", project=self.project, unique_ids=ids, **self._pairs(pairs))
+        return self._forms(rows[0][0])
+
+    def _pairs(self, pairs: Pairs | None) -> dict[str, Any]:
+        """The parameters $needs and $values of ``pairs``, the values by unique id (of its forms, the most)."""
+        if pairs is None:
+            return {"needs": None, "values": None}
+        values: dict[str, float] = {}
+        for form, value in pairs.values.items():
+            for uid in self._unique_ids().get(form, ()):
+                values[uid] = max(value, values.get(uid, value))
+        return {"needs": pairs.needs, "values": values}
 
     def labels(self, keys: Collection[str]) -> NamesByModel:
         return self._by_form(self.graph.read("read/list_column_names_of_keys", project=self.project, build_id=self.build_id, keys=sorted(keys)))

@@ -9,7 +9,7 @@ import difflib
 import heapq
 import operator
 from collections.abc import Callable, Collection, Mapping
-from typing import Protocol, TypeVar
+from typing import NamedTuple, Protocol, TypeVar
 
 from catalog.errors import Ambiguous, NotFound
 from catalog.idents import column_name
@@ -116,22 +116,32 @@ def _suggestion(text: str, close: list[str], of_model: Callable[[str], Collectio
 Candidate = tuple[str, str, str]
 
 
+class Pairs(NamedTuple):
+    """The labels that may reach a bar, by their parts: those of a column name of ``needs``
+    and a model form whose value in ``values`` is at least the name's need
+    (:meth:`LabelBound.pairs`)."""
+
+    needs: dict[str, float]  # column name -> its need
+    values: dict[str, float]  # model form -> its value
+
+
 class NameReader(Protocol):
     """The column names of a build kept elsewhere (a stored build), read as a miss's
     suggestions need them: the names alone first, then the labels of the few column names or
     model forms that may be suggested, and of those the few whose bound passes."""
 
-    def vocabulary(self) -> tuple[Collection[str], Collection[str]]:
-        """Every model form (a model's name or unique id, lower case) of the build, and column
-        names: every one the build holds (more do no harm: they are only compared)."""
+    def vocabulary(self) -> tuple[Collection[str], Callable[[], Collection[str]]]:
+        """Every model form (a model's name or unique id, lower case) of the build, and what
+        gives the column names: every one the build holds (more do no harm: they are only
+        compared), which may be read while the model forms are compared."""
         ...
 
-    def named(self, names: Collection[str]) -> list[Candidate]:
-        """The labels of the columns named one of ``names``: every one the build holds, more
-        do no harm (:meth:`labels` reads which the build holds)."""
+    def named(self, names: Collection[str], pairs: Pairs | None = None) -> list[Candidate]:
+        """The labels of the columns named one of ``names`` (with ``pairs``, those it keeps):
+        every one the build holds, more do no harm (:meth:`labels` reads which the build holds)."""
         ...
 
-    def of_models(self, models: Collection[str]) -> list[Candidate]:
+    def of_models(self, models: Collection[str], pairs: Pairs | None = None) -> list[Candidate]:
         """The labels of the columns of the model forms ``models``, as :meth:`named` gives them."""
         ...
 
@@ -150,12 +160,14 @@ def closest_read(word: str, reader: NameReader) -> list[str]:
     part of each length on the other side). The best :data:`FIRST_LABELS` labels of the best
     :data:`FIRST_NAMES` names are compared, which gives a fifth best ratio (:data:`CUTOFF`
     short of five): the bar. Then the labels of the names, or of the model forms (the fewer),
-    whose most reaches the bar are bounded one by one, and those that reach it compared too.
+    whose most reaches the bar, and of those the labels whose two parts together may reach it
+    (:meth:`LabelBound.pairs`), are bounded one by one, and those that reach it compared too.
     No label left out can be among the five."""
-    models, names = reader.vocabulary()
+    models, column_names = reader.vocabulary()
     bound = LabelBound(word)
-    typed = {name: quote_column(name).lower() for name in names}
-    bound.score_all([*models, *typed.values()])
+    bound.score_all(list(models))
+    typed = {name: quote_column(name).lower() for name in column_names()}
+    bound.score_all(list(typed.values()))
     name_most = _most_of_parts(bound, typed.values(), models)
     order = sorted(typed, key=lambda name: -name_most[typed[name]])
     pending = _bounded(bound, reader.named(order[:FIRST_NAMES]), typed)
@@ -167,7 +179,8 @@ def closest_read(word: str, reader: NameReader) -> list[str]:
     if rest:
         model_most = _most_of_parts(bound, models, typed.values())
         forms = [model for model in models if model_most[model] >= bar]
-        pending |= _bounded(bound, reader.named(rest) if len(rest) / len(typed) <= len(forms) / len(models) else reader.of_models(forms), typed)
+        pairs = bound.pairs(bar, {name: typed[name] for name in rest}, forms)
+        pending |= _bounded(bound, reader.named(rest, pairs) if len(rest) / len(typed) <= len(forms) / len(models) else reader.of_models(forms, pairs), typed)
     done = set(first)
     more = [key for key, most in pending.items() if most >= bar and key not in done]
     if more:
@@ -312,6 +325,20 @@ class LabelBound:
         same with the two parts swapped)."""
         lcs = (model_score + 3 * model_length + column_score + 3 * column_length) // 10 + self._dot
         return 2.0 * lcs / (model_length + 1 + column_length + len(self.word))
+
+    def pairs(self, bar: float, columns: Mapping[str, str], models: Collection[str]) -> Pairs:
+        """Which labels of a model form of ``models`` and a column of ``columns`` (a name -> as
+        users type it, lower case) :meth:`loose` may put at ``bar`` or above. That bound is
+        2 (LCS of the model + LCS of the column + dot) / (their lengths + 1 + the word's), so it
+        reaches the bar where the model's value, 2 LCS - bar x its length, is at least the
+        column's need, bar x (its length + 1 + the word's) - 2 (LCS + dot); the needs a little
+        lower, so that no rounding leaves out a label that passes."""
+        def lcs(part: str) -> int:
+            return (self.score(part) + 3 * len(part)) // 10
+
+        size = len(self.word)
+        needs = {name: bar * (len(column) + 1 + size) - 2 * (lcs(column) + self._dot) - 1e-6 for name, column in columns.items()}
+        return Pairs(needs, {model: 2 * lcs(model) - bar * len(model) for model in models})
 
     def most(self, model: str, column: str) -> float:
         """The most difflib's ratio of ``model.column`` and the word can be, with the model

@@ -8,11 +8,12 @@ import difflib
 import random
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from catalog.lineage.names import Candidate, LabelBound, closest, names_by_model, suggest, suggest_read
+from catalog.lineage.names import Candidate, LabelBound, Pairs, closest, names_by_model, suggest, suggest_read
 from catalog.mcp.stored import analyzed_input
 from catalog.mcp.view import ProjectView
 from catalog.store.keys import quote_column
@@ -93,15 +94,15 @@ class _Held:
         self.names = names
         self.asked = 0
 
-    def vocabulary(self) -> tuple[list[str], set[str]]:
-        return list(self.names), set().union(*self.names.values())
+    def vocabulary(self) -> tuple[list[str], Callable[[], set[str]]]:
+        return list(self.names), lambda: set().union(*self.names.values())
 
-    def named(self, names) -> list[Candidate]:
+    def named(self, names, pairs: Pairs | None = None) -> list[Candidate]:
         wanted = set(names)
-        return [(m, n, f"{m}\x00{n}") for m, cols in self.names.items() for n in cols if n in wanted]
+        return [(m, n, f"{m}\x00{n}") for m, cols in self.names.items() for n in cols if n in wanted and _kept(pairs, m, n)]
 
-    def of_models(self, models) -> list[Candidate]:
-        return [(m, n, f"{m}\x00{n}") for m in models for n in self.names.get(m, ())]
+    def of_models(self, models, pairs: Pairs | None = None) -> list[Candidate]:
+        return [(m, n, f"{m}\x00{n}") for m in models for n in self.names.get(m, ()) if _kept(pairs, m, n)]
 
     def labels(self, keys) -> dict[str, list[str]]:
         self.asked += len(keys)
@@ -110,6 +111,10 @@ class _Held:
             model, name = key.split("\x00")
             out.setdefault(model, []).append(name)
         return out
+
+
+def _kept(pairs: Pairs | None, model: str, name: str) -> bool:
+    return pairs is None or (name in pairs.needs and model in pairs.values and pairs.values[model] >= pairs.needs[name])
 
 
 def test_suggestions_read_from_a_few_labels_are_those_of_every_label(synth_view: ProjectView):
@@ -133,3 +138,17 @@ def test_the_bounds_are_never_below_difflibs_ratio(seed: int):
         ratio = difflib.SequenceMatcher(None, f"{model}.{column}", word).ratio()
         assert bound.most(model, column) >= ratio
         assert bound.loose(model, column) >= bound.most(model, column)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_pairs_keep_every_label_whose_bound_reaches_the_bar(seed: int):
+    rng = random.Random(seed)
+    word = "".join(rng.choice(LETTERS) for _ in range(rng.randint(1, 30)))
+    bound = LabelBound(word)
+    models = ["".join(rng.choice(LETTERS.replace(".", "")) for _ in range(rng.randint(1, 20))) for _ in range(30)]
+    columns = ["".join(rng.choice(LETTERS.replace(".", "")) for _ in range(rng.randint(1, 20))) for _ in range(30)]
+    loose = sorted(bound.loose(m, c) for m in models for c in columns)
+    for bar in {loose[0], loose[len(loose) // 2], loose[-1], 0.6}:
+        pairs = bound.pairs(bar, {c: c for c in columns}, models)
+        kept = {(m, c) for m in models for c in columns if _kept(pairs, m, c)}
+        assert {(m, c) for m in models for c in columns if bound.loose(m, c) >= bar} <= kept
