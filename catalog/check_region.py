@@ -99,7 +99,8 @@ def check_region(old: DbtProject, new: DbtProject) -> Region | None:
         if getattr(old, field) != getattr(new, field):
             return None
     changed = {uid for uid in old.nodes.keys() | new.nodes.keys() if old.nodes.get(uid) is not new.nodes.get(uid) and old.nodes.get(uid) != new.nodes.get(uid)}
-    old_seeds, new_seeds = _seed_checksums(old), _seed_checksums(new)
+    old_seeds = _seed_checksums(old)
+    new_seeds = _seed_checksums(new) if old_seeds else {}  # a seed changed is one in both
     changed |= {uid for uid in old_seeds.keys() & new_seeds.keys() if old_seeds[uid] != new_seeds[uid]}
     parents: dict[str, set[str]] = defaultdict(set)
     children: dict[str, set[str]] = defaultdict(set)
