@@ -130,9 +130,9 @@ def _analyzed_again(old: DbtProject, new: DbtProject, base: dict[str, ModelLinea
 
     models = {n.unique_id for n in old.models()}
     again = sql_changed_models(old, new) | {uid for uid in models if uid not in base or base[uid].status == ModelStatus.FAILED}
-    before = fingerprints(old)
+    before = fingerprints(old, meta=False)
     same = {uid: f for uid, f in before.items() if old.nodes[uid] == new.nodes.get(uid)}
-    return again | lineage_changed_models(old, new, base, before, fingerprints(new, same))
+    return again | lineage_changed_models(old, new, base, before, fingerprints(new, same, meta=False))
 
 
 def _depends_on(project: DbtProject, uid: str) -> tuple[str, ...]:

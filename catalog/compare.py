@@ -158,7 +158,7 @@ def analyze_states(
     from catalog.state_cache import cache_key, read_cached, write_cached
 
     changed = sql_changed_models(old, new)
-    before = fingerprints(old)
+    before = fingerprints(old, meta=False)
     key = cache_key(old, before) if cache and base is None else None
     if key is not None:
         base = read_cached(key)
@@ -177,7 +177,7 @@ def analyze_states(
     # the change's fingerprints: the base's kept for the nodes whose record is the same
     comparable = old.dialect == new.dialect and old.masking_functions == new.masking_functions
     same = {uid: f for uid, f in before.items() if comparable and old.nodes[uid] == new.nodes.get(uid)}
-    redo = lineage_changed_models(old, new, old_lineages, before, fingerprints(new, same))
+    redo = lineage_changed_models(old, new, old_lineages, before, fingerprints(new, same, meta=False))
     kept = {uid: old_lineages[uid] for uid in _analyzed_uids(new) if uid not in redo}
     redone = analyze_project(new, jobs=jobs, only=redo, known_columns=analyzed_columns(kept), fingerprints=changed) if redo else {}
     return old_lineages, dict(sorted((kept | redone).items()))
