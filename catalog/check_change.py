@@ -68,11 +68,12 @@ def check_change(
 
     from catalog.check_across import with_consumer_projects
     from catalog.check_region import check_against_build
+    from catalog.memory import paused_gc
     from catalog.query import BuildView
     from catalog.store.upstream import foreign_projects, upstream_builds, with_upstream
 
     name = project or current.name
-    with graph() as opened:
+    with paused_gc(), graph() as opened:  # hundreds of thousands of records, no cycles: no collection scans them over and over
         active = opened.find_active_build(name)
         if active is None:
             raise NotFound(f"project {name!r} has no active build: run `catalog build`, pass --project, or compare with --state")

@@ -99,7 +99,8 @@ def check_region(old: DbtProject, new: DbtProject) -> Region | None:
         if getattr(old, field) != getattr(new, field):
             return None
     changed = {uid for uid in old.nodes.keys() | new.nodes.keys() if old.nodes.get(uid) is not new.nodes.get(uid) and old.nodes.get(uid) != new.nodes.get(uid)}
-    old_seeds, new_seeds = _seed_checksums(old), _seed_checksums(new)
+    old_seeds = _seed_checksums(old)
+    new_seeds = _seed_checksums(new) if old_seeds else {}  # a seed changed is one in both
     changed |= {uid for uid in old_seeds.keys() & new_seeds.keys() if old_seeds[uid] != new_seeds[uid]}
     parents: dict[str, set[str]] = defaultdict(set)
     children: dict[str, set[str]] = defaultdict(set)
@@ -129,9 +130,9 @@ def _analyzed_again(old: DbtProject, new: DbtProject, base: dict[str, ModelLinea
 
     models = {n.unique_id for n in old.models()}
     again = sql_changed_models(old, new) | {uid for uid in models if uid not in base or base[uid].status == ModelStatus.FAILED}
-    before = fingerprints(old)
+    before = fingerprints(old, meta=False)
     same = {uid: f for uid, f in before.items() if old.nodes[uid] == new.nodes.get(uid)}
-    return again | lineage_changed_models(old, new, base, before, fingerprints(new, same))
+    return again | lineage_changed_models(old, new, base, before, fingerprints(new, same, meta=False))
 
 
 def _depends_on(project: DbtProject, uid: str) -> tuple[str, ...]:

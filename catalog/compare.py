@@ -13,6 +13,7 @@ CTEs) changes nothing downstream.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -77,7 +78,8 @@ def diff_state(
     new_models: list[str] = []
     opaque: list[str] = []
     unaffected: list[str] = []
-    old_seeds, new_seeds = _seed_checksums(old), _seed_checksums(new)
+    old_seeds = _seed_checksums(old)
+    new_seeds = _seed_checksums(new) if old_seeds else {}  # a seed changed is one in both
     for uid in sorted(new.nodes):
         node = new.nodes[uid]
         before = old.nodes.get(uid)
@@ -156,7 +158,7 @@ def analyze_states(
     from catalog.state_cache import cache_key, read_cached, write_cached
 
     changed = sql_changed_models(old, new)
-    before = fingerprints(old)
+    before = fingerprints(old, meta=False)
     key = cache_key(old, before) if cache and base is None else None
     if key is not None:
         base = read_cached(key)
@@ -175,7 +177,7 @@ def analyze_states(
     # the change's fingerprints: the base's kept for the nodes whose record is the same
     comparable = old.dialect == new.dialect and old.masking_functions == new.masking_functions
     same = {uid: f for uid, f in before.items() if comparable and old.nodes[uid] == new.nodes.get(uid)}
-    redo = lineage_changed_models(old, new, old_lineages, before, fingerprints(new, same))
+    redo = lineage_changed_models(old, new, old_lineages, before, fingerprints(new, same, meta=False))
     kept = {uid: old_lineages[uid] for uid in _analyzed_uids(new) if uid not in redo}
     redone = analyze_project(new, jobs=jobs, only=redo, known_columns=analyzed_columns(kept), fingerprints=changed) if redo else {}
     return old_lineages, dict(sorted((kept | redone).items()))
@@ -224,8 +226,19 @@ def _seed_checksums(project: DbtProject) -> dict[str, str]:
     """The manifest's checksum of each seed file (the extracted records do not keep it)."""
     if not any(n.resource_type == "seed" for n in project.nodes.values()):
         return {}
+    if project.manifest_sha256:  # the manifest it was read from: read once for all the comparisons of a check
+        return dict(_manifest_seed_checksums(project.target_dir, project.manifest_sha256))
+    return _read_seed_checksums(project.target_dir)
+
+
+@functools.lru_cache(maxsize=4)
+def _manifest_seed_checksums(target_dir: str, manifest_sha256: str) -> dict[str, str]:
+    return _read_seed_checksums(target_dir)
+
+
+def _read_seed_checksums(target_dir: str) -> dict[str, str]:
     try:
-        return seed_checksums(Path(project.target_dir) / "manifest.json")
+        return seed_checksums(Path(target_dir) / "manifest.json")
     except (OSError, ValueError, AttributeError):
         return {}
 

@@ -45,14 +45,15 @@ class Fingerprint(BaseModel, frozen=True):
     meta_hash: str
 
 
-def fingerprints(project: DbtProject, known: dict[str, Fingerprint] | None = None) -> dict[str, Fingerprint]:
+def fingerprints(project: DbtProject, known: dict[str, Fingerprint] | None = None, meta: bool = True) -> dict[str, Fingerprint]:
     """Per dbt node: what its lineage depends on, and what its documentation is.
 
     ``known``: fingerprints computed before (by the same catalog, analyzer, sqlglot and
     dialect) of nodes whose record (:func:`catalog.store.records.node_digests` tells) is the same
     now. A node keeps its known fingerprint when every node it depends on is in the project
     and keeps its own (its lineage hash names theirs); the others are computed. The result is
-    the same either way; ``known`` only saves hashing what did not change.
+    the same either way; ``known`` only saves hashing what did not change. ``meta=False``: the
+    lineage and SQL hashes only (``meta_hash`` left empty), for a comparison of lineages.
     """
     known = known or {}
     out: dict[str, Fingerprint] = {}
@@ -80,7 +81,7 @@ def fingerprints(project: DbtProject, known: dict[str, Fingerprint] | None = Non
                 out[uid] = known[uid]
                 continue
             digest_columns(uid)
-            out[uid] = Fingerprint(lineage_hash=digest(base, catalog_cols[uid], all_cols[uid]), sql_hash=None, meta_hash=meta_hash(node))
+            out[uid] = Fingerprint(lineage_hash=digest(base, catalog_cols[uid], all_cols[uid]), sql_hash=None, meta_hash=meta_hash(node) if meta else "")
     kept = set(out) & set(known)
     for node in topological_models(project):
         uid = node.unique_id
@@ -108,7 +109,7 @@ def fingerprints(project: DbtProject, known: dict[str, Fingerprint] | None = Non
         lineage_hash = digest(base, sql_hash, upstream, catalog_cols[uid], node.resource_type, *declared)
         if node.upstream_key is not None:  # a foreign node: which producer build it is read from
             lineage_hash = digest(lineage_hash, node.upstream_key, node.upstream_build)
-        out[uid] = Fingerprint(lineage_hash=lineage_hash, sql_hash=sql_hash, meta_hash=meta_hash(node))
+        out[uid] = Fingerprint(lineage_hash=lineage_hash, sql_hash=sql_hash, meta_hash=meta_hash(node) if meta else "")
     return out
 
 
