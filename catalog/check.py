@@ -45,7 +45,7 @@ from catalog.compare import ClauseChange, ColumnChange, StateDiff, diff_state, s
 from catalog.contract import ContractBreak, contract_breaks
 from catalog.lineage.records import LineageGraph, PruneHop, hop_dict
 from catalog.lineage.unused import UnusedColumn, readers_in_memory, unused_columns, why_unused
-from catalog.lineage.walks import reached, upstream_first
+from catalog.walks import reached, upstream_first
 from catalog.masking import is_masked, masking_names
 from catalog.prune import prune_state
 from catalog.store.keys import short_label

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from catalog.analyze.records import ModelLineage, ModelStatus, column_key
 from catalog.extract import DbtProject, is_pii
-from catalog.lineage.walks import COPY_TYPES, descendants, reached
+from catalog.walks import COPY_TYPES, descendants, reached
 
 if TYPE_CHECKING:
     from catalog.check import CheckReport

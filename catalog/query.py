@@ -15,7 +15,7 @@ from typing import Any
 
 from catalog.errors import Ambiguous, NotFound
 from catalog.lineage.names import Candidate, NamesByModel, Pairs, require_splits, resolve_column
-from catalog.lineage.walks import COPY_TYPES, FEED_TYPES, HopRanks, closest, impact, shortest_paths, tainted
+from catalog.walks import COPY_TYPES, FEED_TYPES, HopRanks, closest, impact, shortest_paths, tainted
 from catalog.memory import paused_gc
 from catalog.store.graph import Graph
 from catalog.store.keys import quote_column
@@ -461,7 +461,7 @@ class BuildView:
 def downstream_of(asked: list[ColumnId], columns: list[list[Any]], max_depth: int | None) -> list[Reached]:
     """Impact over ``find_impact_subgraph``'s columns ([key, unique_id, model, name, feeds,
     consumed, project]): every column reached from an asked one
-    (:func:`catalog.lineage.walks.impact`), with its reported shortest path, and whether only
+    (:func:`catalog.walks.impact`), with its reported shortest path, and whether only
     pass-throughs and renames reach it on every path."""
     names = {c[0]: c for c in columns}
     # key -> its edges [down, type, expr, resolved] in the subgraph, and each as (down, type, its record)

@@ -1,4 +1,4 @@
-"""Every walk of a small graph spelled out: what the walks of catalog/lineage are tested against."""
+"""Every walk of a small graph spelled out: what the walks of catalog/walks.py are tested against."""
 
 from __future__ import annotations
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import gc
-import graphlib
 import multiprocessing
 import os
 import traceback
@@ -23,6 +22,7 @@ from catalog.analyze.records import ColumnKind, ModelLineage, ModelStatus
 from catalog.analyze.relations import RelationIndex
 from catalog.extract import DbtNode, DbtProject, DeclaredLineage, declared_lineage
 from catalog.memory import frozen_heap
+from catalog.walks import upstream_first
 
 Progress = Callable[[int, int], None]
 
@@ -31,14 +31,7 @@ def topological_models(project: DbtProject, only: set[str] | None = None) -> lis
     """Models and snapshots (of those, the ones in ``only``), every one after the models it
     depends on (stable order)."""
     models = {n.unique_id: n for n in project.models() if only is None or n.unique_id in only}
-    sorter: graphlib.TopologicalSorter[str] = graphlib.TopologicalSorter()
-    for uid in sorted(models):
-        sorter.add(uid, *sorted(d for d in models[uid].depends_on if d in models and d != uid))
-    try:
-        order = list(sorter.static_order())
-    except graphlib.CycleError:
-        order = sorted(models)
-    return [models[uid] for uid in order]
+    return [models[uid] for uid in upstream_first(models, lambda uid: models[uid].depends_on)]
 
 
 class ProjectColumns:

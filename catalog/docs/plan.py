@@ -34,7 +34,7 @@ from catalog.docs.yaml_files import ColumnEdit, YamlChange, edit_yaml_file
 from catalog.errors import CatalogError
 from catalog.extract import DbtNode
 from catalog.lineage.graph import ColumnGraph, record_rows, unmasked_reach
-from catalog.lineage.walks import descendants
+from catalog.walks import descendants
 from catalog.report.governance_model import Col, Inheritable
 from catalog.report.governance_reach import inheritable_descriptions
 

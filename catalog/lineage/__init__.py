@@ -1,7 +1,8 @@
-"""The column graph and the walks over it, in one place: what a column reaches, and from where.
+"""The column graph, walked with :mod:`catalog.walks`: what a column reaches, and from where.
 
-- :mod:`catalog.lineage.walks`: the walks, as plain functions over the graph a caller has
-  (shortest paths with the one tie-break rule, reach, impact, the nearest of several answers);
+- :mod:`catalog.walks` (beside this package, below every stage: the analysis orders its models
+  with it too): the walks, as plain functions over the graph a caller has (shortest paths with
+  the one tie-break rule, reach, impact, the nearest of several answers);
 - :mod:`catalog.lineage.graph`: a build's columns as numbered parallel lists (streamed from a
   stored build, or made from analyzed records), and the report's and docs' walks over them;
 - :mod:`catalog.lineage.records`: a project analyzed in memory (prune, check), with conditions;

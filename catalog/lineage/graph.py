@@ -8,7 +8,7 @@ rows as they stream in, or from a project analyzed in memory (the same rows,
   bound (the number of paths out of them, a count that never undercounts the distinct columns
   at their ends) can still make the top;
 - :func:`downstream`: every column reached from one column, each at its shortest depth with one
-  shortest path's hop types (:mod:`catalog.lineage.walks`' tie-break rule);
+  shortest path's hop types (:mod:`catalog.walks`' tie-break rule);
 - :func:`unmasked_reach`: the columns a value reaches without passing a masked column;
 - :func:`nearest_documented`, :func:`inheritable`: for an undocumented column, the nearest
   documented columns its value is copied from (passthrough and renamed hops through
@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 from catalog.analyze.records import ColumnKind, ModelLineage, column_key
 from catalog.extract import DbtNode, is_pii
-from catalog.lineage.walks import COPY_TYPES, HopRanks, hop_order, post_order, reached, shortest_paths
+from catalog.walks import COPY_TYPES, HopRanks, hop_order, post_order, reached, shortest_paths
 from catalog.masking import is_masked, masking_names
 
 _EMPTY: list[Any] = []  # the edges of a column with none (never changed)

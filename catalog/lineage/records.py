@@ -1,7 +1,7 @@
 """A project's column lineage in memory, for the questions asked of two dbt targets without
 Neo4j (``catalog prune --state``, ``catalog check``): the same graph as a stored build's
 ``(column)-[:FEEDS]->(column)`` and ``(column)-[:CONDITIONS]->(model)``, made from the analyzed
-records, walked with :func:`catalog.lineage.walks.shortest_paths`.
+records, walked with :func:`catalog.walks.shortest_paths`.
 
 - :meth:`LineageGraph.reach`: everything downstream of one column, each node (a column, or a
   model reached through a condition) at its shortest depth with its path;
@@ -22,7 +22,7 @@ from catalog.analyze.records import ModelLineage, column_key
 from catalog.extract import DbtProject
 from catalog.idents import typed
 from catalog.lineage.names import resolve_column
-from catalog.lineage.walks import HopRanks, descendants, shortest_paths
+from catalog.walks import HopRanks, descendants, shortest_paths
 from catalog.memory import paused_gc
 from catalog.store.keys import quote_column
 

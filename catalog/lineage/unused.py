@@ -15,7 +15,7 @@ A column of a model, seed or snapshot is **read** when something in the catalog 
 A column is **unused** when no reader is left once the unused columns themselves are taken
 away: either nothing reads it (``no reader``), or only columns that are unused themselves read
 it (``read only by unused columns``: dropping those first frees it). The walk is
-:func:`catalog.lineage.walks.reached`, up the column edges from every column something else
+:func:`catalog.walks.reached`, up the column edges from every column something else
 reads.
 
 An **end model** is one no node depends on and none of whose columns a consumer (semantic
@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel
 
-from catalog.lineage.walks import reached
+from catalog.walks import reached
 from catalog.memory import paused_gc
 
 if TYPE_CHECKING:

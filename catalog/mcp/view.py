@@ -23,7 +23,7 @@ from catalog.export.openlineage import ExportInput
 from catalog.extract import DbtTest, is_pii
 from catalog.idents import typed
 from catalog.lineage.names import resolve_column
-from catalog.lineage.walks import closest, depths, descendants, shortest_paths
+from catalog.walks import closest, depths, descendants, shortest_paths
 from catalog.query import (
     CONSUMER_KINDS,
     FEED_RANKS,

@@ -58,7 +58,7 @@ def _packed_as_it_is(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
 # a long list of the report: a tuple of records, or those records packed (PackedRows)
 Rows = Annotated[tuple[R, ...], WrapValidator(_packed_as_it_is)]
 
-from catalog.lineage.walks import COPY_TYPES
+from catalog.walks import COPY_TYPES
 
 STATUSES = ("resolved", "partial", "unresolved", "opaque", "failed")
 SEVERITY = ("failed", "unresolved", "opaque", "partial", "resolved")  # order of the per-model table: problems first

@@ -15,8 +15,8 @@ from typing import Any, NamedTuple
 from catalog.extract import PII_META_KEYS, PII_TAGS  # the rule that sets Column.pii
 from catalog.lineage import graph as column_graph
 from catalog.lineage.graph import ColumnGraph, Nearest
-from catalog.lineage import walks
-from catalog.lineage.walks import COPY_TYPES
+from catalog import walks
+from catalog.walks import COPY_TYPES
 from catalog.report.governance_model import (
     DbtTestCoverage,
     DependedOn,

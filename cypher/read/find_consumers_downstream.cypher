@@ -3,7 +3,7 @@
 // derived metric -> saved query / exposure), as a subgraph in one row: every node reached
 // through reads (INPUT_OF) from a given column, each with its reads out in that build. The
 // caller walks it from each column for one shortest path to each consumer, by the one
-// tie-break rule of catalog/lineage/walks.py. As of build $build_id, or the project's active
+// tie-break rule of catalog/walks.py. As of build $build_id, or the project's active
 // build when null.
 // Parameters: $project, $column_keys (list of column keys), $build_id (int or null), $builds (map: project name -> build id, the build each other project is read as of, dbt Mesh; {} for none)
 // Returns: nodes (list of [key, project, unique_id, name, kind, precision, owner, reads]; reads: list of [reader key, type, expr];

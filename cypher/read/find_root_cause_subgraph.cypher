@@ -3,7 +3,7 @@
 // (the project's active build when null), each with what feeds it in that build: the column
 // edges (FEEDS) into a column, and the reads (INPUT_OF) into a consumer. The caller walks this
 // subgraph from each asked node for one shortest path to each column, by the one tie-break
-// rule of catalog/lineage/walks.py. Everything in one row.
+// rule of catalog/walks.py. Everything in one row.
 // Parameters: $project, $keys (list of node keys), $build_id (int or null), $max_depth (int or null), $builds (map: project name -> build id, the build each other project is read as of, dbt Mesh; {} for none)
 // Returns: nodes (list of [key, unique_id, model, name, resource_type, project, is_column, feeders];
 //          resource_type: of a column's model or source, null for a semantic model's and for consumers;

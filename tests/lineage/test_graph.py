@@ -22,7 +22,7 @@ from catalog.lineage.graph import (
     reach_set,
     unmasked_reach,
 )
-from catalog.lineage.walks import COPY_TYPES, hop_order
+from catalog.walks import COPY_TYPES, hop_order
 
 PROJECTS = ["jaffle-shop", "jaffle_shop_duckdb", "dbt-project-evaluator"]
 

@@ -1,4 +1,4 @@
-"""The walks of catalog/lineage/walks.py against every path spelled out, on small random graphs
+"""The walks of catalog/walks.py against every path spelled out, on small random graphs
 with cycles: shortest depths, the reported path and the one tie-break rule."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from spelled import walks_from
 
-from catalog.lineage.walks import COPY_TYPES, HopRanks, closest, depths, descendants, hop_order, impact, reached, shortest_paths, tainted, upstream_first
+from catalog.walks import COPY_TYPES, HopRanks, closest, depths, descendants, hop_order, impact, reached, shortest_paths, tainted, upstream_first
 
 TYPES = ["passthrough", "renamed", "derived", "unknown"]
 
@@ -142,7 +142,7 @@ def test_the_feed_types_walked_are_the_analyzer_s_column_kinds():
     """A read command ranks hops without loading the analyzer: the names it ranks must be the
     analyzer's kinds, each ranked once, the copying ones first."""
     from catalog.analyze.records import ColumnKind
-    from catalog.lineage.walks import FEED_TYPES
+    from catalog.walks import FEED_TYPES
 
     assert sorted(FEED_TYPES) == sorted(k.value for k in ColumnKind) and len(set(FEED_TYPES)) == len(FEED_TYPES)
     ranks = HopRanks(FEED_TYPES)

@@ -9,7 +9,7 @@ column as a node its edges start from; `trace` names it, so `impact`, `path`, `c
 Then every corpus project: each column of each model traced, each column the traces name
 walked through impact, column_lineage and path, in memory and from its stored build, tool by
 tool: the same answer to the letter, paths included (of equally short paths, both keep the
-one the rule of catalog/lineage/walks.py picks)."""
+one the rule of catalog/walks.py picks)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ import pytest
 
 from spelled import walks_from
 
-from catalog.lineage.walks import hop_order
+from catalog.walks import hop_order
 from catalog.query import SAFE_TYPES, ColumnId, downstream_of
 
 
@@ -58,7 +58,7 @@ def test_the_walk_over_a_subgraph_matches_every_path_spelled_out(seed):
     for key, r in reached.items():
         shortest = min(len(w) for w in walks if w[-1][1] == key)
         assert r.depth == shortest == len(r.hops)
-        # the path reported: copying hops first, then by type name (catalog.lineage.walks)
+        # the path reported: copying hops first, then by type name (catalog.walks)
         least = min(tuple(hop_order(t) for _, _, t in w) for w in walks if w[-1][1] == key and len(w) == shortest and w[0][0] == r.via)
         assert tuple(hop_order(h.type) for h in r.hops) == least
         assert r.hops[0].from_key == r.via and r.hops[-1].to_key == key

@@ -11,8 +11,8 @@ analyzed in memory (:class:`~catalog.lineage.records.LineageGraph`).
 - :func:`tainted`: the columns some path from the asked ones reaches through a computing hop;
 - :func:`closest`: of several answers for one node, the one kept;
 - :func:`post_order`, :func:`descendants`: order and closure of a graph of models or columns;
-- :func:`upstream_first`: nodes in dependency order, safe from cycles (check's renames). The
-  analysis orders its models itself (``catalog.analyze.project``): it sits below this package.
+- :func:`upstream_first`: nodes in dependency order, safe from cycles (check's renames, the
+  analysis's order of models). This module imports nothing of the catalog: every stage may call it.
 
 The tie-break rule, the same for every walk: of several shortest paths to a node, the one
 reported is the least by its hops in path order, a copying hop (passthrough, renamed) before
