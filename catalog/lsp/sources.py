@@ -6,14 +6,17 @@ reads) of the whole target; stored, a :class:`~catalog.lsp.stored.StoredBuild` a
 question (or, with ``whole_build``, the whole build is read into a view first). Either is
 swapped for a new one without a restart: in memory when ``target/manifest.json`` changes
 (after ``dbt compile``), stored when the project's active build changes (checked at most every
-:data:`CHECK_EVERY` seconds, and on each save). Loading runs in a thread; the editor is
-answered from the one in use meanwhile. A failure (no manifest, a half-written one,
+:data:`CHECK_EVERY` seconds, and on each save). A changed manifest is read once it has stayed
+the same for :data:`SETTLE` seconds (dbt writes it while it compiles). Loading runs in a
+thread; the editor is answered from the one in use meanwhile. A failure (no manifest, a half-written one,
 no build, Neo4j down) is told once as a message and leaves the view in use as it was.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -35,10 +38,15 @@ if TYPE_CHECKING:
 
 _NONE = object()  # no load has failed yet
 CHECK_EVERY = 2.0  # seconds between two looks at a stored project's active build
+SETTLE = 0.5  # seconds a changed manifest stays the same before it is read (dbt may be writing it)
+
+
+ORPHAN_CHECK = 0.5  # seconds between two looks of the analyzer's process at its server
 
 
 _pool: ProcessPoolExecutor | None = None
 _pool_lock = threading.Lock()
+_stopped = False
 
 
 def _analyzer() -> ProcessPoolExecutor:
@@ -46,25 +54,44 @@ def _analyzer() -> ProcessPoolExecutor:
     forks its workers, which a process running the server's threads must not do."""
     global _pool
     with _pool_lock:
+        if _stopped:  # a load thread asking while the server stops: no process is started any more
+            raise CatalogError("the language server is stopping")
         if _pool is None or getattr(_pool, "_broken", False):
-            _pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_may_fork)
+            _pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_may_fork, initargs=(os.getpid(),))
         return _pool
 
 
-def _may_fork() -> None:
+def _may_fork(server: int) -> None:
     """In the analyzer's process (one thread): a spawned process inherits ``spawn`` as its start
-    method, which would make the analysis run its models one by one; it may fork its workers."""
+    method, which would make the analysis run its models one by one; it may fork its workers.
+
+    The analyzer leads a process group of its own, which the workers it forks join, and ends
+    that group as soon as its server is gone (stopped, killed or crashed): nothing the server
+    started outlives it, nor holds the editor's pipes open."""
     multiprocessing.set_start_method(None, force=True)
+    os.setpgid(0, 0)
+    threading.Thread(target=_end_with, args=(server,), name="catalog-lsp-server-watch", daemon=True).start()
+
+
+def _end_with(server: int) -> None:
+    """In the analyzer's process: wait for the server's end, then end the process group."""
+    while os.getppid() == server:
+        time.sleep(ORPHAN_CHECK)
+    os.killpg(0, signal.SIGKILL)
 
 
 def stop_analyzer() -> None:
-    """End the analyzer's process, even in the middle of an analysis (the server is stopping)."""
-    global _pool
+    """End the analyzer's process and the workers it forked, even in the middle of an analysis
+    (the server is stopping); no analyzer is started after this."""
+    global _pool, _stopped
     with _pool_lock:
-        pool, _pool = _pool, None
+        pool, _pool, _stopped = _pool, None, True
     if pool is not None:
         for process in list((getattr(pool, "_processes", None) or {}).values()):
-            process.terminate()
+            try:
+                os.killpg(process.pid, signal.SIGKILL)  # the analyzer and its workers
+            except OSError:  # not yet its group's leader (or gone): the process alone
+                process.kill()
         pool.shutdown(wait=False, cancel_futures=True)
 
 
@@ -177,6 +204,7 @@ class Project:
         self.findings: dict[str, list[Finding]] = {}  # unique id -> its findings
         self.saved = False
         self._compiled = self._manifest_signature()  # the manifest the findings are of
+        self._seen: tuple[Any, float] = (self._compiled, 0.0)  # the manifest's signature, and since when
         self._checking: threading.Thread | None = None
 
     @property
@@ -196,6 +224,8 @@ class Project:
             sig = self._manifest_signature()
             if (self.loaded is not None and sig == self.loaded.signature) or (sig == self._failed and not force):
                 return
+            if (self.loaded is not None or self._failed is not _NONE) and not self._settled(sig):
+                return  # changed since the last look: read once dbt has written it
         else:
             self._check_if_compiled()
             now = time.monotonic()
@@ -222,7 +252,7 @@ class Project:
 
     def _check_if_compiled(self) -> None:
         sig = self._manifest_signature()
-        if not self.saved or sig is None or sig == self._compiled:
+        if not self.saved or sig is None or sig == self._compiled or not self._settled(sig):
             return
         with self._lock:
             if self._checking is not None and self._checking.is_alive():
@@ -252,6 +282,14 @@ class Project:
             found[f.unique_id].append(f)
         self.findings = dict(found)
         self.changed(self)
+
+    def _settled(self, sig: Any) -> bool:
+        """Whether the manifest's signature ``sig`` has stayed the same for :data:`SETTLE`
+        seconds: a manifest changing between two looks is still being written."""
+        now = time.monotonic()
+        if sig != self._seen[0]:
+            self._seen = (sig, now)
+        return now - self._seen[1] >= SETTLE
 
     def _manifest_signature(self) -> tuple[int, int] | None:
         try:

@@ -114,15 +114,20 @@ async def editor(root: Path, *args: str, env: dict[str, str] | None = None) -> A
         ls.lens_refreshes += 1
 
     try:
-        await client.initialize_session(types.InitializeParams(capabilities=client_capabilities("visual-studio-code"), root_uri=root.as_uri()))
+        await asyncio.wait_for(client.initialize_session(
+            types.InitializeParams(capabilities=client_capabilities("visual-studio-code"), root_uri=root.as_uri())), 120)  # fmt: skip
         yield Editor(client, root)
-        await client.shutdown_session()
+        if client._server is not None and client._server.returncode is None:  # not killed by the test
+            await asyncio.wait_for(client.shutdown_session(), 60)
     finally:
         server = client._server  # a test that failed before shutdown: the server stops with it
         if server is not None and server.returncode is None:
             server.kill()
-            await server.wait()
-            for task in client._async_tasks:  # its analyzer's process may still hold the pipes
+            # asyncio's wait() also waits for the server's pipes to close: bounded, so that a
+            # process the server left behind holding them fails the test instead of hanging it
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(server.wait(), 10)
+            for task in client._async_tasks:
                 task.cancel()
         with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
             await asyncio.wait_for(client.stop(), 10)
