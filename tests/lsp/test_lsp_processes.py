@@ -11,10 +11,12 @@ import signal
 import subprocess
 import sys
 import time
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
+from catalog.walks import descendants
 from editor import editor
 from projects import lay_out
 
@@ -38,14 +40,10 @@ def _parents() -> dict[int, int]:
 
 
 def _descendants(pid: int) -> set[int]:
-    parents, found, todo = _parents(), set(), [pid]
-    while todo:
-        at = todo.pop()
-        for child, parent in parents.items():
-            if parent == at and child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
+    children: dict[int, list[int]] = defaultdict(list)
+    for child, parent in _parents().items():
+        children[parent].append(child)
+    return descendants([pid], lambda p: children.get(p, ()))
 
 
 def _alive(pids: set[int]) -> set[int]:
