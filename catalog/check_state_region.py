@@ -161,6 +161,7 @@ def cached_base(old: DbtProject) -> dict[str, ModelLineage] | None:
     from catalog.builds.fingerprints import fingerprints
     from catalog.state_cache import cache_dir, cache_key, read_cached
 
-    if cache_dir() is None:
-        return None
+    folder = cache_dir()
+    if folder is None or not folder.is_dir() or next(folder.iterdir(), None) is None:
+        return None  # no entry at all: the base's fingerprints are not worth computing
     return read_cached(cache_key(old, fingerprints(old, meta=False)))
