@@ -40,12 +40,12 @@ def check_against_state(old: DbtProject, new: DbtProject, base: str, jobs: int |
     """The check of ``new`` against the base target ``old`` (named ``base`` in the report) from
     the region alone; None when the region cannot stand for the whole project (see the module)."""
     from catalog.check import check_states
-    from catalog.compare import analyze_states, sql_changed_models
+    from catalog.compare import analyze_states
 
     region = check_region(old, new)
     if region is None:
         return None
-    lazy = LazyBase(old, jobs, definitions=sql_changed_models(old, new))
+    lazy = LazyBase(old, jobs)
     kept = set(region.kept())
     lazy.need(kept)
     # the models analyze_states analyzes again read their parents' columns
@@ -68,14 +68,11 @@ def check_against_state(old: DbtProject, new: DbtProject, base: str, jobs: int |
 
 
 class LazyBase:
-    """The base's lineages, each model analyzed when first needed (see the module); models in
-    ``definitions`` also get their columns' and rows' definitions, as
-    :func:`~catalog.compare.analyze_states` gives them."""
+    """The base's lineages, each model analyzed when first needed (see the module)."""
 
-    def __init__(self, project: DbtProject, jobs: int | None, definitions: set[str]):
+    def __init__(self, project: DbtProject, jobs: int | None):
         self.project = project
         self.jobs = jobs
-        self.definitions = definitions
         self.lineages: dict[str, ModelLineage] = {}
         self.readers: dict[str, set[str]] = defaultdict(set)  # node -> the models whose depends_on names it
         for node in project.models():
@@ -96,7 +93,7 @@ class LazyBase:
             layer = [uid for uid in _analyzed(self.project, parents) if uid not in self.lineages and uid not in todo]
         if todo:
             known = analyzed_columns(self.lineages)
-            self.lineages |= analyze_project(self.project, jobs=self.jobs, only=todo, known_columns=known, fingerprints=self.definitions & todo)
+            self.lineages |= analyze_project(self.project, jobs=self.jobs, only=todo, known_columns=known)
 
     def of(self, uids: Collection[str]) -> dict[str, ModelLineage]:
         """The lineages of the models among ``uids`` (analyzed before), by unique id."""
