@@ -46,11 +46,11 @@ def check_change(
     them now, and the hits in the consumer projects stored beside it. ``warned`` is told each
     side's input warnings as soon as that side is read. Only the part of the project the change
     can reach is read and compared (against a build: :mod:`catalog.check_region`; against a
-    target: :mod:`catalog.check_state_region`, unless a cache keeps the whole base's lineage),
-    unless ``partial`` is False (the whole project: the same report, slower)."""
+    target: :mod:`catalog.check_state_region`), unless ``partial`` is False (the whole project,
+    the base's lineage kept in the cache: the same report, slower)."""
     from catalog.bi.sources import with_bi
     from catalog.check import check_states
-    from catalog.check_state_region import cached_base, check_against_state
+    from catalog.check_state_region import check_against_state
     from catalog.compare import analyze_states, sharing_nodes
     from catalog.extract import input_warnings, load_project
     from catalog.store.records import load_build_lineages, load_build_project
@@ -62,10 +62,9 @@ def check_change(
         old = sharing_nodes(with_bi(load_project(Path(state), dialect=dialect), Path(state)), current)
         base_warnings = tuple(input_warnings(old))
         warned(base_warnings)
-        cached = cached_base(old)  # the whole base, kept by an earlier run: the region saves nothing
-        report = check_against_state(old, current, str(state), jobs) if partial and cached is None else None
+        report = check_against_state(old, current, str(state), jobs) if partial else None
         if report is None:
-            old_lineages, lineages = analyze_states(old, current, jobs=jobs, base=cached, cache=True)
+            old_lineages, lineages = analyze_states(old, current, jobs=jobs, cache=True)
             report = check_states(old, old_lineages, current, lineages, base=str(state))
         return CheckedChange(report, current_warnings, base_warnings)
     if graph is None:

@@ -152,13 +152,3 @@ def pii_reach(old: DbtProject, starts: Collection[str], feeds_out: Callable[[Col
         frontier = found
     return {uid for uid in models if uid in old.nodes}
 
-
-def cached_base(old: DbtProject) -> dict[str, ModelLineage] | None:
-    """The whole base's lineage kept by an earlier run (:mod:`catalog.state_cache`), or None."""
-    from catalog.builds.fingerprints import fingerprints
-    from catalog.state_cache import cache_dir, cache_key, read_cached
-
-    folder = cache_dir()
-    if folder is None or not folder.is_dir() or next(folder.iterdir(), None) is None:
-        return None  # no entry at all: the base's fingerprints are not worth computing
-    return read_cached(cache_key(old, fingerprints(old, meta=False)))

@@ -2,7 +2,7 @@
 (:mod:`catalog.check_state_region`): its report is the one the whole project gives
 (``partial=False``) in every format, with the same exit code, on the example's edits,
 jaffle_shop's, the evaluator's, and on a synthetic project edited so that each kind of finding
-appears (the edits of :mod:`test_check_region`); a cached base is used as it is."""
+appears (the edits of :mod:`test_check_region`), with or without the base in the cache."""
 
 from __future__ import annotations
 
@@ -80,17 +80,18 @@ def test_the_example_edits(tmp_path, monkeypatch):
     assert _formats(partial) == _formats(whole) and not regional
 
 
-def test_a_cached_base_is_used_whole(tmp_path, monkeypatch):
-    """With the base's lineage in the cache, the region is not analyzed: the cache answers."""
+def test_a_cached_base_is_left_to_the_whole_comparison(tmp_path, monkeypatch):
+    """The region is analyzed even when the cache keeps the whole base; the whole comparison
+    (a consumer changed) reads the entry."""
     monkeypatch.setenv("CATALOG_CACHE_DIR", str(tmp_path / "cache"))
-    target = tmp_path / "drop" / "target"
-    shutil.copytree(EXAMPLE, target)
-    EXAMPLE_EDITS["drop"](target)
-    whole = check_change(target, state=EXAMPLE, jobs=1, partial=False).report  # analyzes the base whole, and keeps it
-    called: list[object] = []
-    monkeypatch.setattr(state_region, "check_against_state", lambda *a: called.append(a))
-    assert _formats(check_change(target, state=EXAMPLE, jobs=1).report) == _formats(whole)
-    assert not called
+    for name in ("drop", "measure"):
+        target = tmp_path / name / "target"
+        shutil.copytree(EXAMPLE, target)
+        EXAMPLE_EDITS[name](target)
+        whole = check_change(target, state=EXAMPLE, jobs=1, partial=False).report  # analyzes the base whole, and keeps it
+        partial, _, regional = _reports(target, EXAMPLE, monkeypatch)
+        assert _formats(partial) == _formats(whole) and regional == (name == "drop"), name
+    assert len(list((tmp_path / "cache").glob("*.lineage"))) == 1
 
 
 @pytest.mark.corpus
