@@ -15,7 +15,8 @@ unedited project made before) and of ``catalog check --state BASE EDITED --json`
 an empty cache (the base's lineage read from the build in Neo4j mode; with --state, only the
 part of the base the change can reach analyzed), then the base's lineage read from the cache
 (catalog.state_cache; with --state, filled first by ``catalog prune --state``, which analyzes
-the base whole). Beside them, the
+the base whole: check --state analyzes its region either way, and falls back on the cache only
+when the region cannot stand for the project). Beside them, the
 references: reading and parsing the edited target's manifest.json and catalog.json with orjson,
 and ``catalog lineage BASE --json`` (wall time and peak), with the issue's targets.
 
