@@ -12,8 +12,11 @@ prints the wall time and the peak resident memory (largest process, from a fresh
 of ``catalog check EDITED --json`` against the project's active build (Neo4j mode: the base
 built once, under a fresh project name, forgotten at the end; or --project NAME, a build of the
 unedited project made before) and of ``catalog check --state BASE EDITED --json``, each twice:
-an empty cache (the base's lineage read from the build in Neo4j mode, analyzed with --state),
-then the base's lineage read from the cache (catalog.state_cache). Beside them, the
+an empty cache (the base's lineage read from the build in Neo4j mode; with --state, only the
+part of the base the change can reach analyzed), then the base's lineage read from the cache
+(catalog.state_cache; with --state, filled first by ``catalog prune --state``, which analyzes
+the base whole: check --state analyzes its region either way, and falls back on the cache only
+when the region cannot stand for the project). Beside them, the
 references: reading and parsing the edited target's manifest.json and catalog.json with orjson,
 and ``catalog lineage BASE --json`` (wall time and peak), with the issue's targets.
 
@@ -29,6 +32,7 @@ import contextlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import uuid
@@ -112,15 +116,19 @@ def measure(project_dir: Path, models: int, project: str | None, neo4j: bool = T
             state = [str(CATALOG), "check", "--state", str(base), str(edited), "--json", "--fail-on", "never"]
             against_parse = f"{{:5.2f}} x the parse (target <= {x_parse:g} x), peak target <= {neo_mb} MB"
             against_lineage = f"{{:5.2f}} x lineage --json (target <= {x_lineage:g} x), peak target <= {state_mb} MB"
-            rows = [  # (what, command, empty the cache first, against, reference seconds)
-                ("check (Neo4j mode), base stored", neo, True, against_parse, parse),
-                ("check (Neo4j mode), base cached", neo, False, against_parse, parse),
-                ("check --state, base analyzed", state, True, against_lineage, l_wall),
-                ("check --state, base cached", state, False, against_lineage, l_wall),
+            # the whole base analyzed and kept (check --state analyzes only the change's region, and keeps nothing)
+            fill = [str(CATALOG), "prune", "--state", str(base), str(edited)]
+            rows = [  # (what, command, the cache before it: empty, as left, filled; against, reference seconds)
+                ("check (Neo4j mode), base stored", neo, "empty", against_parse, parse),
+                ("check (Neo4j mode), base cached", neo, "left", against_parse, parse),
+                ("check --state, no cache", state, "empty", against_lineage, l_wall),
+                ("check --state, base cached", state, "filled", against_lineage, l_wall),
             ]
-            for what, cmd, empty, against, ref in (rows[:2] if neo4j else []) + (rows[2:] if with_state else []):
-                if empty:
+            for what, cmd, before_run, against, ref in (rows[:2] if neo4j else []) + (rows[2:] if with_state else []):
+                if before_run != "left":
                     shutil.rmtree(cache, ignore_errors=True)
+                if before_run == "filled":
+                    subprocess.run(fill, check=True, capture_output=True)
                 wall, cpu, mb = run_measured(cmd)
                 print(f"    {what:35} {wall:7.2f} s (cpu {cpu:6.2f})  peak {mb:5} MB  " + against.format(wall / ref))
     finally:

@@ -44,11 +44,13 @@ def check_change(
     given), or, without it, against the active build of ``project`` (default: PATH's project
     name) in the graph ``graph()`` opens: dbt Mesh's foreign nodes read as a build would read
     them now, and the hits in the consumer projects stored beside it. ``warned`` is told each
-    side's input warnings as soon as that side is read. Against a build, only the part of the
-    project the change can reach is read and compared (:mod:`catalog.check_region`), unless
-    ``partial`` is False (the whole project: the same report, slower)."""
+    side's input warnings as soon as that side is read. Only the part of the project the change
+    can reach is read and compared (against a build: :mod:`catalog.check_region`; against a
+    target: :mod:`catalog.check_state_region`), unless ``partial`` is False (the whole project,
+    the base's lineage kept in the cache: the same report, slower)."""
     from catalog.bi.sources import with_bi
     from catalog.check import check_states
+    from catalog.check_state_region import check_against_state
     from catalog.compare import analyze_states, sharing_nodes
     from catalog.extract import input_warnings, load_project
     from catalog.store.records import load_build_lineages, load_build_project
@@ -60,8 +62,10 @@ def check_change(
         old = sharing_nodes(with_bi(load_project(Path(state), dialect=dialect), Path(state)), current)
         base_warnings = tuple(input_warnings(old))
         warned(base_warnings)
-        old_lineages, lineages = analyze_states(old, current, jobs=jobs, cache=True)
-        report = check_states(old, old_lineages, current, lineages, base=str(state))
+        report = check_against_state(old, current, str(state), jobs) if partial else None
+        if report is None:
+            old_lineages, lineages = analyze_states(old, current, jobs=jobs, cache=True)
+            report = check_states(old, old_lineages, current, lineages, base=str(state))
         return CheckedChange(report, current_warnings, base_warnings)
     if graph is None:
         raise ValueError("check_change: without a base target, a graph to compare with")

@@ -1,6 +1,7 @@
 """The lineage of a base kept between checks (catalog.state_cache): read instead of analyzed
 when the base is the same, analyzed again when it differs or its entry is unreadable, never
-written when turned off, and only the entries used last kept."""
+written when turned off, and only the entries used last kept. A check that analyzes only the
+change's region neither reads nor keeps one (``partial=False`` compares the whole project)."""
 
 from __future__ import annotations
 
@@ -42,10 +43,10 @@ def _parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def test_a_second_check_reads_the_base_and_gives_the_same_report(cache, tmp_path, monkeypatch):
     target = _target(tmp_path, "change")
-    first = check_change(target, state=EXAMPLE, jobs=1).report
+    first = check_change(target, state=EXAMPLE, jobs=1, partial=False).report
     assert len(list(cache.glob("*.lineage"))) == 1
     parsed = _parses(monkeypatch)
-    again = check_change(target, state=EXAMPLE, jobs=1).report
+    again = check_change(target, state=EXAMPLE, jobs=1, partial=False).report
     assert again == first and first.findings
     # the base's models are not parsed again: only the edited one, on each side
     models = {n.sql: n.unique_id for p in (load_project(EXAMPLE), load_project(target)) for n in p.models() if n.sql}
@@ -54,11 +55,11 @@ def test_a_second_check_reads_the_base_and_gives_the_same_report(cache, tmp_path
 
 def test_an_unreadable_entry_is_analyzed_again(cache, tmp_path, monkeypatch):
     target = _target(tmp_path, "change")
-    first = check_change(target, state=EXAMPLE, jobs=1).report
+    first = check_change(target, state=EXAMPLE, jobs=1, partial=False).report
     [entry] = cache.glob("*.lineage")
     entry.write_bytes(b"not an entry")
     parsed = _parses(monkeypatch)
-    assert check_change(target, state=EXAMPLE, jobs=1).report == first
+    assert check_change(target, state=EXAMPLE, jobs=1, partial=False).report == first
     models = {n.sql for n in load_project(EXAMPLE).models() if n.sql and n.language == "sql"}
     assert models <= set(parsed)  # the base analyzed again
     assert entry.read_bytes() != b"not an entry"  # and kept again
@@ -67,7 +68,7 @@ def test_an_unreadable_entry_is_analyzed_again(cache, tmp_path, monkeypatch):
 def test_off_writes_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("CATALOG_CACHE_DIR", "off")
     target = _target(tmp_path, "change")
-    assert check_change(target, state=EXAMPLE, jobs=1).report.findings
+    assert check_change(target, state=EXAMPLE, jobs=1, partial=False).report.findings
     assert not any(tmp_path.rglob("*.lineage"))
 
 
@@ -75,5 +76,12 @@ def test_only_the_entries_used_last_are_kept(cache, tmp_path):
     bases = [_target(tmp_path, f"base{i}", f"/ {10 ** (i + 3)} as amount") for i in range(KEEP + 1)]
     change = _target(tmp_path, "change")
     for base in bases:
-        check_change(change, state=base, jobs=1)
+        check_change(change, state=base, jobs=1, partial=False)
     assert len(list(cache.glob("*.lineage"))) == KEEP
+
+
+def test_a_check_of_the_region_keeps_nothing(cache, tmp_path):
+    target = _target(tmp_path, "change")
+    regional = check_change(target, state=EXAMPLE, jobs=1).report
+    assert not any(cache.glob("*.lineage"))
+    assert regional == check_change(target, state=EXAMPLE, jobs=1, partial=False).report

@@ -103,9 +103,10 @@ def test_state_mode_gives_the_full_analysis_report(name, base, tmp_path, monkeyp
     monkeypatch.setenv("CATALOG_CACHE_DIR", str(tmp_path / "cache"))
     target = _edited(base, tmp_path, name)
     full = _full(base, target)
-    cold = check_change(target, state=base, jobs=1).report
+    cold = check_change(target, state=base, jobs=1).report  # the change's region, the base analyzed in part
+    check_change(target, state=base, jobs=1, partial=False)  # the whole base analyzed, and kept in the cache
     parsed = _parsed(monkeypatch)
-    warm = check_change(target, state=base, jobs=1).report  # the base's lineage from the cache
+    warm = check_change(target, state=base, jobs=1, partial=False).report  # the base's lineage from the cache
     assert _formats(cold) == _formats(full)
     assert _formats(warm) == _formats(full)
     assert list(full.findings) if name != "same_output" else not full.findings

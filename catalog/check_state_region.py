@@ -1,0 +1,154 @@
+"""``catalog check --state BASE`` analyzing only the part of the project a change can reach: the
+region of :mod:`catalog.check_region`, with the base's lineage analyzed in memory instead of
+read from a stored build; the report is the one the whole project gives.
+
+The base is analyzed lazily (:class:`LazyBase`): a model's lineage needs the columns of the
+relations it reads, which catalog.json lists, else their own analysis. So analyzing some models
+analyzes with them their upstream models that catalog.json does not list, any depth up, and
+nothing else; each model is analyzed once, as the whole project's analysis would analyze it.
+
+The PII policy reads the base's lineage outside the region: whether the columns upstream of the
+change are PII (the tags of what they copy into, one step further), and what the PII ones reach
+through value lineage, anywhere downstream. Both walks go down one layer of columns at a time
+(:func:`pii_reach`): the models that may read a layer's columns are the ones whose
+``depends_on`` names their models; those are analyzed when the walk first reaches them.
+
+:func:`check_against_state` gives None (the caller analyzes the whole project) where
+:func:`~catalog.check_region.check_against_build` would: another dialect or masking functions,
+consumers that differ, BI definitions, a lineage upstream of the change that reads a node its
+``depends_on`` does not name, and a model the PII walk reaches whose base analysis failed.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Collection, Iterable
+from typing import TYPE_CHECKING
+
+from catalog.analyze.records import ModelLineage, ModelStatus, column_key
+from catalog.check_region import _analyzed, _analyzed_again, _columns_upstream, _depends_on, _owner, _tagged, check_region, within
+from catalog.extract import DbtProject
+from catalog.walks import COPY_TYPES, reached
+
+if TYPE_CHECKING:
+    from catalog.check import CheckReport
+
+Feed = tuple[str, str, str, str]  # (upstream column, column, its unique id, the type of the edge)
+
+
+def check_against_state(old: DbtProject, new: DbtProject, base: str, jobs: int | None) -> CheckReport | None:
+    """The check of ``new`` against the base target ``old`` (named ``base`` in the report) from
+    the region alone; None when the region cannot stand for the whole project (see the module)."""
+    from catalog.check import check_states
+    from catalog.compare import analyze_states
+
+    region = check_region(old, new)
+    if region is None:
+        return None
+    lazy = LazyBase(old, jobs)
+    kept = set(region.kept())
+    lazy.need(kept)
+    # the models analyze_states analyzes again read their parents' columns
+    again = _analyzed_again(within(old, kept), within(new, kept), lazy.lineages)
+    if needed := {p for uid in again for p in (*_depends_on(old, uid), *_depends_on(new, uid))} - kept:
+        lazy.need(needed)
+        kept |= needed
+    old_lineages, lineages = analyze_states(within(old, kept), within(new, kept), jobs=jobs, base=lazy.of(kept))
+    starts = _columns_upstream(region.changed, region.upstream, (old_lineages, lineages))
+    if any((owner := _owner(new, key) or _owner(old, key)) is not None and owner not in kept for key in starts):
+        return None  # a lineage upstream reads a node its depends_on does not name: the whole project
+    if more := pii_reach(old, starts, lazy.feeds_out) - kept:
+        lazy.need(more)
+        extra = lazy.of(more)
+        if any(lin.status == ModelStatus.FAILED for lin in extra.values()):
+            return None  # the change's analysis would make it again: the whole project
+        kept |= more
+        old_lineages, lineages = dict(sorted((old_lineages | extra).items())), dict(sorted((lineages | extra).items()))
+    return check_states(within(old, kept), old_lineages, within(new, kept), lineages, base=base)
+
+
+class LazyBase:
+    """The base's lineages, each model analyzed when first needed (see the module)."""
+
+    def __init__(self, project: DbtProject, jobs: int | None):
+        self.project = project
+        self.jobs = jobs
+        self.lineages: dict[str, ModelLineage] = {}
+        self.readers: dict[str, set[str]] = defaultdict(set)  # node -> the models whose depends_on names it
+        for node in project.models():
+            for dep in node.depends_on:
+                self.readers[dep].add(node.unique_id)
+
+    def need(self, uids: Iterable[str]) -> None:
+        """Analyze the models and snapshots among ``uids`` not analyzed yet, with the upstream
+        models they read that catalog.json does not list (any depth up)."""
+        from catalog.analyze.project import ProjectColumns, analyze_project, analyzed_columns
+
+        columns = ProjectColumns(self.project)
+        todo: set[str] = set()
+        layer = [uid for uid in _analyzed(self.project, uids) if uid not in self.lineages]
+        while layer:
+            todo.update(layer)
+            parents = {d for uid in layer for d in _depends_on(self.project, uid) if not columns.in_catalog(d)}
+            layer = [uid for uid in _analyzed(self.project, parents) if uid not in self.lineages and uid not in todo]
+        if todo:
+            known = analyzed_columns(self.lineages)
+            self.lineages |= analyze_project(self.project, jobs=self.jobs, only=todo, known_columns=known)
+
+    def of(self, uids: Collection[str]) -> dict[str, ModelLineage]:
+        """The lineages of the models among ``uids`` (analyzed before), by unique id."""
+        return {uid: self.lineages[uid] for uid in sorted(uids) if uid in self.lineages}
+
+    def feeds_out(self, keys: Collection[str]) -> Iterable[Feed]:
+        """Each edge of the base's column lineage out of the columns ``keys``: the models whose
+        ``depends_on`` names theirs, analyzed first."""
+        owners = {_owner(self.project, key) for key in keys}
+        readers = sorted({r for uid in owners if uid is not None for r in self.readers.get(uid, ())})
+        self.need(readers)
+        wanted = set(keys)
+        for uid in readers:
+            lineage = self.lineages.get(uid)
+            for col in lineage.columns if lineage is not None else ():
+                for src in col.sources:
+                    if src.key in wanted:
+                        yield src.key, column_key(uid, col.name), uid, col.kind.value
+
+
+def pii_reach(old: DbtProject, starts: Collection[str], feeds_out: Callable[[Collection[str]], Iterable[Feed]]) -> set[str]:
+    """The models of ``old`` that decide whether the columns ``starts`` are PII in the base (the
+    tagged columns they copy into, any depth, and one step further, with the columns on the way),
+    and those of every column the PII ones among them reach through value lineage; ``feeds_out``
+    gives the base's lineage edges out of some columns."""
+    models: set[str] = set()
+    feeding: dict[str, list[tuple[str, str]]] = defaultdict(list)  # column -> (upstream column, type of the edge)
+    copies = set(starts)
+    frontier = sorted(starts)
+    while frontier:  # down the copies, and one more step
+        found = []
+        for up, down, uid, kind in feeds_out(frontier):
+            models.add(uid)
+            feeding[down].append((up, kind))
+            if kind in COPY_TYPES and down not in copies:
+                copies.add(down)
+                found.append(down)
+        frontier = found
+    tags = _tagged(old, {*starts, *feeding})
+    pii = tags.intersection(starts)
+
+    def copied_from(key: str) -> list[str]:
+        return [up for up, kind in feeding.get(key, ()) if kind in COPY_TYPES]
+
+    for key in tags.intersection(feeding):  # a tagged column makes PII what it is computed from, and what that copies, up
+        direct = [up for up, _ in feeding[key]]
+        pii.update(k for k in (*direct, *reached(direct, copied_from)) if k in starts)
+    frontier, visited = sorted(pii), set(pii)
+    while frontier:  # everything the PII columns reach
+        found = []
+        for _, down, uid, _ in feeds_out(frontier):
+            models.add(uid)
+            if down not in visited:
+                visited.add(down)
+                found.append(down)
+        frontier = found
+    return {uid for uid in models if uid in old.nodes}
+
