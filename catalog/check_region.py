@@ -28,13 +28,13 @@ the build kept no lineage of, or a failed one (the analysis would make it again)
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from catalog.analyze.records import ModelLineage, ModelStatus, column_key
 from catalog.extract import DbtProject, is_pii
-from catalog.walks import COPY_TYPES, descendants, reached
+from catalog.walks import COPY_TYPES, descendants, reached, reached_by_layer
 
 if TYPE_CHECKING:
     from catalog.check import CheckReport
@@ -64,24 +64,24 @@ def check_against_build(graph: Graph, project: str, build_id: int, old: DbtProje
     if region is None:
         return None
     kept = set(region.kept())
-    base = load_build_lineages(graph, project, build_id, unique_ids=_analyzed(old, kept))
+    base = load_build_lineages(graph, project, build_id, unique_ids=models_among(old, kept))
     if not _stands(base, old, region.read):
         return None
     # the models analyzed again read their parents' columns
-    parents = {p for uid in _analyzed_again(within(old, kept), within(new, kept), base) for p in (*_depends_on(old, uid), *_depends_on(new, uid))}
+    parents = {p for uid in analyzed_again(within(old, kept), within(new, kept), base) for p in (*depends_on_of(old, uid), *depends_on_of(new, uid))}
     if needed := parents - kept:
-        more = load_build_lineages(graph, project, build_id, unique_ids=_analyzed(old, needed))
+        more = load_build_lineages(graph, project, build_id, unique_ids=models_among(old, needed))
         if not _stands(more, old, needed):
             return None
         kept |= needed
         base |= more
     old_lineages, lineages = analyze_states(within(old, kept), within(new, kept), jobs=jobs, base=base)
-    starts = _columns_upstream(region.changed, region.upstream, (old_lineages, lineages))
-    if any((owner := _owner(new, key) or _owner(old, key)) is not None and owner not in kept for key in starts):
+    starts = columns_upstream(region.changed, region.upstream, (old_lineages, lineages))
+    if any((owner := owner_of(new, key) or owner_of(old, key)) is not None and owner not in kept for key in starts):
         return None  # a lineage upstream reads a node its depends_on does not name: the whole project
     more = pii_reach_models(graph, project, build_id, old, starts) - kept
     if more:
-        extra = load_build_lineages(graph, project, build_id, unique_ids=_analyzed(old, more))
+        extra = load_build_lineages(graph, project, build_id, unique_ids=models_among(old, more))
         if not _stands(extra, old, more):
             return None
         kept |= more
@@ -121,7 +121,7 @@ def check_region(old: DbtProject, new: DbtProject) -> Region | None:
     return Region(frozenset(changed), frozenset(upstream), frozenset(region), frozenset(read))
 
 
-def _analyzed_again(old: DbtProject, new: DbtProject, base: dict[str, ModelLineage]) -> set[str]:
+def analyzed_again(old: DbtProject, new: DbtProject, base: dict[str, ModelLineage]) -> set[str]:
     """The models :func:`~catalog.compare.analyze_states` may analyze again on either side, given
     the base's lineages ``base``: those whose SQL changed, the ones the base has no lineage of
     or a failed one, and the ones whose lineage may differ in the change."""
@@ -135,43 +135,47 @@ def _analyzed_again(old: DbtProject, new: DbtProject, base: dict[str, ModelLinea
     return again | lineage_changed_models(old, new, base, before, fingerprints(new, same, meta=False))
 
 
-def _depends_on(project: DbtProject, uid: str) -> tuple[str, ...]:
+def depends_on_of(project: DbtProject, uid: str) -> tuple[str, ...]:
     node = project.nodes.get(uid)
     return node.depends_on if node is not None else ()
 
 
+Feed = tuple[str, str, str, str]  # (upstream column, column, its model's unique id, the edge's type)
+
+
 def pii_reach_models(graph: Graph, project: str, build_id: int, old: DbtProject, starts: Collection[str]) -> set[str]:
-    """The models of the build's columns that decide whether the columns ``starts`` are PII in
-    the base (the tagged columns they reach through copies and one more step, and the columns
-    on the way), and of every column the PII ones among them reach through value lineage."""
-    into: dict[str, list[tuple[str, str]]] = defaultdict(list)  # column -> (upstream column, type of the edge)
+    """:func:`pii_reach` over the build's column lineage."""
+    return pii_reach(old, starts, lambda keys: _feeds_out(graph, project, build_id, sorted(keys)))
+
+
+def pii_reach(old: DbtProject, starts: Collection[str], feeds_out: Callable[[Collection[str]], Iterable[Feed]]) -> set[str]:
+    """The models of ``old`` that decide whether the columns ``starts`` are PII in the base (the
+    tagged columns they copy into, any depth, and one step further, with the columns on the way),
+    and those of every column the PII ones among them reach through value lineage; ``feeds_out``
+    gives the base's lineage edges out of a layer of columns (a stored build's, or the analysis's)."""
     models: set[str] = set()
-    copied: set[str] = set(starts)
-    layer = sorted(starts)
-    while layer:  # down through copies, and one step further
-        nxt = []
-        for up, down, uid, kind in _feeds_out(graph, project, build_id, layer):
+    feeding: dict[str, list[tuple[str, str]]] = defaultdict(list)  # column -> (upstream column, type of the edge)
+
+    def copies_out(layer: Collection[str]) -> Iterator[str]:  # down the copies, and one step further
+        for up, down, uid, kind in feeds_out(layer):
             models.add(uid)
-            into[down].append((up, kind))
-            if kind in COPY_TYPES and down not in copied:
-                copied.add(down)
-                nxt.append(down)
-        layer = nxt
-    tagged = _tagged(old, {*starts, *into})
-    pii = {key for key in starts if key in tagged}
-    for key in tagged & into.keys():  # what a tag makes PII: its sources, and what those copy, any depth up
-        sources = [up for up, _ in into[key]]
-        climbed = set(sources) | reached(sources, lambda k: [up for up, kind in into.get(k, ()) if kind in COPY_TYPES])
-        pii |= climbed & set(starts)
-    layer, seen = sorted(pii), set(pii)
-    while layer:  # what the PII ones reach
-        nxt = []
-        for _, down, uid, _ in _feeds_out(graph, project, build_id, layer):
+            feeding[down].append((up, kind))
+            if kind in COPY_TYPES:
+                yield down
+
+    def feeds_from(layer: Collection[str]) -> Iterator[str]:
+        for _, down, uid, _ in feeds_out(layer):
             models.add(uid)
-            if down not in seen:
-                seen.add(down)
-                nxt.append(down)
-        layer = nxt
+            yield down
+
+    reached_by_layer(starts, copies_out)
+    tags = tagged_pii(old, {*starts, *feeding})
+    pii = tags.intersection(starts)
+    for key in tags.intersection(feeding):  # a tagged column makes PII what it is computed from, and what that copies, up
+        direct = [up for up, _ in feeding[key]]
+        climbed = reached(direct, lambda k: [up for up, kind in feeding.get(k, ()) if kind in COPY_TYPES])
+        pii.update(k for k in (*direct, *climbed) if k in starts)
+    reached_by_layer(pii, feeds_from)  # everything the PII columns reach
     return {uid for uid in models if uid in old.nodes}
 
 
@@ -186,12 +190,12 @@ def _feeds_out(graph: Graph, project: str, build_id: int, keys: list[str]) -> It
         yield up[len(prefix) :], down[len(prefix) :], uid, kind
 
 
-def _tagged(project: DbtProject, keys: Iterable[str]) -> set[str]:
+def tagged_pii(project: DbtProject, keys: Iterable[str]) -> set[str]:
     """Those of the column ids ``keys`` tagged PII in ``project``'s records."""
     by_model: dict[str, set[str]] = {}
     out = set()
     for key in keys:
-        uid = _owner(project, key)
+        uid = owner_of(project, key)
         if uid is None:
             continue
         if uid not in by_model:
@@ -202,7 +206,7 @@ def _tagged(project: DbtProject, keys: Iterable[str]) -> set[str]:
     return out
 
 
-def _owner(project: DbtProject, key: str) -> str | None:
+def owner_of(project: DbtProject, key: str) -> str | None:
     """The node of ``project`` a column id belongs to (a unique id may hold dots: the longest)."""
     parts = key.split(".")
     for n in range(len(parts) - 1, 0, -1):
@@ -212,7 +216,7 @@ def _owner(project: DbtProject, key: str) -> str | None:
     return None
 
 
-def _columns_upstream(changed: Iterable[str], upstream: set[str], sides: Iterable[dict[str, ModelLineage]]) -> set[str]:
+def columns_upstream(changed: Iterable[str], upstream: set[str], sides: Iterable[dict[str, ModelLineage]]) -> set[str]:
     """The columns the changed models' columns are computed from, any depth up, on either side
     (the columns of the models ``upstream``, as the analysis made them)."""
     out: set[str] = set()
@@ -237,7 +241,7 @@ def _consumer_reads(project: DbtProject) -> Iterable[str]:
         yield from ex.depends_on
 
 
-def _analyzed(project: DbtProject, uids: Iterable[str]) -> list[str]:
+def models_among(project: DbtProject, uids: Iterable[str]) -> list[str]:
     """The models and snapshots among ``uids``."""
     return sorted(uid for uid in uids if uid in project.nodes and project.nodes[uid].resource_type in ("model", "snapshot"))
 
@@ -254,4 +258,4 @@ def within(project: DbtProject, kept: Collection[str]) -> DbtProject:
 def _stands(base: dict[str, ModelLineage], old: DbtProject, uids: Iterable[str]) -> bool:
     """Whether the build's lineages of the models ``uids`` (outside what is analyzed again)
     stand as they are: each has its stored lineage, not a failed one."""
-    return all(uid in base and base[uid].status != ModelStatus.FAILED for uid in _analyzed(old, uids))
+    return all(uid in base and base[uid].status != ModelStatus.FAILED for uid in models_among(old, uids))

@@ -10,7 +10,7 @@ nothing else; each model is analyzed once, as the whole project's analysis would
 The PII policy reads the base's lineage outside the region: whether the columns upstream of the
 change are PII (the tags of what they copy into, one step further), and what the PII ones reach
 through value lineage, anywhere downstream. Both walks go down one layer of columns at a time
-(:func:`pii_reach`): the models that may read a layer's columns are the ones whose
+(:func:`~catalog.check_region.pii_reach`): the models that may read a layer's columns are the ones whose
 ``depends_on`` names their models; those are analyzed when the walk first reaches them.
 
 :func:`check_against_state` gives None (the caller analyzes the whole project) where
@@ -22,18 +22,15 @@ consumers that differ, BI definitions, a lineage upstream of the change that rea
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING
 
 from catalog.analyze.records import ModelLineage, ModelStatus, column_key
-from catalog.check_region import _analyzed, _analyzed_again, _columns_upstream, _depends_on, _owner, _tagged, check_region, within
+from catalog.check_region import Feed, models_among, analyzed_again, columns_upstream, depends_on_of, owner_of, check_region, pii_reach, within
 from catalog.extract import DbtProject
-from catalog.walks import COPY_TYPES, reached
 
 if TYPE_CHECKING:
     from catalog.check import CheckReport
-
-Feed = tuple[str, str, str, str]  # (upstream column, column, its unique id, the type of the edge)
 
 
 def check_against_state(old: DbtProject, new: DbtProject, base: str, jobs: int | None) -> CheckReport | None:
@@ -49,13 +46,13 @@ def check_against_state(old: DbtProject, new: DbtProject, base: str, jobs: int |
     kept = set(region.kept())
     lazy.need(kept)
     # the models analyze_states analyzes again read their parents' columns
-    again = _analyzed_again(within(old, kept), within(new, kept), lazy.lineages)
-    if needed := {p for uid in again for p in (*_depends_on(old, uid), *_depends_on(new, uid))} - kept:
+    again = analyzed_again(within(old, kept), within(new, kept), lazy.lineages)
+    if needed := {p for uid in again for p in (*depends_on_of(old, uid), *depends_on_of(new, uid))} - kept:
         lazy.need(needed)
         kept |= needed
     old_lineages, lineages = analyze_states(within(old, kept), within(new, kept), jobs=jobs, base=lazy.of(kept))
-    starts = _columns_upstream(region.changed, region.upstream, (old_lineages, lineages))
-    if any((owner := _owner(new, key) or _owner(old, key)) is not None and owner not in kept for key in starts):
+    starts = columns_upstream(region.changed, region.upstream, (old_lineages, lineages))
+    if any((owner := owner_of(new, key) or owner_of(old, key)) is not None and owner not in kept for key in starts):
         return None  # a lineage upstream reads a node its depends_on does not name: the whole project
     if more := pii_reach(old, starts, lazy.feeds_out) - kept:
         lazy.need(more)
@@ -86,11 +83,11 @@ class LazyBase:
 
         columns = ProjectColumns(self.project)
         todo: set[str] = set()
-        layer = [uid for uid in _analyzed(self.project, uids) if uid not in self.lineages]
+        layer = [uid for uid in models_among(self.project, uids) if uid not in self.lineages]
         while layer:
             todo.update(layer)
-            parents = {d for uid in layer for d in _depends_on(self.project, uid) if not columns.in_catalog(d)}
-            layer = [uid for uid in _analyzed(self.project, parents) if uid not in self.lineages and uid not in todo]
+            parents = {d for uid in layer for d in depends_on_of(self.project, uid) if not columns.in_catalog(d)}
+            layer = [uid for uid in models_among(self.project, parents) if uid not in self.lineages and uid not in todo]
         if todo:
             known = analyzed_columns(self.lineages)
             self.lineages |= analyze_project(self.project, jobs=self.jobs, only=todo, known_columns=known)
@@ -102,7 +99,7 @@ class LazyBase:
     def feeds_out(self, keys: Collection[str]) -> Iterable[Feed]:
         """Each edge of the base's column lineage out of the columns ``keys``: the models whose
         ``depends_on`` names theirs, analyzed first."""
-        owners = {_owner(self.project, key) for key in keys}
+        owners = {owner_of(self.project, key) for key in keys}
         readers = sorted({r for uid in owners if uid is not None for r in self.readers.get(uid, ())})
         self.need(readers)
         wanted = set(keys)
@@ -112,43 +109,4 @@ class LazyBase:
                 for src in col.sources:
                     if src.key in wanted:
                         yield src.key, column_key(uid, col.name), uid, col.kind.value
-
-
-def pii_reach(old: DbtProject, starts: Collection[str], feeds_out: Callable[[Collection[str]], Iterable[Feed]]) -> set[str]:
-    """The models of ``old`` that decide whether the columns ``starts`` are PII in the base (the
-    tagged columns they copy into, any depth, and one step further, with the columns on the way),
-    and those of every column the PII ones among them reach through value lineage; ``feeds_out``
-    gives the base's lineage edges out of some columns."""
-    models: set[str] = set()
-    feeding: dict[str, list[tuple[str, str]]] = defaultdict(list)  # column -> (upstream column, type of the edge)
-    copies = set(starts)
-    frontier = sorted(starts)
-    while frontier:  # down the copies, and one more step
-        found = []
-        for up, down, uid, kind in feeds_out(frontier):
-            models.add(uid)
-            feeding[down].append((up, kind))
-            if kind in COPY_TYPES and down not in copies:
-                copies.add(down)
-                found.append(down)
-        frontier = found
-    tags = _tagged(old, {*starts, *feeding})
-    pii = tags.intersection(starts)
-
-    def copied_from(key: str) -> list[str]:
-        return [up for up, kind in feeding.get(key, ()) if kind in COPY_TYPES]
-
-    for key in tags.intersection(feeding):  # a tagged column makes PII what it is computed from, and what that copies, up
-        direct = [up for up, _ in feeding[key]]
-        pii.update(k for k in (*direct, *reached(direct, copied_from)) if k in starts)
-    frontier, visited = sorted(pii), set(pii)
-    while frontier:  # everything the PII columns reach
-        found = []
-        for _, down, uid, _ in feeds_out(frontier):
-            models.add(uid)
-            if down not in visited:
-                visited.add(down)
-                found.append(down)
-        frontier = found
-    return {uid for uid in models if uid in old.nodes}
 

@@ -5,6 +5,7 @@ analyzed in memory (:class:`~catalog.lineage.records.LineageGraph`).
 - :func:`shortest_paths`: breadth first from one node, each node reached at its shortest depth
   with one shortest path (impact, prune, check, the report's PII reach, nearest documented);
 - :func:`reached`: the set of nodes reached, nothing more (reach counts, unmasked PII reach);
+  :func:`reached_by_layer`, the same a layer at a time (check's PII reach, read from a build);
 - :func:`depths`: each node reached at its shortest depth, without paths (the MCP server's
   column lineage);
 - :func:`impact`: :func:`shortest_paths` from several asked columns, the nearest one kept;
@@ -109,6 +110,18 @@ def reached(starts: Iterable[N], out: Callable[[N], Iterable[N]], keep: Callable
             if d not in seen and (keep is None or keep(d)):
                 seen.add(d)
                 stack.append(d)
+    return seen
+
+
+def reached_by_layer(starts: Iterable[str], step: Callable[[list[str]], Iterable[str]]) -> set[str]:
+    """``starts`` and every node reached from them, any depth, ``step`` asked for the nodes one
+    edge out of a whole layer at once (one read per depth when it asks a store), in order, each
+    node in one layer only."""
+    seen = set(starts)
+    layer = sorted(seen)
+    while layer:
+        layer = sorted(set(step(layer)) - seen)
+        seen.update(layer)
     return seen
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from spelled import walks_from
 
-from catalog.walks import COPY_TYPES, HopRanks, closest, depths, descendants, hop_order, impact, reached, shortest_paths, tainted, upstream_first
+from catalog.walks import COPY_TYPES, HopRanks, closest, depths, descendants, hop_order, impact, reached, reached_by_layer, shortest_paths, tainted, upstream_first
 
 TYPES = ["passthrough", "renamed", "derived", "unknown"]
 
@@ -116,6 +116,34 @@ def test_reached_and_descendants_are_the_ends_of_every_walk(seed):
     assert descendants([start], lambda k: out.get(k, ()), 2) == {w[-1][1] for w in walks if len(w) <= 2}
     keep = lambda k: not k.startswith("m3")  # noqa: E731
     assert reached([start], lambda k: out.get(k, ()), keep) == {w[-1][1] for w in walks if all(keep(d) for _, d, _ in w)}
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_reached_by_layer_asks_one_layer_per_depth_and_ends_where_every_walk_ends(seed):
+    edges = _graph(seed)
+    starts = sorted({edges[0][0], edges[-1][0]})
+    out = {u: [d for uu, d, _ in edges if uu == u] for u, _, _ in edges}
+    asked: list[list[str]] = []
+
+    def step(layer: list[str]) -> list[str]:
+        asked.append(layer)
+        return [d for u in layer for d in out.get(u, ())]
+
+    got = reached_by_layer(starts, step)
+    ends = {w[-1][1] for s in starts for w in walks_from(s, edges, 14)}
+    assert got == set(starts) | ends
+    assert asked[0] == starts and all(layer == sorted(layer) for layer in asked)
+    assert sorted(k for layer in asked for k in layer) == sorted(got)  # each node asked about once
+    assert len(asked) == max(descendants_depths(starts, out).values()) + 1  # one call per depth, the last finding nothing new
+
+
+def descendants_depths(starts: list[str], out: dict[str, list[str]]) -> dict[str, int]:
+    """Each node's shortest depth from any start (0 for the starts)."""
+    found = {s: 0 for s in starts}
+    for s in starts:
+        for node, depth in depths(s, lambda k: out.get(k, ())).items():
+            found[node] = min(found.get(node, depth), depth)
+    return found
 
 
 @pytest.mark.parametrize("seed", range(20))
