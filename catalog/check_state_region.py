@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from catalog.analyze.records import ModelLineage, ModelStatus, column_key
 from catalog.check_region import Feed, models_among, analyzed_again, columns_upstream, depends_on_of, owner_of, check_region, pii_reach, within
 from catalog.extract import DbtProject
+from catalog.walks import reached_by_layer
 
 if TYPE_CHECKING:
     from catalog.check import CheckReport
@@ -82,12 +83,12 @@ class LazyBase:
         from catalog.analyze.project import ProjectColumns, analyze_project, analyzed_columns
 
         columns = ProjectColumns(self.project)
-        todo: set[str] = set()
-        layer = [uid for uid in models_among(self.project, uids) if uid not in self.lineages]
-        while layer:
-            todo.update(layer)
+
+        def unlisted_parents(layer: list[str]) -> list[str]:  # read, not in catalog.json, not analyzed yet
             parents = {d for uid in layer for d in depends_on_of(self.project, uid) if not columns.in_catalog(d)}
-            layer = [uid for uid in models_among(self.project, parents) if uid not in self.lineages and uid not in todo]
+            return [uid for uid in models_among(self.project, parents) if uid not in self.lineages]
+
+        todo = reached_by_layer([uid for uid in models_among(self.project, uids) if uid not in self.lineages], unlisted_parents)
         if todo:
             known = analyzed_columns(self.lineages)
             self.lineages |= analyze_project(self.project, jobs=self.jobs, only=todo, known_columns=known)
