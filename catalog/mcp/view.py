@@ -98,8 +98,14 @@ class SearchIndex:
         models: dict[str, int] = {}
         names: dict[str, int] = {}
         self._model_columns: list[dict[str, list[int]]] = []  # by model: column name -> label indexes
+        plain: dict[str, str] = {}  # a name -> as searched (names repeat across models)
         for key, _, model, name in columns:
-            m, n = _plain(model), _plain(name)
+            m = plain.get(model)
+            if m is None:
+                m = plain[model] = _plain(model)
+            n = plain.get(name)
+            if n is None:
+                n = plain[name] = _plain(name)
             if m not in models:
                 models[m] = len(models)
                 self._model_columns.append({})
