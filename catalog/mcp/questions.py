@@ -19,7 +19,7 @@ from catalog.analyze.records import column_key
 from catalog.export.openlineage import ConsumerNode, consumer_nodes, export_input
 from catalog.store.records import load_build_lineages
 from catalog.extract import DbtNode
-from catalog.mcp.view import NESTED_MAX, SEARCH_KINDS, Node, ProjectView, SearchIndex, _plain, columns_to_read, find_node
+from catalog.mcp.view import NESTED_MAX, SEARCH_KINDS, Node, ProjectView, SearchIndex, _plain, columns_to_read, find_node, holding
 from catalog.query import BuildView, ColumnId
 from catalog.store.records import load_build_project
 
@@ -119,22 +119,23 @@ class BuildQuestions:
         long to be matched by parts, ``find_search_candidates``); it ranks them as the whole
         build's index does. The reads that do not wait for one another are made at once."""
         q = _plain(query.strip())
-        columns: list[tuple[str, str, str, str]] = []
-        if q and "column" in (kinds or SEARCH_KINDS):
-            with ThreadPoolExecutor(max_workers=2) as pool:
-                known = pool.submit(self.known_from_sql_rows)
-                if len(q) > NESTED_MAX:  # too long to be matched by parts: the labels in Neo4j
-                    rows = self.graph.read("read/find_search_candidates", project=self.project, build_id=self.build_id, pattern=in_order(q))
-                    columns = [(r["key"], r["unique_id"], r["model"], r["name"]) for r in rows]
-                else:
-                    names = pool.submit(self.column_names)
-                    dbt_nodes = [(uid, name) for _, name, uid in self.nodes() if uid not in self.consumers()]
-                    asks = columns_to_read(q, dbt_nodes, names.result())
-                    rows = self.graph.read_values("read/find_search_columns", project=self.project, build_id=self.build_id, asks=asks)[0][0]
-                    model = dict(dbt_nodes)
-                    columns = [(key, uid, model[uid], name) for uid, keys, names_ in rows for key, name in zip(keys, names_)]
-                columns += self.known_from_sql(known.result())
-        return SearchIndex(self.project, self.build_id, self.nodes(), columns)
+        if not q or "column" not in (kinds or SEARCH_KINDS):
+            return SearchIndex(self.project, self.build_id, self.nodes(), [])
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            known = pool.submit(self.known_from_sql_rows)
+            if len(q) > NESTED_MAX:  # too long to be matched by parts: the labels in Neo4j
+                rows = self.graph.read("read/find_search_candidates", project=self.project, build_id=self.build_id, pattern=in_order(q))
+                columns = [(r["key"], r["unique_id"], r["model"], r["name"]) for r in rows] + self.known_from_sql(known.result())
+                return SearchIndex(self.project, self.build_id, self.nodes(), columns)
+            names = pool.submit(self.column_names)
+            dbt_nodes = [(uid, name) for _, name, uid in self.nodes() if uid not in self.consumers()]
+            asks = columns_to_read(q, dbt_nodes, names.result())
+            rows = self.graph.read_values("read/find_search_columns", project=self.project, build_id=self.build_id, asks=asks)[0][0]
+            model = dict(dbt_nodes)
+            columns = [(key, uid, model[uid], name) for uid, keys, names_ in rows for key, name in zip(keys, names_)]
+            holds = holding(q)  # of the columns only the SQL names, those that match (few)
+            columns += [c for c in self.known_from_sql(known.result()) if holds.search(f"{_plain(c[2])}.{_plain(c[3])}")]
+        return SearchIndex(self.project, self.build_id, self.nodes(), columns, matching=q)
 
     def column_names(self) -> list[str]:
         """Every name of the project's columns (of this build and perhaps of others)."""
