@@ -99,12 +99,14 @@ class SearchIndex:
         self._matching = matching
         self._first_column = len(self.labels)
         if matching is not None:
-            plain: dict[str, str] = {}  # a model's name -> as searched
+            plain: dict[str, str] = {}  # a name -> as searched (a model's, and column names repeat)
             for key, _, model, name in columns:
-                m = plain.get(model)
+                m, n = plain.get(model), plain.get(name)
                 if m is None:
                     m = plain[model] = _plain(model)
-                self.labels.append((f"{m}.{_plain(name)}", "column", key))
+                if n is None:
+                    n = plain[name] = _plain(name)
+                self.labels.append((f"{m}.{n}", "column", key))
             return
         # a column's label is its node's name, a dot and its name: both parts are matched once
         # each (5,500 node names and 18,500 distinct column names instead of 350,000 labels at
