@@ -19,7 +19,7 @@ from catalog.analyze.records import column_key
 from catalog.export.openlineage import ConsumerNode, consumer_nodes, export_input
 from catalog.store.records import load_build_lineages
 from catalog.extract import DbtNode
-from catalog.mcp.view import NESTED_MAX, SEARCH_KINDS, Node, ProjectView, SearchIndex, _plain, columns_to_read, find_node, holding
+from catalog.mcp.view import NESTED_MAX, SEARCH_KINDS, Node, ProjectView, SearchIndex, _plain, columns_to_read, find_node, letters_in_order
 from catalog.query import BuildView, ColumnId
 from catalog.store.records import load_build_project
 
@@ -133,7 +133,7 @@ class BuildQuestions:
             rows = self.graph.read_values("read/find_search_columns", project=self.project, build_id=self.build_id, asks=asks)[0][0]
             model = dict(dbt_nodes)
             columns = [(key, uid, model[uid], name) for uid, keys, names_ in rows for key, name in zip(keys, names_)]
-            holds = holding(q)  # of the columns only the SQL names, those that match (few)
+            holds = letters_in_order(q)  # of the columns only the SQL names, those that match (few)
             columns += [c for c in self.known_from_sql(known.result()) if holds.search(f"{_plain(c[2])}.{_plain(c[3])}")]
         return SearchIndex(self.project, self.build_id, self.nodes(), columns, matching=q)
 

@@ -157,7 +157,7 @@ class SearchIndex:
                 raise ValueError(f"this index holds the columns that match {self._matching!r}, not {q!r}")
             return list(range(self._first_column, len(self.labels)))
         if len(q) > NESTED_MAX:  # too deep for one pattern: each model's columns one by one
-            in_order = holding(q)
+            in_order = letters_in_order(q)
             return [i for m, cols in enumerate(self._model_columns) for n, ids in cols.items()
                     if in_order.search(self._models.names[m] + n) for i in ids]  # fmt: skip
         in_models = self._models.depths(q)
@@ -211,7 +211,7 @@ def columns_to_read(q: str, nodes: list[tuple[str, str]], names: list[str]) -> l
     return asks
 
 
-def holding(q: str) -> re.Pattern[str]:
+def letters_in_order(q: str) -> re.Pattern[str]:
     """A pattern found in a text that holds the letters of ``q`` in order."""
     return re.compile(".*?".join(map(re.escape, q)), re.DOTALL)
 
