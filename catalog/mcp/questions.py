@@ -12,13 +12,14 @@ per build.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from catalog.analyze.records import column_key
 from catalog.export.openlineage import ConsumerNode, consumer_nodes, export_input
 from catalog.store.records import load_build_lineages
 from catalog.extract import DbtNode
-from catalog.mcp.view import NESTED_MAX, SEARCH_KINDS, Node, ProjectView, SearchIndex, _plain, columns_to_read, find_node
+from catalog.mcp.view import NESTED_MAX, SEARCH_KINDS, Node, ProjectView, SearchIndex, _plain, columns_to_read, find_node, letters_in_order
 from catalog.query import BuildView, ColumnId
 from catalog.store.records import load_build_project
 
@@ -33,7 +34,7 @@ class BuildQuestions:
         self._consumer_nodes: dict[str, ConsumerNode] | None = None
         self._nodes: list[tuple[str, str, str]] | None = None
         self._column_names: list[str] | None = None
-        self._known_from_sql: list[tuple[str, str, str, str]] | None = None
+        self._known_rows: list[dict[str, Any]] | None = None
 
     def build(self) -> dict[str, Any]:
         if self._build is None:
@@ -116,18 +117,25 @@ class BuildQuestions:
         whose label holds its letters in order, read from the names and nodes that can hold
         them (:func:`~catalog.mcp.view.columns_to_read`, ``find_search_columns``; a query too
         long to be matched by parts, ``find_search_candidates``); it ranks them as the whole
-        build's index does."""
+        build's index does. The reads that do not wait for one another are made at once."""
         q = _plain(query.strip())
-        columns: list[tuple[str, str, str, str]] = []
-        if q and "column" in (kinds or SEARCH_KINDS):
+        if not q or "column" not in (kinds or SEARCH_KINDS):
+            return SearchIndex(self.project, self.build_id, self.nodes(), [])
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            known = pool.submit(self.known_from_sql_rows)
             if len(q) > NESTED_MAX:  # too long to be matched by parts: the labels in Neo4j
                 rows = self.graph.read("read/find_search_candidates", project=self.project, build_id=self.build_id, pattern=in_order(q))
-            else:
-                dbt_nodes = [(uid, name) for _, name, uid in self.nodes() if uid not in self.consumers()]
-                asks = columns_to_read(q, dbt_nodes, self.column_names())
-                rows = self.graph.read("read/find_search_columns", project=self.project, build_id=self.build_id, asks=asks)
-            columns = [(r["key"], r["unique_id"], r["model"], r["name"]) for r in rows] + self.known_from_sql()
-        return SearchIndex(self.project, self.build_id, self.nodes(), columns)
+                columns = [(r["key"], r["unique_id"], r["model"], r["name"]) for r in rows] + self.known_from_sql(known.result())
+                return SearchIndex(self.project, self.build_id, self.nodes(), columns)
+            names = pool.submit(self.column_names)
+            dbt_nodes = [(uid, name) for _, name, uid in self.nodes() if uid not in self.consumers()]
+            asks = columns_to_read(q, dbt_nodes, names.result())
+            rows = self.graph.read_values("read/find_search_columns", project=self.project, build_id=self.build_id, asks=asks)[0][0]
+            model = dict(dbt_nodes)
+            columns = [(key, uid, model[uid], name) for uid, keys, names_ in rows for key, name in zip(keys, names_)]
+            holds = letters_in_order(q)  # of the columns only the SQL names, those that match (few)
+            columns += [c for c in self.known_from_sql(known.result()) if holds.search(f"{_plain(c[2])}.{_plain(c[3])}")]
+        return SearchIndex(self.project, self.build_id, self.nodes(), columns, matching=q)
 
     def column_names(self) -> list[str]:
         """Every name of the project's columns (of this build and perhaps of others)."""
@@ -135,14 +143,17 @@ class BuildQuestions:
             self._column_names = self.graph.read_values("read/list_project_column_names", project=self.project)[0][0]
         return self._column_names
 
-    def known_from_sql(self) -> list[tuple[str, str, str, str]]:
+    def known_from_sql_rows(self) -> list[dict[str, Any]]:
+        """The rows of ``list_columns_known_from_sql`` (read once)."""
+        if self._known_rows is None:
+            self._known_rows = self.graph.read("read/list_columns_known_from_sql", project=self.project, build_id=self.build_id)
+        return self._known_rows
+
+    def known_from_sql(self, rows: list[dict[str, Any]] | None = None) -> list[tuple[str, str, str, str]]:
         """The build's source and seed columns that only the SQL reading them names, as
-        :class:`SearchIndex` takes columns (read once)."""
-        if self._known_from_sql is None:
-            names = {uid: name for _, name, uid in self.nodes()}
-            rows = self.graph.read("read/list_columns_known_from_sql", project=self.project, build_id=self.build_id)
-            self._known_from_sql = [(r["key"], r["unique_id"], names[r["unique_id"]], r["name"]) for r in rows]
-        return self._known_from_sql
+        :class:`SearchIndex` takes columns (``rows``: :meth:`known_from_sql_rows`)."""
+        names = {uid: name for _, name, uid in self.nodes()}
+        return [(r["key"], r["unique_id"], names[r["unique_id"]], r["name"]) for r in (self.known_from_sql_rows() if rows is None else rows)]
 
 
 def in_order(q: str) -> str:

@@ -83,7 +83,11 @@ class SearchIndex:
     column names alone (:meth:`catalog.mcp.stored.Stored.search_index`), so that a first search
     does not wait for the whole build."""
 
-    def __init__(self, project: str, build_id: int | None, nodes: list[tuple[str, str, str]], columns: list[tuple[str, str, str, str]]):
+    def __init__(self, project: str, build_id: int | None, nodes: list[tuple[str, str, str]], columns: list[tuple[str, str, str, str]],
+                 matching: str | None = None):  # fmt: skip
+        """``matching``: a query as searched (:func:`_plain`) that the label of every one of
+        ``columns`` is known to hold in order (a stored build's search reads only those): its
+        search takes them without matching them again, and the index searches for it alone."""
         self.project = project
         self.build_id = build_id
         self.nodes = {uid: (kind, name) for kind, name, uid in nodes}
@@ -92,6 +96,18 @@ class SearchIndex:
         # (``model.column``)
         self.labels = [(_plain(name), kind, uid) for kind, name, uid in nodes]
         self._nodes = _Names([label for label, _, _ in self.labels])
+        self._matching = matching
+        self._first_column = len(self.labels)
+        if matching is not None:
+            plain: dict[str, str] = {}  # a name -> as searched (a model's, and column names repeat)
+            for key, _, model, name in columns:
+                m, n = plain.get(model), plain.get(name)
+                if m is None:
+                    m = plain[model] = _plain(model)
+                if n is None:
+                    n = plain[name] = _plain(name)
+                self.labels.append((f"{m}.{n}", "column", key))
+            return
         # a column's label is its node's name, a dot and its name: both parts are matched once
         # each (5,500 node names and 18,500 distinct column names instead of 350,000 labels at
         # 5,000 models), see :meth:`_column_matches`
@@ -136,8 +152,12 @@ class SearchIndex:
         letters of ``q`` the node's name and its dot hold (k of them) leave the rest, ``q[k:]``,
         to the column's name (matching the letters as early as they come loses no match); a
         name holds ``q[k:]`` when it holds at least the last ``len(q) - k`` letters."""
+        if self._matching is not None:
+            if q != self._matching:
+                raise ValueError(f"this index holds the columns that match {self._matching!r}, not {q!r}")
+            return list(range(self._first_column, len(self.labels)))
         if len(q) > NESTED_MAX:  # too deep for one pattern: each model's columns one by one
-            in_order = re.compile(".*?".join(map(re.escape, q)), re.DOTALL)
+            in_order = letters_in_order(q)
             return [i for m, cols in enumerate(self._model_columns) for n, ids in cols.items()
                     if in_order.search(self._models.names[m] + n) for i in ids]  # fmt: skip
         in_models = self._models.depths(q)
@@ -189,6 +209,11 @@ def columns_to_read(q: str, nodes: list[tuple[str, str]], names: list[str]) -> l
         by_name = holding is not None and len(holding) / len(names) <= len(ids) / len(nodes)
         asks.append({"names": None if holding is None else dict.fromkeys(holding, True), "nodes": dict.fromkeys(ids, True), "by_name": by_name})
     return asks
+
+
+def letters_in_order(q: str) -> re.Pattern[str]:
+    """A pattern found in a text that holds the letters of ``q`` in order."""
+    return re.compile(".*?".join(map(re.escape, q)), re.DOTALL)
 
 
 def _plain(name: str) -> str:

@@ -6,9 +6,10 @@
 // scanned for each column). The caller ranks them (catalog/mcp/view.py).
 // A node's columns are those the analysis gave it when it has any, else those it declares (as
 // find_search_candidates). As of build $build_id, or the project's active build when null.
-// One row, `rows`: every row collected in one list (one Bolt record instead of thousands).
+// One row, `rows`: one list per node, [its unique id, its columns' keys, their names] (a node's
+// name is the caller's already; a list per node decodes faster than a map per column).
 // Parameters: $project, $build_id (int or null), $asks (list of {names, nodes, by_name}: a map whose keys are column names, or null; a map whose keys are the nodes' unique ids; whether to start from the names)
-// Returns: key, unique_id, model, name
+// Returns: rows (list of [unique_id, list of keys, list of names])
 MATCH (p:Project {name: $project})
 OPTIONAL MATCH (p)-[:ACTIVE]->(active:Build)
 WITH p, coalesce($build_id, active.id) AS b
@@ -28,12 +29,12 @@ CALL (b, ask) {
   WHERE h.since <= b AND (h.until IS NULL OR h.until > b) AND (ask.names IS NULL OR ask.names[c.name] IS NOT NULL)
   RETURN m, h, c
 }
-WITH p, b, m, collect([h.kind, c]) AS found
+WITH p, b, m, collect([h.kind, c.key, c.name]) AS found
 WHERE EXISTS { MATCH (p)-[s:CONTAINS]->(m) WHERE s.since <= b AND (s.until IS NULL OR s.until > b) }
 WITH m, found, EXISTS {
   MATCH (m)-[h:HAS]->(:Column)
   WHERE h.since <= b AND (h.until IS NULL OR h.until > b) AND h.kind IS NOT NULL AND h.kind <> ''
 } AS analyzed
-UNWIND found AS f
-WITH m, f WHERE NOT analyzed OR (f[0] IS NOT NULL AND f[0] <> '')
-RETURN collect({key: f[1].key, unique_id: m.unique_id, model: m.name, name: f[1].name}) AS rows
+WITH m, [f IN found WHERE NOT analyzed OR (f[0] IS NOT NULL AND f[0] <> '')] AS found
+WHERE found <> []
+RETURN collect([m.unique_id, [f IN found | f[1]], [f IN found | f[2]]]) AS rows
