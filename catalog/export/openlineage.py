@@ -58,6 +58,7 @@ from catalog.bi_records import BIChart, BIDashboard, BIField
 from catalog.extract import DbtColumn, DbtExposure, DbtNode, DbtProject, DbtTest, measure_owners
 from catalog.idents import typed
 from catalog.masking import is_masked, masking_names
+from catalog.walks import reached
 
 SPEC_URL = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
 FACETS_URL = "https://openlineage.io/spec/facets"
@@ -355,14 +356,7 @@ class _Lineage:
 
     def ephemeral_upstream(self, uid: str) -> list[str]:
         """The ephemeral models a model reads, directly or through other ephemeral models."""
-        seen: dict[str, None] = {}
-        stack = [d for d in self._depends_on(uid) if self.is_ephemeral(d)]
-        while stack:
-            dep = stack.pop()
-            if dep not in seen:
-                seen[dep] = None
-                stack.extend(d for d in self._depends_on(dep) if self.is_ephemeral(d))
-        return sorted(seen)
+        return sorted(reached([uid], self._depends_on, keep=self.is_ephemeral))
 
     def inputs(self, uid: str) -> list[str]:
         """The relations a model reads, ephemeral models replaced by what they read."""
