@@ -13,7 +13,7 @@ analyzed in memory (:class:`~catalog.lineage.records.LineageGraph`).
 - :func:`closest`: of several answers for one node, the one kept;
 - :func:`post_order`, :func:`descendants`: order and closure of a graph of models or columns;
 - :func:`upstream_first`: nodes in dependency order, safe from cycles (check's renames, the
-  analysis's order of models). This module imports nothing of the catalog: every stage may call it.
+  analysis's order of models); :func:`levels`: their longest-path levels (the analysis's waves). This module imports nothing of the catalog: every stage may call it.
 
 The tie-break rule, the same for every walk: of several shortest paths to a node, the one
 reported is the least by its hops in path order, a copying hop (passthrough, renamed) before
@@ -242,6 +242,16 @@ def post_order(n: int, children: Callable[[int], list[int]]) -> list[int] | None
                 order.append(node)
     return order
 
+
+
+def levels(nodes: Iterable[N], parents: Callable[[N], Iterable[N]]) -> dict[N, int]:
+    """Each of ``nodes`` (given upstream first, as :func:`upstream_first` orders them) at its
+    level: 0 without a parent among them, else one more than its highest parent's (the longest
+    path to it). A parent not met yet (a cycle) is not counted."""
+    level: dict[N, int] = {}
+    for node in nodes:
+        level[node] = max((level[p] + 1 for p in parents(node) if p in level), default=0)
+    return level
 
 
 def upstream_first(nodes: Iterable[N], parents: Callable[[N], Iterable[N]]) -> list[N]:

@@ -22,7 +22,7 @@ from catalog.analyze.records import ColumnKind, ModelLineage, ModelStatus
 from catalog.analyze.relations import RelationIndex
 from catalog.extract import DbtNode, DbtProject, DeclaredLineage, declared_lineage
 from catalog.memory import frozen_heap
-from catalog.walks import upstream_first
+from catalog.walks import levels, upstream_first
 
 Progress = Callable[[int, int], None]
 
@@ -302,14 +302,7 @@ def _waves(project: DbtProject, columns: ProjectColumns, only: set[str] | None =
     earlier waves: a model not analyzed now has its columns already (``known_columns``), so
     only the order among the models analyzed matters."""
     order = topological_models(project, only)
-    level: dict[str, int] = {}
-    for node in order:
-        needs = [
-            level[d] + 1
-            for d in node.depends_on
-            if d in level and d != node.unique_id and not columns.in_catalog(d)
-        ]
-        level[node.unique_id] = max(needs, default=0)
+    level = levels([n.unique_id for n in order], lambda uid: [d for d in project.nodes[uid].depends_on if not columns.in_catalog(d)])
     waves: list[list[DbtNode]] = [[] for _ in range(max(level.values(), default=-1) + 1)]
     for node in order:
         waves[level[node.unique_id]].append(node)

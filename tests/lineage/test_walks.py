@@ -9,7 +9,7 @@ import pytest
 
 from spelled import walks_from
 
-from catalog.walks import COPY_TYPES, HopRanks, closest, depths, descendants, hop_order, impact, reached, reached_by_layer, shortest_paths, tainted, upstream_first
+from catalog.walks import COPY_TYPES, HopRanks, closest, depths, descendants, hop_order, impact, levels, reached, reached_by_layer, shortest_paths, tainted, upstream_first
 
 TYPES = ["passthrough", "renamed", "derived", "unknown"]
 
@@ -176,6 +176,17 @@ def test_the_feed_types_walked_are_the_analyzer_s_column_kinds():
     ranks = HopRanks(FEED_TYPES)
     assert sorted(ranks.code.values()) == list(range(len(FEED_TYPES)))
     assert {k for k in FEED_TYPES if ranks.code[k] < len(COPY_TYPES)} == COPY_TYPES
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_levels_are_each_node_s_longest_walk_from_a_node_without_parents(seed):
+    rng = random.Random(seed)
+    keys = [f"m{i}.c" for i in range(8)]
+    edges = sorted({(keys[i], keys[j], "derived") for i, j in (sorted(rng.sample(range(8), 2)) for _ in range(12))})  # acyclic
+    parents = {k: [u for u, d, _ in edges if d == k] for k in keys}
+    got = levels(upstream_first(keys, lambda k: parents[k]), lambda k: parents[k])
+    longest = {k: max((len(w) for s in keys for w in walks_from(s, edges, 14) if w[-1][1] == k), default=0) for k in keys}
+    assert got == longest
 
 
 def test_upstream_first_puts_each_node_after_what_it_reads_and_survives_a_cycle():
