@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from catalog.analyze.records import ModelLineage, ModelStatus, column_key
 from catalog.extract import DbtProject, is_pii
@@ -52,41 +52,78 @@ class Region:
         return self.nodes | self.read
 
 
+Feed = tuple[str, str, str, str]  # (upstream column, column, its model's unique id, the edge's type)
+
+
+class BaseLineages(Protocol):
+    """Where a check of a region takes the base's lineage from: a stored build, or the base
+    target analyzed as needed (:class:`~catalog.check_state_region.LazyBase`)."""
+
+    def of(self, uids: Collection[str]) -> dict[str, ModelLineage]:
+        """The lineages of the models among ``uids``, by unique id."""
+
+    def feeds_out(self, keys: Collection[str]) -> Iterable[Feed]:
+        """Each edge of the base's column lineage out of the columns ``keys``."""
+
+
+@dataclass(frozen=True)
+class StoredBase:
+    """The base's lineage as the build ``build_id`` of ``project`` stored it."""
+
+    graph: Graph
+    project: str
+    build_id: int
+    old: DbtProject
+
+    def of(self, uids: Collection[str]) -> dict[str, ModelLineage]:
+        from catalog.store.records import load_build_lineages
+
+        return load_build_lineages(self.graph, self.project, self.build_id, unique_ids=models_among(self.old, uids))
+
+    def feeds_out(self, keys: Collection[str]) -> Iterable[Feed]:
+        return _feeds_out(self.graph, self.project, self.build_id, sorted(keys))
+
+
 def check_against_build(graph: Graph, project: str, build_id: int, old: DbtProject, new: DbtProject, jobs: int | None) -> CheckReport | None:
     """The check of ``new`` against ``old`` (the build ``build_id`` of ``project``, read by
     :func:`~catalog.store.records.load_build_project`), from the region alone; None when the
     region cannot stand for the whole project (see the module)."""
+    return check_in_region(old, new, StoredBase(graph, project, build_id, old), f"build {build_id}", jobs)
+
+
+def check_in_region(old: DbtProject, new: DbtProject, source: BaseLineages, base: str, jobs: int | None) -> CheckReport | None:
+    """The check of ``new`` against ``old`` (named ``base`` in the report), the base's lineages
+    taken from ``source``, from the region alone; None when the region cannot stand for the
+    whole project (see the module)."""
     from catalog.check import check_states
     from catalog.compare import analyze_states
-    from catalog.store.records import load_build_lineages
 
     region = check_region(old, new)
     if region is None:
         return None
     kept = set(region.kept())
-    base = load_build_lineages(graph, project, build_id, unique_ids=models_among(old, kept))
-    if not _stands(base, old, region.read):
+    lineages = source.of(kept)
+    if not _stands(lineages, old, region.read):
         return None
     # the models analyzed again read their parents' columns
-    parents = {p for uid in analyzed_again(within(old, kept), within(new, kept), base) for p in (*depends_on_of(old, uid), *depends_on_of(new, uid))}
+    parents = {p for uid in analyzed_again(within(old, kept), within(new, kept), lineages) for p in (*depends_on_of(old, uid), *depends_on_of(new, uid))}
     if needed := parents - kept:
-        more = load_build_lineages(graph, project, build_id, unique_ids=models_among(old, needed))
+        more = source.of(needed)
         if not _stands(more, old, needed):
             return None
         kept |= needed
-        base |= more
-    old_lineages, lineages = analyze_states(within(old, kept), within(new, kept), jobs=jobs, base=base)
-    starts = columns_upstream(region.changed, region.upstream, (old_lineages, lineages))
+        lineages |= more
+    old_lineages, new_lineages = analyze_states(within(old, kept), within(new, kept), jobs=jobs, base=lineages)
+    starts = columns_upstream(region.changed, region.upstream, (old_lineages, new_lineages))
     if any((owner := owner_of(new, key) or owner_of(old, key)) is not None and owner not in kept for key in starts):
         return None  # a lineage upstream reads a node its depends_on does not name: the whole project
-    more = pii_reach_models(graph, project, build_id, old, starts) - kept
-    if more:
-        extra = load_build_lineages(graph, project, build_id, unique_ids=models_among(old, more))
+    if more := pii_reach(old, starts, source.feeds_out) - kept:
+        extra = source.of(more)
         if not _stands(extra, old, more):
             return None
         kept |= more
-        old_lineages, lineages = dict(sorted((old_lineages | extra).items())), dict(sorted((lineages | extra).items()))
-    return check_states(within(old, kept), old_lineages, within(new, kept), lineages, base=f"build {build_id}")
+        old_lineages, new_lineages = dict(sorted((old_lineages | extra).items())), dict(sorted((new_lineages | extra).items()))
+    return check_states(within(old, kept), old_lineages, within(new, kept), new_lineages, base=base)
 
 
 def check_region(old: DbtProject, new: DbtProject) -> Region | None:
@@ -138,14 +175,6 @@ def analyzed_again(old: DbtProject, new: DbtProject, base: dict[str, ModelLineag
 def depends_on_of(project: DbtProject, uid: str) -> tuple[str, ...]:
     node = project.nodes.get(uid)
     return node.depends_on if node is not None else ()
-
-
-Feed = tuple[str, str, str, str]  # (upstream column, column, its model's unique id, the edge's type)
-
-
-def pii_reach_models(graph: Graph, project: str, build_id: int, old: DbtProject, starts: Collection[str]) -> set[str]:
-    """:func:`pii_reach` over the build's column lineage."""
-    return pii_reach(old, starts, lambda keys: _feeds_out(graph, project, build_id, sorted(keys)))
 
 
 def pii_reach(old: DbtProject, starts: Collection[str], feeds_out: Callable[[Collection[str]], Iterable[Feed]]) -> set[str]:

@@ -13,10 +13,11 @@ through value lineage, anywhere downstream. Both walks go down one layer of colu
 (:func:`~catalog.check_region.pii_reach`): the models that may read a layer's columns are the ones whose
 ``depends_on`` names their models; those are analyzed when the walk first reaches them.
 
-:func:`check_against_state` gives None (the caller analyzes the whole project) where
-:func:`~catalog.check_region.check_against_build` would: another dialect or masking functions,
+:func:`check_against_state` is :func:`~catalog.check_region.check_in_region` with this lazy
+base, the one the check against a build runs with the build's lineage: it gives None (the
+caller analyzes the whole project) in the same cases (another dialect or masking functions,
 consumers that differ, BI definitions, a lineage upstream of the change that reads a node its
-``depends_on`` does not name, and a model the PII walk reaches whose base analysis failed.
+``depends_on`` does not name, a model read beside the region whose base analysis failed).
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING
 
-from catalog.analyze.records import ModelLineage, ModelStatus, column_key
-from catalog.check_region import Feed, models_among, analyzed_again, columns_upstream, depends_on_of, owner_of, check_region, pii_reach, within
+from catalog.analyze.records import ModelLineage, column_key
+from catalog.check_region import Feed, check_in_region, depends_on_of, models_among, owner_of
 from catalog.extract import DbtProject
 from catalog.walks import reached_by_layer
 
@@ -37,32 +38,7 @@ if TYPE_CHECKING:
 def check_against_state(old: DbtProject, new: DbtProject, base: str, jobs: int | None) -> CheckReport | None:
     """The check of ``new`` against the base target ``old`` (named ``base`` in the report) from
     the region alone; None when the region cannot stand for the whole project (see the module)."""
-    from catalog.check import check_states
-    from catalog.compare import analyze_states
-
-    region = check_region(old, new)
-    if region is None:
-        return None
-    lazy = LazyBase(old, jobs)
-    kept = set(region.kept())
-    lazy.need(kept)
-    # the models analyze_states analyzes again read their parents' columns
-    again = analyzed_again(within(old, kept), within(new, kept), lazy.lineages)
-    if needed := {p for uid in again for p in (*depends_on_of(old, uid), *depends_on_of(new, uid))} - kept:
-        lazy.need(needed)
-        kept |= needed
-    old_lineages, lineages = analyze_states(within(old, kept), within(new, kept), jobs=jobs, base=lazy.of(kept))
-    starts = columns_upstream(region.changed, region.upstream, (old_lineages, lineages))
-    if any((owner := owner_of(new, key) or owner_of(old, key)) is not None and owner not in kept for key in starts):
-        return None  # a lineage upstream reads a node its depends_on does not name: the whole project
-    if more := pii_reach(old, starts, lazy.feeds_out) - kept:
-        lazy.need(more)
-        extra = lazy.of(more)
-        if any(lin.status == ModelStatus.FAILED for lin in extra.values()):
-            return None  # the change's analysis would make it again: the whole project
-        kept |= more
-        old_lineages, lineages = dict(sorted((old_lineages | extra).items())), dict(sorted((lineages | extra).items()))
-    return check_states(within(old, kept), old_lineages, within(new, kept), lineages, base=base)
+    return check_in_region(old, new, LazyBase(old, jobs), base, jobs)
 
 
 class LazyBase:
@@ -94,7 +70,8 @@ class LazyBase:
             self.lineages |= analyze_project(self.project, jobs=self.jobs, only=todo, known_columns=known)
 
     def of(self, uids: Collection[str]) -> dict[str, ModelLineage]:
-        """The lineages of the models among ``uids`` (analyzed before), by unique id."""
+        """The lineages of the models among ``uids`` (analyzed first when not yet), by unique id."""
+        self.need(uids)
         return {uid: self.lineages[uid] for uid in sorted(uids) if uid in self.lineages}
 
     def feeds_out(self, keys: Collection[str]) -> Iterable[Feed]:

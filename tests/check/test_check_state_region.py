@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import catalog.check_region as check_region_module
 import catalog.check_state_region as state_region
 from catalog.check import CheckReport
 from catalog.check_change import check_change
@@ -113,9 +114,9 @@ def test_a_synthetic_project(shared_dir, tmp_path, monkeypatch):
     _consumers(base, tmp_path)
     regions: list = []
     beyond: list[set[str]] = []  # per check, the models the PII walk reached outside the region
-    region, reach = state_region.check_region, state_region.pii_reach
-    monkeypatch.setattr(state_region, "check_region", lambda old, new: regions.append(found := region(old, new)) or found)
-    monkeypatch.setattr(state_region, "pii_reach", lambda *a: beyond.append((found := reach(*a)) - regions[-1].kept()) or found)
+    region, reach = check_region_module.check_region, check_region_module.pii_reach
+    monkeypatch.setattr(check_region_module, "check_region", lambda old, new: regions.append(found := region(old, new)) or found)
+    monkeypatch.setattr(check_region_module, "pii_reach", lambda *a: beyond.append((found := reach(*a)) - regions[-1].kept()) or found)
     reports = _check_edits(base, _synth_edits(base), tmp_path / "edits", monkeypatch, cli=True)
     assert any(beyond), "the PII walk never left the region: the base's lazy analysis is not checked"
     # each kind of finding appeared, the PII policy's among them, on both sides of the region
