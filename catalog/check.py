@@ -598,14 +598,11 @@ class _Checker:
     # ------------------------------------------------------------------ PII policy
     def _touched(self) -> set[str]:
         """The columns (and consumers) the change touches, and every column upstream of one on
-        either side: those of the models whose lineage or record differs, the consumers whose
-        edges in differ. A walk downstream from any other column meets the same edges, the same
-        lineages and the same records in the base and in the change."""
+        either side: :func:`policy_changes`, and the consumers whose edges in differ. A walk
+        downstream from any other column meets the same edges, the same lineages and the same
+        records in the base and in the change."""
         graphs = (self.old_graph, self.new_graph)
-        a, b = self.old_graph.lineages, self.new_graph.lineages
-        models = {uid for uid in a.keys() | b.keys() if a.get(uid) is not b.get(uid) and a.get(uid) != b.get(uid)}
-        models |= {uid for uid in self.old.nodes.keys() | self.new.nodes.keys() if self.old.nodes.get(uid) != self.new.nodes.get(uid)}
-        keys = {key for g in graphs for uid in models for key in g.model_columns.get(uid, ())}
+        keys = policy_changes(self.old, self.new, self.old_graph.lineages, self.new_graph.lineages)
         into = [_edges_into(g) for g in graphs]
         keys |= {down for down in into[0].keys() | into[1].keys() if into[0].get(down) != into[1].get(down)}
         touched = set(keys)
@@ -738,6 +735,33 @@ def pii_columns(project: DbtProject, graph: LineageGraph) -> dict[str, dict[str,
             for key in [*sources, *reached(sources, copied_from)]:
                 out[key][tagged] = out[key].get(tagged, False) or unchanged
             out[tagged][tagged] = True
+    return out
+
+
+# what a node's record holds of its SQL: the PII policy's walks read none of it (its lineage says what the SQL does)
+_SQL = {"sql": None, "sql_origin": None, "compiled_path": None}
+
+
+def policy_changes(old: DbtProject, new: DbtProject, old_lineages: dict[str, ModelLineage], new_lineages: dict[str, ModelLineage]) -> set[str]:
+    """The columns where a walk of the PII policy may begin to differ between ``old`` and
+    ``new``: each column whose lineage differs (its edges in, its kind, its expression), and
+    every column of a node whose record differs in more than its SQL (its tags, access or
+    contract decide what a walk's targets are), on either side."""
+    out: set[str] = set()
+    for uid in old_lineages.keys() | new_lineages.keys():
+        a, b = old_lineages.get(uid), new_lineages.get(uid)
+        if a is b or a == b:
+            continue
+        before = {c.name: c for c in a.columns} if a is not None else {}
+        after = {c.name: c for c in b.columns} if b is not None else {}
+        out.update(column_key(uid, name) for name in before.keys() | after.keys() if before.get(name) != after.get(name))
+    for uid in old.nodes.keys() | new.nodes.keys():
+        x, y = old.nodes.get(uid), new.nodes.get(uid)
+        if x is y or x == y or x is not None and y is not None and x.model_copy(update=_SQL) == y.model_copy(update=_SQL):
+            continue
+        for project, lineages in ((old, old_lineages), (new, new_lineages)):  # its columns as LineageGraph makes them
+            node, lin = project.nodes.get(uid), lineages.get(uid)
+            out.update(column_key(uid, c.name) for c in (lin.columns if lin is not None and lin.columns else node.columns if node is not None else ()))
     return out
 
 

@@ -38,6 +38,7 @@ from catalog.walks import COPY_TYPES, descendants, reached, reached_by_layer
 
 if TYPE_CHECKING:
     from catalog.check import CheckReport
+    from catalog.compare import StateDiff
     from catalog.store.graph import Graph
 
 
@@ -65,6 +66,9 @@ class BaseLineages(Protocol):
     def feeds_out(self, keys: Collection[str]) -> Iterable[Feed]:
         """Each edge of the base's column lineage out of the columns ``keys``."""
 
+    def conditions_out(self, keys: Collection[str]) -> Iterable[tuple[str, str]]:
+        """(column, model) for each model whose conditions read one of the columns ``keys`` in the base."""
+
 
 @dataclass(frozen=True)
 class StoredBase:
@@ -83,6 +87,13 @@ class StoredBase:
     def feeds_out(self, keys: Collection[str]) -> Iterable[Feed]:
         return _feeds_out(self.graph, self.project, self.build_id, sorted(keys))
 
+    def conditions_out(self, keys: Collection[str]) -> Iterable[tuple[str, str]]:
+        prefix = f"{self.project}/"
+        rows = self.graph.read_values("read/list_column_conditions_out", project=self.project, build_id=self.build_id, column_keys=[prefix + k for k in sorted(keys)])
+        for up, model, uid, _clause in rows:
+            if model.startswith(prefix):  # not another project's model (dbt Mesh)
+                yield up[len(prefix) :], uid
+
 
 def check_against_build(graph: Graph, project: str, build_id: int, old: DbtProject, new: DbtProject, jobs: int | None) -> CheckReport | None:
     """The check of ``new`` against ``old`` (the build ``build_id`` of ``project``, read by
@@ -94,16 +105,26 @@ def check_against_build(graph: Graph, project: str, build_id: int, old: DbtProje
 def check_in_region(old: DbtProject, new: DbtProject, source: BaseLineages, base: str, jobs: int | None) -> CheckReport | None:
     """The check of ``new`` against ``old`` (named ``base`` in the report), the base's lineages
     taken from ``source``, from the region alone; None when the region cannot stand for the
-    whole project (see the module)."""
-    from catalog.check import check_states
-    from catalog.compare import analyze_states
-
+    whole project (see the module). The region at the column level first; where it cannot
+    stand (a model it reads failed in the base, a model changed whose columns are unknown), at
+    the model level."""
     region = check_region(old, new)
     if region is None:
         return None
-    kept = set(region.kept())
+    return _check_region(old, new, region, source, base, jobs, by_column=True) or _check_region(old, new, region, source, base, jobs, by_column=False)
+
+
+def _check_region(old: DbtProject, new: DbtProject, region: Region, source: BaseLineages, base: str, jobs: int | None, by_column: bool) -> CheckReport | None:
+    from catalog.check import check_states, policy_changes
+    from catalog.compare import analyze_states, diff_state
+
+    if by_column:  # what the change is, what it is made from, and the models analyzed again, with theirs
+        again = analyzed_again(within(old, region.kept()), within(new, region.kept()))
+        kept = set(region.changed | region.upstream | again) | ancestors(old, new, again)
+    else:
+        kept = set(region.kept())
     lineages = source.of(kept)
-    if not _stands(lineages, old, region.read):
+    if not by_column and not _stands(lineages, old, region.read):
         return None
     # the models analyzed again read their parents' columns
     parents = {p for uid in analyzed_again(within(old, kept), within(new, kept), lineages) for p in (*depends_on_of(old, uid), *depends_on_of(new, uid))}
@@ -114,11 +135,22 @@ def check_in_region(old: DbtProject, new: DbtProject, source: BaseLineages, base
         kept |= needed
         lineages |= more
     old_lineages, new_lineages = analyze_states(within(old, kept), within(new, kept), jobs=jobs, base=lineages)
-    starts = columns_upstream(region.changed, region.upstream, (old_lineages, new_lineages))
+    sides = (old_lineages, new_lineages)
+    changes = policy_changes(within(old, kept), within(new, kept), old_lineages, new_lineages)
+    starts = changes | columns_upstream(changes, sides)
     if any((owner := owner_of(new, key) or owner_of(old, key)) is not None and owner not in kept for key in starts):
         return None  # a lineage upstream reads a node its depends_on does not name: the whole project
-    if more := pii_reach(old, starts, source.feeds_out) - kept:
-        extra = source.of(more)
+    feeds = Feeds(source, sides)
+    more = pii_reach(old, starts, feeds.out)
+    if by_column:
+        diff = diff_state(within(old, kept), old_lineages, within(new, kept), new_lineages)
+        if diff.opaque_models:
+            return None  # a changed model whose columns are unknown: what reads it, at the model level
+        more |= reached_models(hits_from(old, new, diff, sides), feeds, (old, new))
+        more |= {child for uid, found in diff.changes.items() if any(c.change == "added" for c in found) for child in children_of(old, new, uid)}
+        more |= tests_read(old, new, kept | more) | set(_consumer_reads(old)) | set(_consumer_reads(new))
+    if more := {uid for uid in more if uid in old.nodes or uid in new.nodes} - kept:
+        extra = feeds.of(more)
         if not _stands(extra, old, more):
             return None
         kept |= more
@@ -158,18 +190,135 @@ def check_region(old: DbtProject, new: DbtProject) -> Region | None:
     return Region(frozenset(changed), frozenset(upstream), frozenset(region), frozenset(read))
 
 
-def analyzed_again(old: DbtProject, new: DbtProject, base: dict[str, ModelLineage]) -> set[str]:
+class Feeds:
+    """The column lineage around a region on either side of a check: the base's edges (from
+    ``source``: a stored build or the lazily analyzed base) and, for the models whose lineage
+    the change alters, the change's too (``sides``: both sides' lineages, in memory)."""
+
+    def __init__(self, source: BaseLineages, sides: tuple[dict[str, ModelLineage], dict[str, ModelLineage]]):
+        self.source = source
+        self.sides = sides
+        self.read: dict[str, ModelLineage] = {}  # the base's lineages read for the walks
+        self.asked: set[str] = set()
+        self.feeds: dict[str, list[Feed]] = defaultdict(list)  # column -> edges out of it in memory
+        self.conditions: dict[str, set[str]] = defaultdict(set)  # column -> the models whose conditions read it in memory
+        old, new = sides
+        for uid in old.keys() | new.keys():
+            if old.get(uid) == new.get(uid):
+                continue  # the base's own edges
+            for lin in (old.get(uid), new.get(uid)):
+                for col in lin.columns if lin is not None else ():
+                    for src in col.sources:
+                        self.feeds[src.key].append((src.key, column_key(uid, col.name), uid, col.kind.value))
+                for cond in lin.conditions if lin is not None else ():
+                    self.conditions[cond.column.key].add(uid)
+
+    def out(self, keys: Collection[str]) -> Iterator[Feed]:
+        """Each edge out of the columns ``keys``, on either side."""
+        yield from self.source.feeds_out(keys)
+        for key in keys:
+            yield from self.feeds.get(key, ())
+
+    def conditioned(self, keys: Collection[str]) -> set[str]:
+        """The models whose conditions read one of the columns ``keys``, on either side."""
+        return {uid for _, uid in self.source.conditions_out(keys)} | {uid for key in keys for uid in self.conditions.get(key, ())}
+
+    def of(self, uids: Collection[str]) -> dict[str, ModelLineage]:
+        """The base's lineages of the models among ``uids``, read once."""
+        if wanted := set(uids) - self.asked:
+            self.read |= self.source.of(wanted)
+            self.asked |= wanted
+        return {uid: self.read[uid] for uid in sorted(uids) if uid in self.read}
+
+
+def hits_from(old: DbtProject, new: DbtProject, diff: StateDiff, sides: Iterable[dict[str, ModelLineage]]) -> set[str]:
+    """The columns the check's findings walk downstream from: the changed columns of each
+    model ``diff`` (:func:`~catalog.compare.diff_state`) lists, every column of one whose rows
+    or every column may change, and of one whose base enforces a contract the change alters."""
+    from catalog.contract import contract_breaks
+
+    sides = tuple(sides)
+    out: set[str] = set()
+    for uid, found in diff.changes.items():
+        if any(c.column == "*" or c.change in ("rows", "new") for c in found):
+            out.update(columns_of(uid, (old, new), sides))
+        else:
+            out.update(column_key(uid, c.column) for c in found)
+    for uid in old.nodes.keys() & new.nodes.keys():
+        if old.nodes[uid] != new.nodes[uid] and contract_breaks(old.nodes[uid], new.nodes[uid], new.adapter_type):
+            out.update(columns_of(uid, (old, new), sides))
+    return out
+
+
+def reached_models(starts: Iterable[str], feeds: Feeds, projects: tuple[DbtProject, DbtProject]) -> set[str]:
+    """The models of every column the columns ``starts`` reach downstream on either side,
+    through value lineage and conditions (a model whose condition reads a reached column: every
+    column of it): where the check's walks from them go."""
+    models: set[str] = set()
+    conditioned: set[str] = set()
+
+    def step(layer: list[str]) -> list[str]:
+        out = []
+        for _, down, uid, _ in feeds.out(layer):
+            models.add(uid)
+            out.append(down)
+        now = feeds.conditioned(layer) - conditioned
+        conditioned.update(now)
+        models.update(now)
+        base = feeds.of(now)
+        out += [key for uid in sorted(now) for key in columns_of(uid, projects, (*feeds.sides, base))]
+        return out
+
+    reached_by_layer(starts, step)
+    return models
+
+
+def columns_of(uid: str, projects: Iterable[DbtProject], sides: Iterable[dict[str, ModelLineage]]) -> set[str]:
+    """The column ids of a node on either side, as :class:`~catalog.lineage.records.LineageGraph`
+    makes them: its lineage's columns, else its record's."""
+    out: set[str] = set()
+    for project in projects:
+        node = project.nodes.get(uid)
+        if node is not None:
+            out.update(column_key(uid, c.name) for c in node.columns)
+    for lineages in sides:
+        lin = lineages.get(uid)
+        out.update(column_key(uid, c.name) for c in (lin.columns if lin is not None else ()))
+    return out
+
+
+def ancestors(old: DbtProject, new: DbtProject, uids: Iterable[str]) -> set[str]:
+    """The nodes upstream of ``uids``, any depth, on either side (through ``depends_on``)."""
+    return descendants(uids, lambda uid: (*depends_on_of(old, uid), *depends_on_of(new, uid)))
+
+
+def children_of(old: DbtProject, new: DbtProject, uid: str) -> set[str]:
+    """The nodes whose ``depends_on`` names ``uid``, on either side."""
+    return {n.unique_id for project in (old, new) for n in project.nodes.values() if uid in n.depends_on}
+
+
+def tests_read(old: DbtProject, new: DbtProject, kept: Collection[str]) -> set[str]:
+    """The nodes the tests of the nodes ``kept`` read (a relationships test reads two)."""
+    return {d for project in (old, new) for t in project.tests.values() if any(d in kept for d in t.depends_on) for d in t.depends_on}
+
+
+def analyzed_again(old: DbtProject, new: DbtProject, base: dict[str, ModelLineage] | None = None) -> set[str]:
     """The models :func:`~catalog.compare.analyze_states` may analyze again on either side, given
     the base's lineages ``base``: those whose SQL changed, the ones the base has no lineage of
-    or a failed one, and the ones whose lineage may differ in the change."""
+    or a failed one, and the ones whose lineage may differ in the change. Without ``base``, the
+    base's failures aside: a model failed in the base whose inputs are the same fails the same
+    way on both sides, and its lineage differs in nothing."""
     from catalog.builds.fingerprints import fingerprints
-    from catalog.compare import lineage_changed_models, sql_changed_models
+    from catalog.compare import inputs_changed_models, lineage_changed_models, sql_changed_models
 
-    models = {n.unique_id for n in old.models()}
-    again = sql_changed_models(old, new) | {uid for uid in models if uid not in base or base[uid].status == ModelStatus.FAILED}
     before = fingerprints(old, meta=False)
     same = {uid: f for uid, f in before.items() if old.nodes[uid] == new.nodes.get(uid)}
-    return again | lineage_changed_models(old, new, base, before, fingerprints(new, same, meta=False))
+    after = fingerprints(new, same, meta=False)
+    again = sql_changed_models(old, new)
+    if base is None:
+        return again | inputs_changed_models(old, new, before, after)
+    again |= {n.unique_id for n in old.models() if n.unique_id not in base or base[n.unique_id].status == ModelStatus.FAILED}
+    return again | lineage_changed_models(old, new, base, before, after)
 
 
 def depends_on_of(project: DbtProject, uid: str) -> tuple[str, ...]:
@@ -179,15 +328,17 @@ def depends_on_of(project: DbtProject, uid: str) -> tuple[str, ...]:
 
 def pii_reach(old: DbtProject, starts: Collection[str], feeds_out: Callable[[Collection[str]], Iterable[Feed]]) -> set[str]:
     """The models of ``old`` that decide whether the columns ``starts`` are PII in the base (the
-    tagged columns they copy into, any depth, and one step further, with the columns on the way),
-    and those of every column the PII ones among them reach through value lineage; ``feeds_out``
-    gives the base's lineage edges out of a layer of columns (a stored build's, or the analysis's)."""
+    tagged columns they copy into, any depth, and one step further, with the columns on the way
+    to those), and those of every column the PII ones among them reach through value lineage;
+    ``feeds_out`` gives the lineage edges out of a layer of columns (a stored build's, or the
+    analysis's)."""
     models: set[str] = set()
+    owner: dict[str, str] = {}  # column reached -> its model
     feeding: dict[str, list[tuple[str, str]]] = defaultdict(list)  # column -> (upstream column, type of the edge)
 
     def copies_out(layer: Collection[str]) -> Iterator[str]:  # down the copies, and one step further
         for up, down, uid, kind in feeds_out(layer):
-            models.add(uid)
+            owner[down] = uid
             feeding[down].append((up, kind))
             if kind in COPY_TYPES:
                 yield down
@@ -203,6 +354,7 @@ def pii_reach(old: DbtProject, starts: Collection[str], feeds_out: Callable[[Col
     for key in tags.intersection(feeding):  # a tagged column makes PII what it is computed from, and what that copies, up
         direct = [up for up, _ in feeding[key]]
         climbed = reached(direct, lambda k: [up for up, kind in feeding.get(k, ()) if kind in COPY_TYPES])
+        models.update(owner[k] for k in (key, *direct, *climbed) if k in owner)
         pii.update(k for k in (*direct, *climbed) if k in starts)
     reached_by_layer(pii, feeds_from)  # everything the PII columns reach
     return {uid for uid in models if uid in old.nodes}
@@ -245,19 +397,14 @@ def owner_of(project: DbtProject, key: str) -> str | None:
     return None
 
 
-def columns_upstream(changed: Iterable[str], upstream: set[str], sides: Iterable[dict[str, ModelLineage]]) -> set[str]:
-    """The columns the changed models' columns are computed from, any depth up, on either side
-    (the columns of the models ``upstream``, as the analysis made them)."""
+def columns_upstream(keys: Iterable[str], sides: Iterable[dict[str, ModelLineage]]) -> set[str]:
+    """The columns the columns ``keys`` are computed from, any depth up, on either side (as far
+    as the lineages ``sides`` go)."""
     out: set[str] = set()
+    keys = list(keys)
     for lineages in sides:
-        sources = {
-            column_key(uid, c.name): [s.key for s in c.sources]
-            for uid in (*changed, *upstream)
-            if uid in lineages
-            for c in lineages[uid].columns
-        }
-        starts = [up for uid in changed if uid in lineages for c in lineages[uid].columns for up in sources[column_key(uid, c.name)]]
-        out |= set(starts) | reached(starts, lambda k: sources.get(k, ()))
+        sources = {column_key(uid, c.name): [s.key for s in c.sources] for uid, lin in lineages.items() for c in lin.columns}
+        out |= reached(keys, lambda k: sources.get(k, ()))
     return out
 
 

@@ -23,7 +23,7 @@ consumers that differ, BI definitions, a lineage upstream of the change that rea
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from catalog.analyze.records import ModelLineage, column_key
@@ -77,14 +77,28 @@ class LazyBase:
     def feeds_out(self, keys: Collection[str]) -> Iterable[Feed]:
         """Each edge of the base's column lineage out of the columns ``keys``: the models whose
         ``depends_on`` names theirs, analyzed first."""
-        owners = {owner_of(self.project, key) for key in keys}
-        readers = sorted({r for uid in owners if uid is not None for r in self.readers.get(uid, ())})
-        self.need(readers)
         wanted = set(keys)
-        for uid in readers:
-            lineage = self.lineages.get(uid)
-            for col in lineage.columns if lineage is not None else ():
+        for uid, lineage in self._readers(keys):
+            for col in lineage.columns:
                 for src in col.sources:
                     if src.key in wanted:
                         yield src.key, column_key(uid, col.name), uid, col.kind.value
 
+    def conditions_out(self, keys: Collection[str]) -> Iterable[tuple[str, str]]:
+        """(column, model) for each model whose conditions read one of the columns ``keys`` in
+        the base: of the models whose ``depends_on`` names theirs, analyzed first."""
+        wanted = set(keys)
+        for uid, lineage in self._readers(keys):
+            for cond in lineage.conditions:
+                if cond.column.key in wanted:
+                    yield cond.column.key, uid
+
+    def _readers(self, keys: Collection[str]) -> Iterator[tuple[str, ModelLineage]]:
+        """The lineages of the models that may read the columns ``keys`` (their ``depends_on``
+        names the columns' models), analyzed first."""
+        owners = {owner_of(self.project, key) for key in keys}
+        readers = sorted({r for uid in owners if uid is not None for r in self.readers.get(uid, ())})
+        self.need(readers)
+        for uid in readers:
+            if (lineage := self.lineages.get(uid)) is not None:
+                yield uid, lineage

@@ -194,14 +194,17 @@ def lineage_changed_models(
     build reuses a model's lineage)."""
     if old.dialect != new.dialect or old.masking_functions != new.masking_functions:
         return _analyzed_uids(new)
+    failed = {uid for uid in _analyzed_uids(new) if uid not in old_lineages or old_lineages[uid].status == ModelStatus.FAILED}
+    return failed | inputs_changed_models(old, new, before, after)
+
+
+def inputs_changed_models(old: DbtProject, new: DbtProject, before: dict[str, Fingerprint], after: dict[str, Fingerprint]) -> set[str]:
+    """The models and snapshots of ``new`` whose analysis reads something else than in ``old``:
+    new ones, ones whose record changed, and ones whose fingerprint's lineage part differs."""
     return {
         uid
         for uid in _analyzed_uids(new)
-        if uid not in old_lineages
-        or old_lineages[uid].status == ModelStatus.FAILED
-        or old.nodes.get(uid) != new.nodes[uid]
-        or uid not in before
-        or before[uid].lineage_hash != after[uid].lineage_hash
+        if old.nodes.get(uid) != new.nodes[uid] or uid not in before or before[uid].lineage_hash != after[uid].lineage_hash
     }
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import catalog.check as check
 import catalog.check_region as check_region
 from catalog.check import CheckReport
 from catalog.check_change import check_change
@@ -37,14 +38,24 @@ def HUB_EDIT(target: Path) -> None:
     edit_sql(target, HUB, "id as customer_id", "id + 0 as customer_id")
 
 
+# per edit: the nodes of the model-level region, and those the partial check compared
+SIZES: dict[str, tuple[int, int]] = {}
+
+
 def _reports(target: Path, project: str, graph, monkeypatch: pytest.MonkeyPatch) -> tuple[CheckReport, CheckReport, bool]:
-    """The partial check's report, the whole project's, and whether the partial one read a region."""
+    """The partial check's report, the whole project's, and whether the partial one read a
+    region (its size and the model-level region's in SIZES, by the target's folder name)."""
     regions: list[object] = []
-    real = check_region.check_region
+    compared: list[int] = []
+    real, checked = check_region.check_region, check.check_states
     monkeypatch.setattr(check_region, "check_region", lambda old, new: regions.append(found := real(old, new)) or found)
+    monkeypatch.setattr(check, "check_states", lambda old, *a, **k: compared.append(len(old.nodes)) or checked(old, *a, **k))
     partial = check_change(target, project=project, jobs=1, graph=lambda: nullcontext(graph)).report
+    monkeypatch.setattr(check, "check_states", checked)
     whole = check_change(target, project=project, jobs=1, graph=lambda: nullcontext(graph), partial=False).report
     monkeypatch.setattr(check_region, "check_region", real)
+    if regions[0] is not None:
+        SIZES[target.parent.name] = (len(regions[0].kept()), compared[0])
     return partial, whole, regions[0] is not None
 
 
@@ -160,6 +171,10 @@ def _synth_edits(base: Path) -> dict[str, Callable[[Path], None]]:
         "added_unread": lambda t: edit_sql(t, leaf, "select", "select 1 as unread_flag,", ),
         "removed_read": removed,
         "contract": lambda t: edit_column(t, contracted, kept, data_type="boolean"),
+        # the column-level region: rows of every column, a column added to a model read by others, a record's access
+        "hub_rows": lambda t: edit_sql(t, HUB, "    from source\n", "    from source\n    where not is_deleted\n"),
+        "hub_added": lambda t: edit_sql(t, HUB, "        platform,\n", "        platform,\n        platform as platform_again,\n"),
+        "public": lambda t: edit_manifest(t, lambda m: m["nodes"][f"{SYNTH}.int_customers__with_details"].update(access="public")),
     }
 
 
@@ -181,3 +196,8 @@ def test_a_synthetic_project(build, graph, project_name, shared_dir, tmp_path, m
     hub = reports["hub"].findings
     assert any(f.hit_names("exposure") for f in hub) and any(f.hit_names("metric") for f in hub)
     assert reports["hub"].tests  # the dbt tests of the changed column, in the selector
+    assert {c for f in reports["hub_rows"].findings for c in f.changes} >= {"rows"}
+    assert "pii_flow" in {c for f in reports["public"].findings for c in f.changes}
+    # the email of the hub reaches fewer models than every model downstream of the hub
+    region, compared = SIZES["hub_email"]
+    assert compared < region / 2, SIZES
