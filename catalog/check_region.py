@@ -156,7 +156,7 @@ def _check_region(old: DbtProject, new: DbtProject, region: Region, source: Base
         if diff.opaque_models:
             return None  # a changed model whose columns are unknown: what reads it, at the model level
         more |= reached_models(hits_from(old, new, diff, sides), feeds, (old, new))
-        more |= {child for uid, found in diff.changes.items() if any(c.change == "added" for c in found) for child in children_of(old, new, uid)}
+        more |= children_of(old, new, {uid for uid, found in diff.changes.items() if any(c.change == "added" for c in found)})
         more |= tests_read(old, new, kept | more) | set(_consumer_reads(old)) | set(_consumer_reads(new))
     if more := {uid for uid in more if uid in old.nodes or uid in new.nodes} - kept:
         extra = feeds.of(more)
@@ -301,9 +301,12 @@ def ancestors(old: DbtProject, new: DbtProject, uids: Iterable[str]) -> set[str]
     return descendants(uids, lambda uid: (*depends_on_of(old, uid), *depends_on_of(new, uid)))
 
 
-def children_of(old: DbtProject, new: DbtProject, uid: str) -> set[str]:
-    """The nodes whose ``depends_on`` names ``uid``, on either side."""
-    return {n.unique_id for project in (old, new) for n in project.nodes.values() if uid in n.depends_on}
+def children_of(old: DbtProject, new: DbtProject, uids: set[str]) -> set[str]:
+    """The nodes whose ``depends_on`` names one of ``uids``, on either side (the judgement of
+    an added column, whether anything reads it, asks whether its model is an end model)."""
+    if not uids:
+        return set()
+    return {n.unique_id for project in (old, new) for n in project.nodes.values() if not uids.isdisjoint(n.depends_on)}
 
 
 def tests_read(old: DbtProject, new: DbtProject, kept: Collection[str]) -> set[str]:
