@@ -1,28 +1,37 @@
 """``catalog check`` against a stored build, reading only the part of the project a change can
 reach (the region); the report is the one the whole project gives.
 
-Every answer of the check is about the changed models' columns: what they reach downstream
-(findings, hits, the selector, unused added columns), what they are computed from upstream
-(the PII policy's touched columns), and, for those upstream columns, whether a PII tag makes
-them PII and what they reach (a tag downstream of a column makes it PII; its reach may go
-anywhere downstream). So the region is:
+Every answer of the check is about the changed columns: what they reach downstream (findings,
+hits, the selector, unused added columns), what they are computed from upstream (the PII
+policy's touched columns), and, for those upstream columns, whether a PII tag makes them PII
+and what they reach (a tag downstream of a column makes it PII; its reach may go anywhere
+downstream). So the region is, at the column level:
 
-- the changed nodes (their record differs, or a seed's file), their ancestors and everything
-  downstream of them (model level, through ``depends_on``: what a model's lineage reads, as the
-  fingerprints by which a build reuses a lineage say), with the nodes the tests and consumers of
-  the region read, and the parents of the models analyzed again;
-- then, from the build's column lineage (``read/list_column_feeds_out``, one step at a time):
-  the columns upstream of the changed ones (on either side) reach, through copies
-  (passthrough, renamed) and one more step, the tagged columns that make them PII; the ones
-  PII in the base reach, through value lineage, what the policy walks. Their models join.
+- the changed nodes (their record differs, or a seed's file), their ancestors, the models whose
+  lineage the change may alter (:func:`analyzed_again`: their SQL, or the columns and types they
+  read, changed; by the fingerprints by which a build reuses a lineage) with their ancestors,
+  and the parents of the models analyzed again; these are analyzed (:func:`~catalog.compare.analyze_states`);
+- the models the findings' columns reach (:func:`hits_from`, :func:`reached_models`: through
+  value lineage and conditions, on either side, one layer of columns at a time:
+  ``read/list_column_feeds_out`` and ``read/list_column_conditions_out`` for the base, the
+  change's own lineage for the models it alters);
+- the PII policy's part (:func:`pii_reach`): the columns where its walks may differ
+  (:func:`~catalog.check.policy_changes`) and those they are computed from reach, through copies
+  (passthrough, renamed) and one more step, the tagged columns that make them PII (those and
+  the models on the way join); the ones PII in the base reach, through value lineage, what the
+  policy walks. Their models join;
+- the children of a model with an added column, and what the region's tests and consumers read.
 
 Inside the region every walk the check makes has every column and every shortest path it has in
 the whole project; the rest of the project reads the same in the base and in the change, and is
-never read. :func:`check_against_build` gives None (the caller compares the whole project) when
-the region cannot stand for it: another dialect or masking functions, consumers (semantic
-models, metrics, exposures, saved queries, BI definitions) that differ, BI definitions at all
-(they link to models by relation name), or a model of the region outside the analyzed part that
-the build kept no lineage of, or a failed one (the analysis would make it again).
+never read. Where the column-level region cannot stand (a model it reads failed in the base, a
+changed model's columns are unknown), the region is made at the model level instead: every node
+downstream of the changed ones, with the same PII part. :func:`check_against_build` gives None
+(the caller compares the whole project) when neither can stand for it: another dialect or
+masking functions, consumers (semantic models, metrics, exposures, saved queries, BI
+definitions) that differ, BI definitions at all (they link to models by relation name), or a
+model of the region outside the analyzed part that the build kept no lineage of, or a failed one
+(the analysis would make it again).
 """
 
 from __future__ import annotations
@@ -147,7 +156,7 @@ def _check_region(old: DbtProject, new: DbtProject, region: Region, source: Base
         if diff.opaque_models:
             return None  # a changed model whose columns are unknown: what reads it, at the model level
         more |= reached_models(hits_from(old, new, diff, sides), feeds, (old, new))
-        more |= {child for uid, found in diff.changes.items() if any(c.change == "added" for c in found) for child in children_of(old, new, uid)}
+        more |= children_of(old, new, {uid for uid, found in diff.changes.items() if any(c.change == "added" for c in found)})
         more |= tests_read(old, new, kept | more) | set(_consumer_reads(old)) | set(_consumer_reads(new))
     if more := {uid for uid in more if uid in old.nodes or uid in new.nodes} - kept:
         extra = feeds.of(more)
@@ -292,9 +301,12 @@ def ancestors(old: DbtProject, new: DbtProject, uids: Iterable[str]) -> set[str]
     return descendants(uids, lambda uid: (*depends_on_of(old, uid), *depends_on_of(new, uid)))
 
 
-def children_of(old: DbtProject, new: DbtProject, uid: str) -> set[str]:
-    """The nodes whose ``depends_on`` names ``uid``, on either side."""
-    return {n.unique_id for project in (old, new) for n in project.nodes.values() if uid in n.depends_on}
+def children_of(old: DbtProject, new: DbtProject, uids: set[str]) -> set[str]:
+    """The nodes whose ``depends_on`` names one of ``uids``, on either side (the judgement of
+    an added column, whether anything reads it, asks whether its model is an end model)."""
+    if not uids:
+        return set()
+    return {n.unique_id for project in (old, new) for n in project.nodes.values() if not uids.isdisjoint(n.depends_on)}
 
 
 def tests_read(old: DbtProject, new: DbtProject, kept: Collection[str]) -> set[str]:

@@ -196,6 +196,7 @@ class Project:
         self._failed: Any = _NONE  # the signature whose load failed (not tried again)
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._reading = False  # a load is under way (its thread may outlive it by a moment)
         self._tried = threading.Event()  # the first load has ended, well or not
         self._started = 0.0  # when the load under way started
         self._checked = 0.0
@@ -237,12 +238,12 @@ class Project:
                 return
             self._thread = threading.Thread(target=self._load, name=f"catalog-lsp-load {self.root.name}", daemon=True)
             self._started = time.monotonic()
+            self._reading = True
             self._thread.start()
 
     def loading(self) -> str | None:
         """What a hover says while the project's first view is read: what, and for how long so far."""
-        thread = self._thread
-        if self.loaded is not None or thread is None or not thread.is_alive():
+        if self.loaded is not None or not self._reading:
             return None
         name = repr(self.name) if self.name else "the project"
         what = (f"analyzing {self.manifest}" if self.options.memory else f"reading the active build of {name} from Neo4j" if self.options.whole_build
@@ -316,6 +317,7 @@ class Project:
                 self.log(f"catalog lsp: answering from {loaded.origin}, {loaded.size}, read in {time.monotonic() - started:.1f} s")
                 self.changed(self)
         finally:
+            self._reading = False  # before a request waiting on _tried asks loading()
             self._tried.set()
 
     def _fail(self, problem: str) -> None:
