@@ -717,8 +717,9 @@ def pii_columns(project: DbtProject, graph: LineageGraph) -> dict[str, dict[str,
     out: dict[str, dict[str, bool]] = defaultdict(dict)
     named = Named()
 
-    def column(key: str) -> ColumnLineage | None:
-        return named.lineage_column(graph.lineages.get(graph.column_model.get(key, "")), graph.column_name[key])
+    def column(key: str) -> ColumnLineage | None:  # None too for a column the graph does not hold (a check's region reads only what it walks)
+        name = graph.column_name.get(key)
+        return named.lineage_column(graph.lineages.get(graph.column_model.get(key, "")), name) if name is not None else None
 
     def copied_from(key: str) -> list[str]:
         col = column(key)

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator
+from itertools import chain
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -69,8 +70,9 @@ class BaseLineages(Protocol):
     """Where a check of a region takes the base's lineage from: a stored build, or the base
     target analyzed as needed (:class:`~catalog.check_state_region.LazyBase`)."""
 
-    def of(self, uids: Collection[str]) -> dict[str, ModelLineage]:
-        """The lineages of the models among ``uids``, by unique id."""
+    def of(self, uids: Collection[str], columns: Collection[str] | None = None) -> dict[str, ModelLineage]:
+        """The lineages of the models among ``uids``, by unique id; with ``columns`` (column
+        ids, a set), of those columns only."""
 
     def feeds_out(self, keys: Collection[str]) -> Iterable[Feed]:
         """Each edge of the base's column lineage out of the columns ``keys``."""
@@ -88,10 +90,10 @@ class StoredBase:
     build_id: int
     old: DbtProject
 
-    def of(self, uids: Collection[str]) -> dict[str, ModelLineage]:
+    def of(self, uids: Collection[str], columns: Collection[str] | None = None) -> dict[str, ModelLineage]:
         from catalog.store.records import load_build_lineages
 
-        return load_build_lineages(self.graph, self.project, self.build_id, unique_ids=models_among(self.old, uids))
+        return load_build_lineages(self.graph, self.project, self.build_id, unique_ids=models_among(self.old, uids), columns=columns)
 
     def feeds_out(self, keys: Collection[str]) -> Iterable[Feed]:
         return _feeds_out(self.graph, self.project, self.build_id, sorted(keys))
@@ -151,15 +153,20 @@ def _check_region(old: DbtProject, new: DbtProject, region: Region, source: Base
         return None  # a lineage upstream reads a node its depends_on does not name: the whole project
     feeds = Feeds(source, sides)
     more = pii_reach(old, starts, feeds.out)
+    whole: set[str] = set()  # the models read whole, not only the columns the walks reached
     if by_column:
         diff = diff_state(within(old, kept), old_lineages, within(new, kept), new_lineages)
         if diff.opaque_models:
             return None  # a changed model whose columns are unknown: what reads it, at the model level
         more |= reached_models(hits_from(old, new, diff, sides), feeds, (old, new))
-        more |= children_of(old, new, {uid for uid, found in diff.changes.items() if any(c.change == "added" for c in found)})
-        more |= tests_read(old, new, kept | more) | set(_consumer_reads(old)) | set(_consumer_reads(new))
+        # models read whole: whether anything reads an added column asks whether its model is an end
+        # model; tests and consumers read models by their columns, ephemeral ones by the analysis's
+        whole = children_of(old, new, {uid for uid, found in diff.changes.items() if any(c.change == "added" for c in found)})
+        whole |= tests_read(old, new, kept | more) | set(_consumer_reads(old)) | set(_consumer_reads(new))
+        whole |= {uid for uid in more if (node := new.nodes.get(uid) or old.nodes.get(uid)) is not None and node.is_ephemeral}
+        more |= whole
     if more := {uid for uid in more if uid in old.nodes or uid in new.nodes} - kept:
-        extra = feeds.of(more)
+        extra = feeds.of(more & whole) | feeds.around(more - whole) if by_column else feeds.of(more)
         if not _stands(extra, old, more):
             return None
         kept |= more
@@ -209,6 +216,7 @@ class Feeds:
         self.sides = sides
         self.read: dict[str, ModelLineage] = {}  # the base's lineages read for the walks
         self.asked: set[str] = set()
+        self.reached: dict[str, set[str]] = defaultdict(set)  # model -> its columns an edge out of a walk's layer went to
         self.feeds: dict[str, list[Feed]] = defaultdict(list)  # column -> edges out of it in memory
         self.conditions: dict[str, set[str]] = defaultdict(set)  # column -> the models whose conditions read it in memory
         old, new = sides
@@ -224,9 +232,9 @@ class Feeds:
 
     def out(self, keys: Collection[str]) -> Iterator[Feed]:
         """Each edge out of the columns ``keys``, on either side."""
-        yield from self.source.feeds_out(keys)
-        for key in keys:
-            yield from self.feeds.get(key, ())
+        for feed in chain(self.source.feeds_out(keys), *(self.feeds.get(key, ()) for key in keys)):
+            self.reached[feed[2]].add(feed[1])
+            yield feed
 
     def conditioned(self, keys: Collection[str]) -> set[str]:
         """The models whose conditions read one of the columns ``keys``, on either side."""
@@ -238,6 +246,14 @@ class Feeds:
             self.read |= self.source.of(wanted)
             self.asked |= wanted
         return {uid: self.read[uid] for uid in sorted(uids) if uid in self.read}
+
+    def around(self, uids: Collection[str]) -> dict[str, ModelLineage]:
+        """The base's lineages of the models among ``uids``, of the columns the walks reached
+        only (whole, if read whole already): every walk of the check from the columns it starts
+        from meets those columns of these models and no other."""
+        whole = self.of([uid for uid in uids if uid in self.asked])
+        rest = [uid for uid in uids if uid not in self.asked]
+        return whole | self.source.of(rest, columns={key for uid in rest for key in self.reached.get(uid, ())}) if rest else whole
 
 
 def hits_from(old: DbtProject, new: DbtProject, diff: StateDiff, sides: Iterable[dict[str, ModelLineage]]) -> set[str]:

@@ -69,10 +69,14 @@ class LazyBase:
             known = analyzed_columns(self.lineages)
             self.lineages |= analyze_project(self.project, jobs=self.jobs, only=todo, known_columns=known)
 
-    def of(self, uids: Collection[str]) -> dict[str, ModelLineage]:
-        """The lineages of the models among ``uids`` (analyzed first when not yet), by unique id."""
+    def of(self, uids: Collection[str], columns: Collection[str] | None = None) -> dict[str, ModelLineage]:
+        """The lineages of the models among ``uids`` (analyzed first when not yet), by unique id;
+        with ``columns`` (column ids, a set), of those columns only."""
         self.need(uids)
-        return {uid: self.lineages[uid] for uid in sorted(uids) if uid in self.lineages}
+        found = {uid: self.lineages[uid] for uid in sorted(uids) if uid in self.lineages}
+        if columns is None:
+            return found
+        return {uid: lin.model_copy(update={"columns": tuple(c for c in lin.columns if column_key(uid, c.name) in columns)}) for uid, lin in found.items()}
 
     def feeds_out(self, keys: Collection[str]) -> Iterable[Feed]:
         """Each edge of the base's column lineage out of the columns ``keys``: the models whose

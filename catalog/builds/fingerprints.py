@@ -50,10 +50,12 @@ def fingerprints(project: DbtProject, known: dict[str, Fingerprint] | None = Non
 
     ``known``: fingerprints computed before (by the same catalog, analyzer, sqlglot and
     dialect) of nodes whose record (:func:`catalog.store.records.node_digests` tells) is the same
-    now. A node keeps its known fingerprint when every node it depends on is in the project
-    and keeps its own (its lineage hash names theirs); the others are computed. The result is
-    the same either way; ``known`` only saves hashing what did not change. ``meta=False``: the
-    lineage and SQL hashes only (``meta_hash`` left empty), for a comparison of lineages.
+    now. A node keeps its known fingerprint when each node it depends on hands it what it did
+    then: its known fingerprint (kept, or computed again to the same lineage hash), or, its
+    record the same, what its record alone says (catalog.json's columns, a foreign node's
+    producer); the others are computed. The result is the same either way; ``known`` only saves
+    hashing what did not change. ``meta=False``: the lineage and SQL hashes only (``meta_hash``
+    left empty), for a comparison of lineages.
     """
     known = known or {}
     out: dict[str, Fingerprint] = {}
@@ -83,9 +85,14 @@ def fingerprints(project: DbtProject, known: dict[str, Fingerprint] | None = Non
             digest_columns(uid)
             out[uid] = Fingerprint(lineage_hash=digest(base, catalog_cols[uid], all_cols[uid]), sql_hash=None, meta_hash=meta_hash(node) if meta else "")
     kept = set(out) & set(known)
+
+    def hands_on_record(dep: str) -> bool:  # a reader's hash names dep's record, not its lineage hash (below)
+        node = project.nodes.get(dep)
+        return dep in known and (node is None or node.upstream_key is not None or any(c.in_catalog for c in node.columns))
+
     for node in topological_models(project):
         uid = node.unique_id
-        if uid in known and all(dep in kept for dep in node.depends_on):
+        if uid in known and all(dep in kept or hands_on_record(dep) for dep in node.depends_on):
             out[uid] = known[uid]
             kept.add(uid)
             continue
@@ -110,6 +117,8 @@ def fingerprints(project: DbtProject, known: dict[str, Fingerprint] | None = Non
         if node.upstream_key is not None:  # a foreign node: which producer build it is read from
             lineage_hash = digest(lineage_hash, node.upstream_key, node.upstream_build)
         out[uid] = Fingerprint(lineage_hash=lineage_hash, sql_hash=sql_hash, meta_hash=meta_hash(node) if meta else "")
+        if uid in known and known[uid].lineage_hash == lineage_hash:
+            kept.add(uid)  # its readers read the same of it
     return out
 
 

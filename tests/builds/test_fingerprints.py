@@ -65,13 +65,24 @@ def test_known_fingerprints_give_the_fingerprints_computed_from_scratch(shared_d
 
 
 @pytest.mark.corpus
-def test_a_known_fingerprint_is_used_only_where_nothing_upstream_changed(shared_dir: Path) -> None:
-    """Known fingerprints that are wrong on purpose show which ones were taken as they are."""
-    project = load_project(shared_dir / "corpus" / "jaffle_shop_duckdb")
-    models = [n for n in topological_models(project) if n.sql]
-    uid = next(n.unique_id for n in models if any(n.unique_id in m.depends_on for m in models))
-    edited = _edited(project, uid)
-    marked = {k: Fingerprint(lineage_hash=f"kept {k}", sql_hash=None, meta_hash=f"kept {k}") for k in edited.nodes if k != uid}
-    got = fingerprints(edited, marked)
-    below = _downstream(edited, uid)
-    assert {k for k, fp in got.items() if fp.lineage_hash.startswith("kept ")} == set(edited.nodes) - below
+def test_a_known_fingerprint_is_used_only_where_what_it_reads_is_the_same(shared_dir: Path) -> None:
+    """Known fingerprints that are wrong on purpose show which ones were taken as they are: those
+    of the nodes whose every parent kept its own, or hands on its record alone (catalog.json lists
+    its columns) and that record is the same; not the changed model's children."""
+    exercised = 0
+    for project in _projects(shared_dir):
+        models = [n for n in topological_models(project) if n.sql]
+        for uid in [n.unique_id for n in models if any(n.unique_id in m.depends_on for m in models)][:5]:
+            edited = _edited(project, uid)
+            marked = {k: Fingerprint(lineage_hash=f"kept {k}", sql_hash=None, meta_hash=f"kept {k}") for k in edited.nodes if k != uid}
+            got = fingerprints(edited, marked)
+            taken = {k for k, fp in got.items() if fp.lineage_hash.startswith("kept ")}
+            below = _downstream(edited, uid)
+            children = {n.unique_id for n in edited.nodes.values() if uid in n.depends_on}
+            assert set(edited.nodes) - below <= taken and not taken & children and uid not in taken
+            listed = {k for k, n in edited.nodes.items() if any(c.in_catalog for c in n.columns)}
+            for k in below - {uid}:
+                parents = edited.nodes[k].depends_on
+                assert (k in taken) == all(p in taken or (p in listed and p != uid) for p in parents), k
+            exercised += bool(taken & below)
+    assert exercised, "no node below a change read only records: the case is not exercised"
