@@ -206,8 +206,10 @@ def _forms_of_models(models: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
     """The unique ids of ``models`` (unique id, name) by model form."""
     ids: dict[str, list[str]] = defaultdict(list)
     for unique_id, name in models:
-        for form in {name.lower(), unique_id.lower()}:
-            ids[form].append(unique_id)
+        form, other = name.lower(), unique_id.lower()
+        ids[form].append(unique_id)
+        if other != form:
+            ids[other].append(unique_id)
     return ids
 
 
@@ -332,16 +334,17 @@ class BuildView:
             if rows:
                 hits = [ColumnId(**r) for r in rows]
                 break
-        return resolve_column(
-            text,
-            self.dialect,
-            lambda: {},
-            key=lambda c: c.key,
-            label=lambda c: f"{c.unique_id}.{quote_column(c.name)}",
-            where=f"in project {self.project!r} (build {self.build_id})",
-            hits=hits,
-            suggestions=lambda: StoredNames(self.graph, self.project, self.build_id),
-        )
+        with paused_gc():  # a miss compares tens of thousands of names: no cycles among them
+            return resolve_column(
+                text,
+                self.dialect,
+                lambda: {},
+                key=lambda c: c.key,
+                label=lambda c: f"{c.unique_id}.{quote_column(c.name)}",
+                where=f"in project {self.project!r} (build {self.build_id})",
+                hits=hits,
+                suggestions=lambda: StoredNames(self.graph, self.project, self.build_id),
+            )
 
     # ------------------------------------------------------------------ questions
     def impact(self, names: list[str], max_depth: int | None = None, with_conditions: bool = False) -> Answer:
