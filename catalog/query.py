@@ -8,7 +8,7 @@ with suggestions for typos), never spliced into Cypher.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -128,8 +128,10 @@ class Answer:
 
 class StoredNames:
     """The column names of a stored build as a mistyped name's suggestions read them
-    (:class:`catalog.lineage.names.NameReader`): every name of the project's columns, then the
-    labels of a few names or models, by model form (a model's name or unique id, lower case)."""
+    (:class:`catalog.lineage.names.NameReader`): the build's column names and models, packed on
+    one node (``read/find_build_names``), then the labels of a few names or models, by model
+    form (a model's name or unique id, lower case). A build stored before builds kept their
+    names is read as it was: every name of the project's columns and every model of the build."""
 
     def __init__(self, graph: Graph, project: str, build_id: int):
         self.graph, self.project, self.build_id = graph, project, build_id
@@ -137,8 +139,13 @@ class StoredNames:
         self._forms_of: dict[str, list[str]] | None = None
 
     def vocabulary(self) -> tuple[list[str], Callable[[], list[str]]]:
-        """The model forms, and the column names read meanwhile (the larger read, in Neo4j
-        while the model forms are read and compared)."""
+        """The model forms, and the column names (without the build's names node, read
+        meanwhile: the larger read, in Neo4j while the model forms are read and compared)."""
+        packed = self.graph.read_values("read/find_build_names", project=self.project, build_id=self.build_id)
+        if packed:
+            column_names, unique_ids, model_names = packed[0]
+            self._ids = _forms_of_models(zip(unique_ids, model_names))
+            return list(self._ids), lambda: column_names
         pool = ThreadPoolExecutor(max_workers=1)
         names = pool.submit(self.graph.read_values, "read/list_project_column_names", project=self.project)
         pool.shutdown(wait=False)  # the one read goes on; nothing more is asked of the pool
@@ -182,10 +189,8 @@ class StoredNames:
     def _unique_ids(self) -> dict[str, list[str]]:
         """The unique ids of the build's models by model form."""
         if self._ids is None:
-            self._ids = defaultdict(list)
-            for r in self.graph.read("read/list_build_nodes", project=self.project, build_id=self.build_id):
-                for form in {r["name"].lower(), r["unique_id"].lower()}:
-                    self._ids[form].append(r["unique_id"])
+            rows = self.graph.read("read/list_build_nodes", project=self.project, build_id=self.build_id)
+            self._ids = _forms_of_models((r["unique_id"], r["name"]) for r in rows)
         return self._ids
 
     @staticmethod
@@ -195,6 +200,17 @@ class StoredNames:
             for model in {r["model"].lower(), r["unique_id"].lower()}:
                 names[model] += r["names"]
         return dict(names)
+
+
+def _forms_of_models(models: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
+    """The unique ids of ``models`` (unique id, name) by model form."""
+    ids: dict[str, list[str]] = defaultdict(list)
+    for unique_id, name in models:
+        form, other = name.lower(), unique_id.lower()
+        ids[form].append(unique_id)
+        if other != form:
+            ids[other].append(unique_id)
+    return ids
 
 
 # ---------------------------------------------------------------------------- context
@@ -318,16 +334,17 @@ class BuildView:
             if rows:
                 hits = [ColumnId(**r) for r in rows]
                 break
-        return resolve_column(
-            text,
-            self.dialect,
-            lambda: {},
-            key=lambda c: c.key,
-            label=lambda c: f"{c.unique_id}.{quote_column(c.name)}",
-            where=f"in project {self.project!r} (build {self.build_id})",
-            hits=hits,
-            suggestions=lambda: StoredNames(self.graph, self.project, self.build_id),
-        )
+        with paused_gc():  # a miss compares tens of thousands of names: no cycles among them
+            return resolve_column(
+                text,
+                self.dialect,
+                lambda: {},
+                key=lambda c: c.key,
+                label=lambda c: f"{c.unique_id}.{quote_column(c.name)}",
+                where=f"in project {self.project!r} (build {self.build_id})",
+                hits=hits,
+                suggestions=lambda: StoredNames(self.graph, self.project, self.build_id),
+            )
 
     # ------------------------------------------------------------------ questions
     def impact(self, names: list[str], max_depth: int | None = None, with_conditions: bool = False) -> Answer:

@@ -336,13 +336,11 @@ class Builder:
 
     def _activate(self, project: str, build_id: int, summary: BuildSummary) -> BuildSummary:
         t = time.perf_counter()
-        rows = self.graph.write(
-            "write/set_active_build", project=project, build_id=build_id, summary=build_properties(summary), now=_now()
-        )
-        if not rows:
+        row = self.graph.activate_build(project, build_id, build_properties(summary), _now())
+        if row is None:
             raise StoreError(f"build {build_id} was marked failed by another process before it could become active")
         self._stage("activate", t)
-        summary.previous_build_id = rows[0]["previous_id"]
+        summary.previous_build_id = row["previous_id"]
         summary.status = "active"
         return summary
 

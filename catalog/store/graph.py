@@ -342,14 +342,21 @@ class Graph:
 
     def delete_build_changes(self, build_id: int, timeout_: float | None = None) -> dict[str, int]:
         """Undo a dead build's writes, in batches of their own transactions: a large build's
-        relationships do not fit in one. Readers never see them; run again, it finishes."""
+        relationships do not fit in one. Readers never see them; run again, it finishes. Its
+        names go too (a build gets them as it becomes active, so a failed one has none)."""
         timeout = self.timeout if timeout_ is None else timeout_  # 0: no limit
         deleted = self.run_autocommit("write/delete_build_relationships", timeout_=timeout, build_id=build_id)
         reopened = self.run_autocommit("write/reopen_build_relationships", timeout_=timeout, build_id=build_id)
+        self.write("write/delete_build_names", timeout_=timeout, build_id=build_id)
         return {"deleted": int(deleted[0]["deleted"]) if deleted else 0, "reopened": int(reopened[0]["reopened"]) if reopened else 0}
 
     def heartbeat(self, build_id: int, now: str) -> None:
         self.write("write/set_build_heartbeat", build_id=build_id, now=now)
+
+    def activate_build(self, project: str, build_id: int, summary: dict[str, Any], now: str) -> dict[str, Any] | None:
+        """Make a finished build active with its names, in one transaction (:func:`_activated`);
+        None when the build is no longer running (another process marked it failed)."""
+        return self._execute_write("write/set_active_build", lambda tx: _activated(tx, project, build_id, summary, now, copy_names=False))
 
 
 class BuildStart:
@@ -368,8 +375,28 @@ class BuildStart:
         self._tx.run(cypher.load("write/create_build"), project=project, build=build).consume()
 
     def activate(self, project: str, build_id: int, summary: dict[str, Any], now: str) -> dict[str, Any]:
-        """Make the build active; the row names the build it replaced (``previous_id``)."""
-        return dict(self._tx.run(cypher.load("write/set_active_build"), project=project, build_id=build_id, summary=summary, now=now).single())
+        """Make the no-change build active, with the names of the build it replaces; the row
+        names that build (``previous_id``)."""
+        row = _activated(self._tx, project, build_id, summary, now, copy_names=True)
+        assert row is not None  # created running in this very transaction
+        return row
+
+
+def _activated(tx: ManagedTransaction, project: str, build_id: int, summary: dict[str, Any], now: str, copy_names: bool) -> dict[str, Any] | None:
+    """Make the build active (``write/set_active_build``) and store its names beside it
+    (``write/create_build_names``; with ``copy_names``, a no-change build's, those of the build
+    it replaces when that one has them): readers of the build see both or neither. The row
+    names the build replaced (``previous_id``); None when the build is no longer running."""
+    row = tx.run(cypher.load("write/set_active_build"), project=project, build_id=build_id, summary=summary, now=now).single()
+    if row is None:
+        return None
+    previous = row["previous_id"]
+    copied = copy_names and previous is not None and tx.run(
+        cypher.load("write/copy_build_names"), project=project, build_id=build_id, previous_id=previous
+    ).single() is not None
+    if not copied:
+        tx.run(cypher.load("write/create_build_names"), project=project, build_id=build_id).consume()
+    return dict(row)
 
 
 @contextlib.contextmanager

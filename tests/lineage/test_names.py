@@ -152,3 +152,28 @@ def test_the_pairs_keep_every_label_whose_bound_reaches_the_bar(seed: int):
         pairs = bound.pairs(bar, {c: c for c in columns}, models)
         kept = {(m, c) for m in models for c in columns if _kept(pairs, m, c)}
         assert {(m, c) for m in models for c in columns if bound.loose(m, c) >= bar} <= kept
+
+
+def _lcs(a: str, b: str) -> int:
+    """The longest common subsequence's length, by the textbook table."""
+    row = [0] * (len(b) + 1)
+    for ch in a:
+        diagonal = 0
+        for j, other in enumerate(b):
+            diagonal, row[j + 1] = row[j + 1], diagonal + 1 if ch == other else max(row[j + 1], row[j])
+    return row[-1]
+
+
+@pytest.mark.parametrize("length", [1, 7, 8, 9, 16, 40, 63, 64, 65, 240, 241, 300])
+def test_every_score_at_once_is_each_ones(length: int):
+    """:meth:`LabelBound.score_all` scores parts of one length together, in lanes of one large
+    integer: the same as the longest common subsequence of each, also for words whose bits fill
+    their lanes' bytes, past the longest word the lanes take, and for parts in and out of ASCII."""
+    rng = random.Random(length)
+    word = "".join(rng.choice(LETTERS + "é") for _ in range(length))
+    parts = ["", "é", word[: length // 2], word + "x"]
+    parts += ["".join(rng.choice(LETTERS + "éß") for _ in range(rng.randint(1, length + 5))) for _ in range(200)]
+    parts += [word[i:] + rng.choice(LETTERS) for i in range(0, length, max(1, length // 10))]
+    bound = LabelBound(word)
+    bound.score_all(parts)
+    assert {p: bound.score(p) for p in parts} == {p: 10 * _lcs(p, word) - 3 * len(p) for p in parts}

@@ -1,17 +1,25 @@
 """The suggestions of a mistyped column name of a stored build, which read the build's column
 names and then the labels of the few that may be suggested (``StoredNames``), against those of
-every label of the build (``suggest``, itself difflib's, see tests/lineage/test_names.py)."""
+every label of the build (``suggest``, itself difflib's, see tests/lineage/test_names.py).
+
+Each build keeps its names on a node of its own (``write/create_build_names``): they are
+those of that build, made as it becomes active, and go with it; a build stored before builds
+kept them is read as before, from every column name of the project."""
 
 from __future__ import annotations
 
+import json
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from catalog.builds import Builder
 from catalog.errors import NotFound
+from catalog.history import collect_garbage, forget_project
 from catalog.lineage.names import suggest, suggest_read
 from catalog.query import StoredNames
 from catalog.store.keys import quote_column
@@ -19,6 +27,10 @@ from catalog.store.keys import quote_column
 from edits import edit_sql
 
 pytestmark = pytest.mark.neo4j
+
+ORDERS = "model.coffee_shop.orders"
+RAW_ORDERS = "source.jaffle_shop.ecom.raw_orders"
+TWICE = ("    amount_paid,\n    case", "    amount_paid,\n    amount_paid as amount_paid_twice,\n    case")
 
 
 def _typos(labels: list[str], count: int, seed: int) -> list[str]:
@@ -31,28 +43,146 @@ def _typos(labels: list[str], count: int, seed: int) -> list[str]:
     return words
 
 
-def test_a_stored_builds_suggestions_are_those_of_every_label(build, ask, project_name, shared_dir: Path, tmp_path: Path):
+def stored_names(graph, project: str, build_id: int) -> tuple[list[str], list[tuple[str, str]]] | None:
+    """The build's names node: its column names, and its models (unique id, name); None without one."""
+    rows = graph.read("read/find_build_names", project=project, build_id=build_id)
+    return (rows[0]["column_names"], list(zip(rows[0]["unique_ids"], rows[0]["model_names"]))) if rows else None
+
+
+def names_of_build(graph, project: str, build_id: int) -> tuple[list[str], list[tuple[str, str]]]:
+    """What the build's names node must hold, read from the build itself: the names of every
+    column a label of the build names, and every model of the build."""
+    every = StoredNames(graph, project, build_id).every()
+    models = graph.read("read/list_build_nodes", project=project, build_id=build_id)
+    return sorted({name for names in every.values() for name in names}), [(r["unique_id"], r["name"]) for r in models]
+
+
+def names_nodes(graph, project: str) -> list[int]:
+    """The builds whose names node the database holds for ``project``, whether or not their build is."""
+    with graph.driver.session(database=graph.database) as session:
+        return sorted(r["id"] for r in session.run("MATCH (n:BuildNames {project: $p}) RETURN n.build_id AS id", p=project))
+
+
+def test_a_stored_builds_suggestions_are_those_of_every_label(build, ask, graph, project_name, shared_dir: Path, tmp_path: Path):
+    """From the build's names node, and from every column name of the project as a build
+    without one is read: the suggestions of every label either way."""
     tool = shared_dir / "tools" / "synth_dbt.py"
     subprocess.run([sys.executable, str(tool), "--models", "120", "--seed", "7", "--out", str(tmp_path), "--quiet"], check=True)
-    build(tmp_path / "target", project_name)
+    build_id = build(tmp_path / "target", project_name).build_id
     catalog = ask(project_name)
     every = StoredNames(catalog.graph, catalog.project, catalog.build_id).every()
     labels = sorted(f"{m}.{quote_column(n)}" for m, cols in every.items() for n in cols)
     model = min(m for m in every if "." not in m)
     words = _typos(labels, 25, seed=3) + ["x", "nothing.at_all", "device", f"{model}.zzzzzzzzzzzzzzzzzzzzzzzz"]
+    expected = [suggest(w, every) for w in words]
+    assert stored_names(graph, project_name, build_id) == names_of_build(graph, project_name, build_id)
     said = [suggest_read(w, StoredNames(catalog.graph, catalog.project, catalog.build_id)) for w in words]
-    assert said == [suggest(w, every) for w in words]
+    assert said == expected
     assert sum(1 for s in said if "did you mean" in s) > len(words) // 2
     assert said[-1].startswith(f"; {model} has: ")
+    # the same build without its names node, as a build stored before builds kept them
+    graph.write("write/delete_build_names", build_id=build_id)
+    assert stored_names(graph, project_name, build_id) is None
+    assert [suggest_read(w, StoredNames(catalog.graph, catalog.project, catalog.build_id)) for w in words] == expected
 
 
-def test_a_build_suggests_only_its_own_columns(build, ask, project_name, example_copy: Path):
+def test_a_source_column_only_sql_names_is_among_the_names(build, ask, graph, project_name, shared_dir: Path, tmp_path: Path):
+    """jaffle-shop's ecom.raw_orders read as a CSV file (no columns declared, none in
+    catalog.json): `order_total` is a column of it only because stg_orders reads it."""
+    target = tmp_path / "target"
+    shutil.copytree(shared_dir / "corpus" / "jaffle-shop" / "target", target)
+    manifest, catalog = (json.loads((target / name).read_text()) for name in ("manifest.json", "catalog.json"))
+    manifest["sources"][RAW_ORDERS]["columns"] = {}
+    del catalog["sources"][RAW_ORDERS]
+    (target / "manifest.json").write_text(json.dumps(manifest))
+    (target / "catalog.json").write_text(json.dumps(catalog))
+    build_id = build(target, project_name).build_id
+    names = stored_names(graph, project_name, build_id)
+    assert names == names_of_build(graph, project_name, build_id) and "order_total" in names[0]
+    every = StoredNames(graph, project_name, build_id).every()
+    with pytest.raises(NotFound) as err:
+        ask(project_name).resolve("ecom.raw_orders.order_totl")
+    assert str(err.value).endswith(suggest("ecom.raw_orders.order_totl", every))
+    assert "ecom.raw_orders.order_total" in str(err.value)
+
+
+def test_a_build_suggests_only_its_own_columns(build, ask, graph, project_name, example_copy: Path):
     """A column that only a later build holds is no suggestion of the earlier one, though its
-    name is read (every name of the project's columns is compared first)."""
+    name is in the project (and, read without names nodes, compared first)."""
     first = build(example_copy, project_name).build_id
-    edit_sql(example_copy, "model.coffee_shop.orders", "    amount_paid,\n    case", "    amount_paid,\n    amount_paid as amount_paid_twice,\n    case")
+    edit_sql(example_copy, ORDERS, *TWICE)
     second = build(example_copy, project_name).build_id
-    for build_id, shown in ((first, False), (second, True)):
-        with pytest.raises(NotFound) as err:
-            ask(project_name, build_id).resolve("orders.amount_paid_twise")
-        assert ("orders.amount_paid_twice" in str(err.value)) is shown
+    for with_names in (True, False):
+        for build_id, shown in ((first, False), (second, True)):
+            with pytest.raises(NotFound) as err:
+                ask(project_name, build_id).resolve("orders.amount_paid_twise")
+            assert ("orders.amount_paid_twice" in str(err.value)) is shown
+        for build_id in (first, second):
+            graph.write("write/delete_build_names", build_id=build_id)
+
+
+def test_every_build_keeps_the_names_it_holds(build, graph, project_name, example_copy: Path):
+    """A full build, an incremental one that adds a column, a no-change build (a new build id,
+    nothing analyzed) and one that removes the column again: each build's names node holds
+    its own columns' names and models."""
+    builds = [build(example_copy, project_name)]
+    edit_sql(example_copy, ORDERS, *TWICE)
+    builds.append(build(example_copy, project_name))
+    builds.append(build(example_copy, project_name))
+    edit_sql(example_copy, ORDERS, TWICE[1], TWICE[0])
+    builds.append(build(example_copy, project_name))
+    assert [b.models.recomputed for b in builds][1:] == [1, 0, 1]
+    held = []
+    for b in builds:
+        names = stored_names(graph, project_name, b.build_id)
+        assert names == names_of_build(graph, project_name, b.build_id)
+        held.append("amount_paid_twice" in names[0])
+    assert held == [False, True, True, False]
+    assert names_nodes(graph, project_name) == [b.build_id for b in builds]
+
+
+def test_a_build_made_before_names_were_kept_gets_them_from_its_next_no_change_build(build, graph, project_name, example_copy: Path):
+    first = build(example_copy, project_name).build_id
+    graph.write("write/delete_build_names", build_id=first)
+    again = build(example_copy, project_name)
+    assert again.models.recomputed == 0
+    assert stored_names(graph, project_name, again.build_id) == names_of_build(graph, project_name, again.build_id)
+    assert stored_names(graph, project_name, first) is None
+
+
+def test_names_go_with_their_builds(build, graph, project_name, example_copy: Path):
+    """``gc`` keeping the newest build leaves that build's names alone; forgetting the project
+    leaves none."""
+    ids = [build(example_copy, project_name).build_id]
+    edit_sql(example_copy, ORDERS, *TWICE)
+    ids.append(build(example_copy, project_name).build_id)
+    ids.append(build(example_copy, project_name).build_id)
+    kept = stored_names(graph, project_name, ids[-1])
+    result = collect_garbage(graph, project_name, keep=1)
+    assert result.kept == ids[-1:] and result.builds_deleted == 2
+    assert names_nodes(graph, project_name) == ids[-1:]
+    assert stored_names(graph, project_name, ids[-1]) == kept
+    forget_project(graph, project_name)
+    assert names_nodes(graph, project_name) == []
+
+
+@pytest.mark.parametrize("stage", ["relationships", "store"])
+def test_a_failed_build_leaves_the_names_readers_see(build, ask, graph, project_name, example_copy: Path, stage):
+    """A build that fails mid-way leaves no names of its own, and the active build's as they
+    were: its suggestions do not name the column the failed build added."""
+    first = build(example_copy, project_name).build_id
+    before = stored_names(graph, project_name, first)
+    edit_sql(example_copy, ORDERS, *TWICE)
+    failing = Builder(graph, example_copy, project_name=project_name, jobs=1, fail_after=stage)
+    with pytest.raises(RuntimeError, match="injected"):
+        failing.run()
+    assert failing.undone and names_nodes(graph, project_name) == [first]
+    assert stored_names(graph, project_name, first) == before
+    with pytest.raises(NotFound) as err:
+        ask(project_name).resolve("orders.amount_paid_twise")
+    assert "amount_paid_twice" not in str(err.value)
+    # gc deletes the failed build, and the next build has its own names
+    collect_garbage(graph, project_name, keep=1)
+    after = build(example_copy, project_name).build_id
+    assert names_nodes(graph, project_name) == [first, after]
+    assert "amount_paid_twice" in stored_names(graph, project_name, after)[0]
