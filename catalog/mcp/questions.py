@@ -19,7 +19,7 @@ from catalog.analyze.records import column_key
 from catalog.export.openlineage import ConsumerNode, consumer_nodes, export_input
 from catalog.store.records import load_build_lineages
 from catalog.extract import DbtNode
-from catalog.mcp.view import NESTED_MAX, SEARCH_KINDS, Node, ProjectView, SearchIndex, _plain, columns_to_read, find_node, letters_in_order
+from catalog.mcp.view import NESTED_MAX, SEARCH_KINDS, Node, ProjectView, SearchIndex, _plain, columns_to_read, find_node
 from catalog.query import BuildView, ColumnId
 from catalog.store.records import load_build_project
 

@@ -18,7 +18,9 @@
 // units, Python by code points, so the order form, which sorts in Neo4j as the label does in
 // Python (`label_forms` in catalog/mcp/questions.py), is sorted.
 // The columns are grouped by label, the groups in order; the first $upto groups are sent (as
-// many columns at least, with every column of the last label: the caller orders those by key).
+// many columns at least, with every column of the last label: the caller orders those by key),
+// their columns' keys read for them alone. No ORDER BY ... LIMIT: a row of a list unwound is
+// weighed as the whole list by Neo4j's memory pool, which a Top of such rows overflows.
 // Parameters: $project, $build_id (int or null), $asks (list of {names, nodes, by_name}: a map whose keys are column names, or null; a map whose keys are the nodes' unique ids; whether to start from the names), $parts, $unusual, $q (the query lowered), $upto
 // Returns: total (how many columns match), rows (list of [rank, length, order form, list of [key, unique_id, name]])
 MATCH (p:Project {name: $project})
@@ -64,9 +66,9 @@ CALL (b) {
     ELSE false END
   RETURN uid, c, name
 }
-WITH uid, c, name AS column, $parts[uid] AS part, coalesce($unusual[name], [toLower(name), toLower(name)]) AS name
-WITH uid, c, column, part[0] + name[0] AS label, part[1] + name[1] AS order
-WITH uid, c, column, label, order, size(label) AS length,
+WITH c, $parts[uid] AS part, coalesce($unusual[name], [toLower(name), toLower(name)]) AS name
+WITH c, part[0] + name[0] AS label, part[1] + name[1] AS order
+WITH c, label, order, size(label) AS length,
      CASE WHEN label CONTAINS $q THEN size(split(label, $q)[0]) ELSE -1 END AS at
 WITH CASE
     WHEN label = $q THEN 0
@@ -74,8 +76,8 @@ WITH CASE
     WHEN at > 0 AND at + size($q) = length AND substring(label, at - 1, 1) = '.' THEN 1
     WHEN at = 0 OR substring(label, at - 1, 1) IN ['.', '_'] THEN 2
     ELSE 3
-  END AS rank, length, order, collect([c, uid, column]) AS same
+  END AS rank, length, order, collect(c) AS same
 ORDER BY rank, length, order
 WITH collect([rank, length, order, same]) AS labels
 RETURN reduce(n = 0, l IN labels | n + size(l[3])) AS total,
-       [l IN labels[..$upto] | [l[0], l[1], l[2], [s IN l[3] | [s[0].key, s[1], s[2]]]]] AS rows
+       [l IN labels[..$upto] | [l[0], l[1], l[2], [c IN l[3] | [c.key, c.unique_id, c.name]]]] AS rows
