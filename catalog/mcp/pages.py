@@ -58,12 +58,23 @@ def offset_of(cursor: str | None, build: int | None = None, asked: str = "") -> 
     return int(offset)
 
 
-def page(items: Sequence[Any], limit: int, cursor: str | None, build: int | None = None, asked: str = "") -> tuple[list[Any], dict[str, Any]]:
+def cursor_offset(cursor: str | None) -> int:
+    """The position ``cursor`` names, unchecked (0 when it names none): how far an answer must
+    be read before :func:`page` checks the cursor against it."""
+    found = _CURSOR.fullmatch(cursor or "")
+    return int(found.group(1)) if found is not None else 0
+
+
+def page(
+    items: Sequence[Any], limit: int, cursor: str | None, build: int | None = None, asked: str = "", total: int | None = None,
+) -> tuple[list[Any], dict[str, Any]]:  # fmt: skip
     """The items of this page and the bounds to report with them; ``build`` and ``asked``
-    (:func:`question`) tie the cursors to this answer."""
+    (:func:`question`) tie the cursors to this answer. ``total``: how many items the answer
+    has when ``items`` holds only its beginning, up to this page's end at least."""
     check_limit(limit)
     start = offset_of(cursor, build, asked)
     end = start + limit
     shown = list(items[start:end])
-    more = end < len(items)
-    return shown, {"total": len(items), "limit": limit, "truncated": more, "next_cursor": cursor_at(end, build, asked) if more else None}
+    total = len(items) if total is None else total
+    more = end < total
+    return shown, {"total": total, "limit": limit, "truncated": more, "next_cursor": cursor_at(end, build, asked) if more else None}

@@ -19,7 +19,7 @@ from catalog.analyze.records import column_key
 from catalog.export.openlineage import ConsumerNode, consumer_nodes, export_input
 from catalog.store.records import load_build_lineages
 from catalog.extract import DbtNode
-from catalog.mcp.view import NESTED_MAX, SEARCH_KINDS, Node, ProjectView, SearchIndex, _plain, columns_to_read, find_node, letters_in_order
+from catalog.mcp.view import NESTED_MAX, SEARCH_KINDS, Node, ProjectView, SearchIndex, _plain, columns_to_read, find_node
 from catalog.query import BuildView, ColumnId
 from catalog.store.records import load_build_project
 
@@ -112,30 +112,43 @@ class BuildQuestions:
         found = view.columns.get(start.key)
         return view, found.id if found is not None else view.resolve(text)
 
-    def search_index(self, query: str, kinds: list[str] | None) -> SearchIndex:
-        """The index of the build's names that can match ``query``: every node, and the columns
-        whose label holds its letters in order, read from the names and nodes that can hold
-        them (:func:`~catalog.mcp.view.columns_to_read`, ``find_search_columns``; a query too
-        long to be matched by parts, ``find_search_candidates``); it ranks them as the whole
-        build's index does. The reads that do not wait for one another are made at once."""
+    def search_index(self, query: str, kinds: list[str] | None, upto: int) -> SearchIndex:
+        """An index that ranks the first ``upto`` matches of ``query`` as the whole build's
+        index does, and counts the others (:attr:`SearchIndex.unread`): every node, and of the
+        columns whose label holds its letters in order, the first ``upto``, ranked and counted
+        in Neo4j (``find_search_page``, of the nodes and names that can hold them:
+        :func:`~catalog.mcp.view.columns_to_read`; with the source columns only the SQL names).
+        What comes back is bounded by the page, not by the matches; the columns are read in
+        :data:`READS_AT_ONCE` parts at once, each part's first ``upto`` (together they hold the
+        first ``upto`` of all). A query too long to be matched by parts reads every candidate
+        (``find_search_candidates``)."""
         q = _plain(query.strip())
         if not q or "column" not in (kinds or SEARCH_KINDS):
             return SearchIndex(self.project, self.build_id, self.nodes(), [])
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            known = pool.submit(self.known_from_sql_rows)
-            if len(q) > NESTED_MAX:  # too long to be matched by parts: the labels in Neo4j
+        if len(q) > NESTED_MAX:  # too long to be matched by parts: the labels in Neo4j
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                known = pool.submit(self.known_from_sql_rows)
                 rows = self.graph.read("read/find_search_candidates", project=self.project, build_id=self.build_id, pattern=in_order(q))
                 columns = [(r["key"], r["unique_id"], r["model"], r["name"]) for r in rows] + self.known_from_sql(known.result())
-                return SearchIndex(self.project, self.build_id, self.nodes(), columns)
+            return SearchIndex(self.project, self.build_id, self.nodes(), columns)
+        with ThreadPoolExecutor(max_workers=READS_AT_ONCE) as pool:
             names = pool.submit(self.column_names)
-            dbt_nodes = [(uid, name) for _, name, uid in self.nodes() if uid not in self.consumers()]
-            asks = columns_to_read(q, dbt_nodes, names.result())
-            rows = self.graph.read_values("read/find_search_columns", project=self.project, build_id=self.build_id, asks=asks)[0][0]
-            model = dict(dbt_nodes)
-            columns = [(key, uid, model[uid], name) for uid, keys, names_ in rows for key, name in zip(keys, names_)]
-            holds = letters_in_order(q)  # of the columns only the SQL names, those that match (few)
-            columns += [c for c in self.known_from_sql(known.result()) if holds.search(f"{_plain(c[2])}.{_plain(c[3])}")]
-        return SearchIndex(self.project, self.build_id, self.nodes(), columns, matching=q)
+            dbt_nodes = [(kind, uid, name) for kind, name, uid in self.nodes() if uid not in self.consumers()]
+            model = {uid: name for _, uid, name in dbt_nodes}
+            asks = columns_to_read(q, list(model.items()), names.result())
+            sources = {uid for kind, uid, _ in dbt_nodes if kind in ("source", "seed")}  # their columns only the SQL names too
+            for ask in asks:
+                ask["sources"] = {uid: True for uid in ask["nodes"] if uid in sources}
+            parts = {uid: label_forms(_plain(model[uid]) + ".") for ask in asks for uid in ask["nodes"]}  # each node's part of its labels
+            unusual = {n: label_forms(_plain(n)) for n in names.result() if not n.isascii() or "\x00" in n}
+            pages = [pool.submit(self.graph.read_values, "read/find_search_page", project=self.project, build_id=self.build_id, asks=some,
+                                 parts=parts, unusual=unusual, q=q, upto=min(upto, MOST_ROWS)) for some in dealt(asks, READS_AT_ONCE)]  # fmt: skip
+            total, columns = 0, []
+            for found in pages:  # each part's first labels: together, they hold the first columns of all
+                part_total, rows = found.result()[0]
+                total += part_total
+                columns += [(key, uid, model[uid], name) for *_, same in rows for key, uid, name in same]
+        return SearchIndex(self.project, self.build_id, self.nodes(), columns, matching=q, unread=total - len(columns))
 
     def column_names(self) -> list[str]:
         """Every name of the project's columns (of this build and perhaps of others)."""
@@ -154,6 +167,34 @@ class BuildQuestions:
         :class:`SearchIndex` takes columns (``rows``: :meth:`known_from_sql_rows`)."""
         names = {uid: name for _, name, uid in self.nodes()}
         return [(r["key"], r["unique_id"], names[r["unique_id"]], r["name"]) for r in (self.known_from_sql_rows() if rows is None else rows)]
+
+
+MOST_ROWS = 2**62  # a LIMIT Neo4j takes, more than any build's columns
+READS_AT_ONCE = 2  # a search's columns are read in parts at once: Neo4j runs each query on one core
+
+
+def dealt(asks: list[dict[str, Any]], n: int) -> list[list[dict[str, Any]]]:
+    """``asks`` (:func:`~catalog.mcp.view.columns_to_read`, with their ``sources``) dealt in
+    ``n`` parts that read each column once, in turn: the names of an ask that starts from its
+    names, else its nodes, and its sources."""
+    out: list[list[dict[str, Any]]] = [[] for _ in range(n)]
+    for ask in asks:
+        dealing = "names" if ask["by_name"] else "nodes"
+        keys, sources = list(ask[dealing]), list(ask["sources"])
+        for i in range(n):
+            out[i].append({**ask, dealing: dict.fromkeys(keys[i::n], True), "sources": dict.fromkeys(sources[i::n], True)})
+    return out
+
+
+def label_forms(label: str) -> list[str]:
+    """``label`` and the text Neo4j orders as Python orders ``label``. Neo4j compares strings by
+    their UTF-16 code units, Python by code points: the two differ where a character from
+    U+10000 on meets one from U+E000 to U+FFFF. Each character from U+D800 on becomes two of
+    the private use area from U+E000 on, its code point's high bits and its 10 low bits: after
+    every character below U+D800 and in the order of their code points."""
+    if label.isascii() or max(label) < "\ud800":
+        return [label, label]
+    return [label, "".join(c if c < "\ud800" else chr(0xE000 + (ord(c) >> 10)) + chr(0xE000 + (ord(c) & 0x3FF)) for c in label)]
 
 
 def in_order(q: str) -> str:

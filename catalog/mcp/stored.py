@@ -124,9 +124,10 @@ class Stored:
         """The column ``name`` names and a view that holds its lineage (`column_lineage`)."""
         return self.questions(project, build).column(name, direction, depth, conditions)
 
-    def search_index(self, project: str | None, build: int | None, query: str, kinds: list[str] | None) -> SearchIndex:
-        """An index of the build's names that ranks ``query``'s matches as the whole build's does."""
-        return self.questions(project, build).search_index(query, kinds)
+    def search_index(self, project: str | None, build: int | None, query: str, kinds: list[str] | None, upto: int) -> SearchIndex:
+        """An index of the build's names that ranks the first ``upto`` of ``query``'s matches
+        as the whole build's does, and counts the others."""
+        return self.questions(project, build).search_index(query, kinds, upto)
 
     def asker(self, project: str | None, build: int | None) -> BuildView:
         return self.catalog(project, build)
@@ -220,7 +221,7 @@ class InMemory:
         view = self.view(project, build)
         return view, view.resolve(name)
 
-    def search_index(self, project: str | None, build: int | None, query: str, kinds: list[str] | None) -> SearchIndex:
+    def search_index(self, project: str | None, build: int | None, query: str, kinds: list[str] | None, upto: int) -> SearchIndex:
         return self.view(project, build).search_index()
 
     def graph(self) -> Any:

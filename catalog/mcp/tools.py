@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from catalog.mcp.pages import BadArgument, page, question
+from catalog.mcp.pages import BadArgument, check_limit, cursor_offset, page, question
 from catalog.memory import paused_gc
 from catalog.query import Answer
 from catalog.report.answers import answer_dict, answer_selector
@@ -33,10 +33,12 @@ def search(src: Any, query: str, kinds: list[str] | None, limit: int, cursor: st
     unknown = sorted(set(kinds or ()) - set(SEARCH_KINDS))
     if unknown:
         raise BadArgument(f"unknown kind {', '.join(map(repr, unknown))}: give some of {', '.join(SEARCH_KINDS)}")
-    with paused_gc():  # a hundred thousand small tuples at 20,000 models, no cycles
-        index = src.search_index(project, build, query, kinds)
+    upto = check_limit(limit) + cursor_offset(cursor)  # the pages up to this one: what a stored build's search reads
+    with paused_gc():  # a hundred thousand small tuples at 20,000 models in memory, no cycles
+        index = src.search_index(project, build, query, kinds, upto)
         ranked = index.ranked(query, kinds)
-    shown, bounds = page(ranked, limit, cursor, index.build_id, question("search", index.project, query, sorted(kinds or ())))
+    asked = question("search", index.project, query, sorted(kinds or ()))
+    shown, bounds = page(ranked, limit, cursor, index.build_id, asked, total=len(ranked) + index.unread)
     return {**_where(index.project, index.build_id), "query": query, **bounds, "results": [index.hit(found) for found in shown]}
 
 

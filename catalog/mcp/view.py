@@ -84,11 +84,14 @@ class SearchIndex:
     does not wait for the whole build."""
 
     def __init__(self, project: str, build_id: int | None, nodes: list[tuple[str, str, str]], columns: list[tuple[str, str, str, str]],
-                 matching: str | None = None):  # fmt: skip
+                 matching: str | None = None, unread: int = 0):  # fmt: skip
         """``matching``: a query as searched (:func:`_plain`) that the label of every one of
         ``columns`` is known to hold in order (a stored build's search reads only those): its
-        search takes them without matching them again, and the index searches for it alone."""
+        search takes them without matching them again, and the index searches for it alone.
+        ``unread``: how many more columns match it than ``columns`` holds (a stored build's
+        search reads those of the pages asked: its ranking begins as the whole build's does)."""
         self.project = project
+        self.unread = unread
         self.build_id = build_id
         self.nodes = {uid: (kind, name) for kind, name, uid in nodes}
         self.columns = {key: (uid, model, name) for key, uid, model, name in columns}
@@ -195,7 +198,7 @@ def columns_to_read(q: str, nodes: list[tuple[str, str]], names: list[str]) -> l
     matches them: a node's name and its dot hold q's first k letters, its columns' names must
     hold the rest. For each k, the nodes and the names that hold the rest (None: any), as the
     keys of maps, and whether to find them from the names (the smaller part of its kind) or
-    from the nodes (``find_search_columns``)."""
+    from the nodes (``find_search_page``)."""
     if not nodes or not names:
         return []
     in_nodes = _Names([_plain(name) + "." for _, name in nodes]).depths(q)

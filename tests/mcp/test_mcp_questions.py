@@ -9,6 +9,7 @@ the pages a cursor walks through, from the per-question reads and from the whole
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -94,6 +95,7 @@ def ask_everything(whole: WholeView, stored: Stored) -> None:
         for kinds in (None, ["column"], ["model", "source"], ["metric", "column"]):
             old, new = both(whole, stored, "search", query, kinds, 500, None, None, None)
             assert old == new, (query, kinds)
+    search_pages(whole, stored, ["order", "id", columns[0].id.model[:4], "s.i"])
 
 
 def unused_alike(stored: Stored) -> None:
@@ -111,15 +113,30 @@ def unused_alike(stored: Stored) -> None:
             assert find_unused(view, [uid], end_models).models == tuple(m for m in every if m.unique_id == uid), uid
 
 
-def walk_pages(whole: WholeView, stored: Stored, tool: str, *args: Any) -> None:
-    """The pages a cursor walks through, 3 items at a time, are the same from both."""
+def walk_pages(whole: WholeView, stored: Stored, tool: str, *args: Any, most: int = 4) -> int:
+    """The pages a cursor walks through (at most ``most``) are the same from both; how many
+    items they show."""
     cursor: str | None = None
-    for _ in range(4):
+    shown = 0
+    for _ in range(most):
         old, new = both(whole, stored, tool, *args, cursor, None, None)
-        assert old == new
+        assert old == new, (tool, args, cursor)
+        shown += len(new.get("results", ()))
         cursor = new["next_cursor"]
         if cursor is None:
             break
+    return shown
+
+
+def search_pages(whole: WholeView, stored: Stored, queries: list[str]) -> None:
+    """Each query's pages, of 1, 7 and 50 results, every one of them for the short ones: a
+    stored build's search ranks the first pages in Neo4j and counts the rest, which must be
+    the page, the total and the order (ties by key) of the whole build's ranking."""
+    for query in queries:
+        for kinds in (None, ["column"]):
+            total = both(whole, stored, "search", query, kinds, 1, None, None, None)[0]["total"]
+            for limit in (1, 7, 50):
+                assert walk_pages(whole, stored, "search", query, kinds, limit, most=25) == min(total, 25 * limit), (query, kinds, limit)
 
 
 def test_the_example_answers_alike_from_its_parts_and_from_its_whole_build(graph, neo4j_settings, example):
@@ -129,6 +146,44 @@ def test_the_example_answers_alike_from_its_parts_and_from_its_whole_build(graph
         walk_pages(whole, source, "search", "order", None, 3)
         walk_pages(whole, source, "model", "orders", 3)
         walk_pages(whole, source, "column_lineage", "stg_orders.order_id", "both", None, True, 3)
+
+
+UNUSUAL = ["café_total", "ünïcode", "\U0001f600_emoji", "\ue000_private", "x\U0001f600y", "x\ue001y", "x\uffffy", "İd", "ΣΑΣ", "straße"]
+
+
+def with_unusual_and_tied_names(target: Path) -> None:
+    """The example with two more sources that no model reads: ``shop.customers`` of another
+    package (its labels are those of the example's, ties a search orders by key), and
+    ``shöp.ünï\U0001f600`` whose columns' names are not ASCII (Python and Neo4j lower some of
+    them apart, order some of them apart: U+E000 and up against U+10000 and up)."""
+    manifest = json.loads((target / "manifest.json").read_text())
+    catalog = json.loads((target / "catalog.json").read_text())
+    uid = "source.coffee_shop.shop.customers"
+    twin = {**manifest["sources"][uid], "package_name": "other_shop", "unique_id": "source.other_shop.shop.customers"}
+    odd_uid = "source.coffee_shop.shöp.ünï\U0001f600"
+    odd = {**manifest["sources"][uid], "unique_id": odd_uid, "source_name": "shöp", "name": "ünï\U0001f600", "identifier": "raw_odd",
+           "relation_name": '"coffee_shop"."raw"."raw_odd"',
+           "columns": {n: {**next(iter(manifest["sources"][uid]["columns"].values())), "name": n} for n in UNUSUAL}}
+    manifest["sources"] |= {twin["unique_id"]: twin, odd_uid: odd}
+    entry = catalog["sources"][uid]
+    catalog["sources"] |= {
+        twin["unique_id"]: {**entry, "unique_id": twin["unique_id"]},
+        odd_uid: {**entry, "unique_id": odd_uid,
+                  "columns": {n: {"type": "TEXT", "index": i + 1, "name": n, "comment": None} for i, n in enumerate(UNUSUAL)}},
+    }  # fmt: skip
+    (target / "manifest.json").write_text(json.dumps(manifest))
+    (target / "catalog.json").write_text(json.dumps(catalog))
+
+
+def test_searches_of_tied_labels_and_of_names_out_of_ascii_answer_alike_page_by_page(graph, neo4j_settings, example_copy):
+    with_unusual_and_tied_names(example_copy)
+    with stored_build(graph, neo4j_settings, example_copy) as (whole, source):
+        view = whole.view(None, None)
+        assert {"source.other_shop.shop.customers", "source.coffee_shop.shöp.ünï\U0001f600"} <= set(view.nodes)
+        tied = both(whole, source, "search", "shop.customers.", ["column"], 50, None, None, None)[1]["results"]
+        assert len(tied) == 2 * len(view.nodes["source.coffee_shop.shop.customers"].columns)  # each label twice, in order of key
+        queries = ["shop.customers", "customers.id", "id", "x", "xy", "ü", "ï\U0001f600", "\U0001f600", "\ue000", "i", "σ", "σας", "ss", "é", "c"]
+        search_pages(whole, source, queries)
 
 
 @pytest.mark.parametrize("project", CORPUS)
