@@ -49,6 +49,10 @@ CALL (changed_models) {
     MATCH (c:Column)-[f:FEEDS]->() WHERE f.until = $build_id
     RETURN c
     UNION
+    // a BI field's FEEDS carry no `model`: found from the project's BI fields
+    MATCH (c:Column)-[f:FEEDS]->(d:BIField) WHERE d.project = $project AND f.since = $build_id
+    RETURN c
+    UNION
     MATCH (c:Column)-[f:CONDITIONS]->() WHERE f.since = $build_id AND f.clause IS NOT NULL
     RETURN c
     UNION
