@@ -3,8 +3,9 @@
 // or closed (until = $build_id). Exactly what write/create_build_names makes: a column name
 // that a changed relationship touches is looked up again in the build (through the index on
 // (project, name)), every other name is the previous build's; a model whose CONTAINS changed
-// is taken out and put back when the build contains it. The build holds the previous one's
-// relationships but those: nothing is running beside it (the project's lock).
+// is taken out and put back when the build contains it. The build sees the previous one's
+// relationships and those it created, less those it closed: no other build of the project ran
+// beside it (the project's lock), and a dead one's writes were undone before it started.
 // No row when the previous build has no names, or when more than $share of its models or of its
 // names changed (the lookups would cost more): then write/create_build_names makes them.
 // A source's or seed's model key is `<project>/<unique id>` (catalog/store/keys.py).
