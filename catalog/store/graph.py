@@ -382,21 +382,40 @@ class BuildStart:
         return row
 
 
+NAMES_UPDATE_SHARE = 0.25
+"""The share of the previous build's models, and of its column names, a build may change and
+still have its names made from that build's (``write/update_build_names``); past it, the
+lookups of each changed name cost more than making them over the whole build."""
+
+
 def _activated(tx: ManagedTransaction, project: str, build_id: int, summary: dict[str, Any], now: str, copy_names: bool) -> dict[str, Any] | None:
-    """Make the build active (``write/set_active_build``) and store its names beside it
-    (``write/create_build_names``; with ``copy_names``, a no-change build's, those of the build
-    it replaces when that one has them): readers of the build see both or neither. The row
-    names the build replaced (``previous_id``); None when the build is no longer running."""
+    """Make the build active (``write/set_active_build``) and store its names beside it:
+    readers of the build see both or neither. The names are those of the build it replaces
+    changed by what this build changed (``write/update_build_names``; with ``copy_names``, a
+    no-change build's, those names as they are: ``write/copy_build_names``), or, when that
+    build has none or this one changed much, made over the whole build
+    (``write/create_build_names``). The row names the build replaced (``previous_id``) and how
+    its names were made (``names``: copied, updated or created); None when the build is no
+    longer running."""
     row = tx.run(cypher.load("write/set_active_build"), project=project, build_id=build_id, summary=summary, now=now).single()
     if row is None:
         return None
     previous = row["previous_id"]
-    copied = copy_names and previous is not None and tx.run(
-        cypher.load("write/copy_build_names"), project=project, build_id=build_id, previous_id=previous
-    ).single() is not None
-    if not copied:
+    names = "created"
+    if previous is not None:
+        if copy_names:
+            made = tx.run(cypher.load("write/copy_build_names"), project=project, build_id=build_id, previous_id=previous).single()
+            names = "copied"
+        else:
+            made = tx.run(
+                cypher.load("write/update_build_names"), project=project, build_id=build_id, previous_id=previous, share=NAMES_UPDATE_SHARE
+            ).single()
+            names = "updated"
+        if made is None:
+            names = "created"
+    if names == "created":
         tx.run(cypher.load("write/create_build_names"), project=project, build_id=build_id).consume()
-    return dict(row)
+    return {**dict(row), "names": names}
 
 
 @contextlib.contextmanager

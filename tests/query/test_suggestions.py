@@ -22,9 +22,11 @@ from catalog.errors import NotFound
 from catalog.history import collect_garbage, forget_project
 from catalog.lineage.names import suggest, suggest_read
 from catalog.query import StoredNames
+from catalog.store import cypher
+from catalog.store import graph as graph_module
 from catalog.store.keys import quote_column
 
-from edits import edit_sql
+from edits import edit_manifest, edit_sql
 
 pytestmark = pytest.mark.neo4j
 
@@ -86,9 +88,9 @@ def test_a_stored_builds_suggestions_are_those_of_every_label(build, ask, graph,
     assert [suggest_read(w, StoredNames(catalog.graph, catalog.project, catalog.build_id)) for w in words] == expected
 
 
-def test_a_source_column_only_sql_names_is_among_the_names(build, ask, graph, project_name, shared_dir: Path, tmp_path: Path):
-    """jaffle-shop's ecom.raw_orders read as a CSV file (no columns declared, none in
-    catalog.json): `order_total` is a column of it only because stg_orders reads it."""
+def _jaffle_without_raw_orders_columns(shared_dir: Path, tmp_path: Path) -> Path:
+    """A copy of jaffle-shop's target where ecom.raw_orders is read as a CSV file (no columns
+    declared, none in catalog.json): its columns are those the SQL reading it names."""
     target = tmp_path / "target"
     shutil.copytree(shared_dir / "corpus" / "jaffle-shop" / "target", target)
     manifest, catalog = (json.loads((target / name).read_text()) for name in ("manifest.json", "catalog.json"))
@@ -96,6 +98,13 @@ def test_a_source_column_only_sql_names_is_among_the_names(build, ask, graph, pr
     del catalog["sources"][RAW_ORDERS]
     (target / "manifest.json").write_text(json.dumps(manifest))
     (target / "catalog.json").write_text(json.dumps(catalog))
+    return target
+
+
+def test_a_source_column_only_sql_names_is_among_the_names(build, ask, graph, project_name, shared_dir: Path, tmp_path: Path):
+    """jaffle-shop's ecom.raw_orders read as a CSV file (no columns declared, none in
+    catalog.json): `order_total` is a column of it only because stg_orders reads it."""
+    target = _jaffle_without_raw_orders_columns(shared_dir, tmp_path)
     build_id = build(target, project_name).build_id
     names = stored_names(graph, project_name, build_id)
     assert names == names_of_build(graph, project_name, build_id) and "order_total" in names[0]
@@ -186,3 +195,86 @@ def test_a_failed_build_leaves_the_names_readers_see(build, ask, graph, project_
     after = build(example_copy, project_name).build_id
     assert names_nodes(graph, project_name) == [first, after]
     assert "amount_paid_twice" in stored_names(graph, project_name, after)[0]
+
+
+STG_ORDERS = "model.jaffle_shop.stg_orders"
+SUBTOTAL = "(subtotal / 100)::numeric(16, 2) as subtotal,"
+ORDER_TOTAL = "order_total as order_total_cents,"
+
+
+def _jaffle_edits() -> list[tuple[str, object]]:
+    """jaffle-shop edits, each applied to the project as the previous one left it."""
+
+    def sql(old: str, new: str):
+        return lambda m: m["nodes"][STG_ORDERS].update(compiled_code=m["nodes"][STG_ORDERS]["compiled_code"].replace(old, new))
+
+    def remove_spine(m) -> None:
+        del m["nodes"]["model.jaffle_shop.metricflow_time_spine"]
+        for links in (m["child_map"], m["parent_map"]):
+            links.pop("model.jaffle_shop.metricflow_time_spine", None)
+
+    def add_supplies_v2(m) -> None:
+        new = json.loads(json.dumps(m["nodes"]["model.jaffle_shop.supplies"]))
+        new.update(unique_id="model.jaffle_shop.supplies_v2", name="supplies_v2", alias="supplies_v2")
+        new["relation_name"] = '"jaffle_shop"."main"."supplies_v2"'
+        m["nodes"]["model.jaffle_shop.supplies_v2"] = new
+
+    return [
+        ("an expression only", sql(SUBTOTAL, SUBTOTAL.replace("100", "10"))),
+        ("a column of a new name", sql(ORDER_TOTAL, ORDER_TOTAL + " order_total * 2 as order_total_twice,")),
+        ("the only column of a name removed", sql(" order_total * 2 as order_total_twice,", "")),
+        ("a source column only SQL names, new", sql(ORDER_TOTAL, ORDER_TOTAL + " coupon_code as coupon,")),
+        ("that source column gone", sql(" coupon_code as coupon,", "")),
+        ("a model removed", remove_spine),
+        ("a model added", add_supplies_v2),
+    ]
+
+
+def test_a_builds_names_are_made_from_the_previous_builds_and_what_it_changed(build, graph, project_name, shared_dir: Path, tmp_path: Path, monkeypatch):
+    """Each build after the first makes its names from the previous build's names node and the
+    relationships it created or closed (write/update_build_names): what write/create_build_names
+    makes over the whole build, and what every label of the build names. jaffle-shop's
+    ecom.raw_orders declares no columns: its columns are those the SQL reading it names."""
+    target = _jaffle_without_raw_orders_columns(shared_dir, tmp_path)
+    monkeypatch.setattr(graph_module, "NAMES_UPDATE_SHARE", 1.0)  # every change, however large for a small project
+    loaded: list[str] = []
+    load = cypher.load
+    monkeypatch.setattr(cypher, "load", lambda name: loaded.append(name) or load(name))
+
+    first = build(target, project_name).build_id
+    assert "write/create_build_names" in loaded and "write/update_build_names" not in loaded
+    held = [stored_names(graph, project_name, first)]
+    for what, change in _jaffle_edits():
+        edit_manifest(target, change)
+        loaded.clear()
+        summary = build(target, project_name)
+        assert summary.models.recomputed + summary.models.removed > 0, what  # not a no-change build
+        assert "write/update_build_names" in loaded and "write/create_build_names" not in loaded, what
+        names = stored_names(graph, project_name, summary.build_id)
+        assert names == names_of_build(graph, project_name, summary.build_id), what
+        graph.write("write/delete_build_names", build_id=summary.build_id)
+        graph.write("write/create_build_names", project=project_name, build_id=summary.build_id)
+        assert stored_names(graph, project_name, summary.build_id) == names, what
+        held.append(names)
+    columns = [set(names[0]) for names in held]
+    models = [{uid for uid, _ in names[1]} for names in held]
+    assert [("order_total_twice" in c, "coupon_code" in c, "coupon" in c) for c in columns] == [
+        (False, False, False), (False, False, False), (True, False, False), (False, False, False),
+        (False, True, True), (False, False, False), (False, False, False), (False, False, False),
+    ]
+    assert "model.jaffle_shop.metricflow_time_spine" in models[-3] and "model.jaffle_shop.metricflow_time_spine" not in models[-2]
+    assert models[-1] == models[-2] | {"model.jaffle_shop.supplies_v2"}
+    assert "order_total" in columns[0]  # a name raw_orders has only because stg_orders reads it
+
+
+def test_a_build_that_changes_much_makes_its_names_over_the_whole_build(build, graph, project_name, example_copy: Path, monkeypatch):
+    """Past the share of changed models and names, the names are made over the whole build."""
+    build(example_copy, project_name)
+    edit_sql(example_copy, ORDERS, *TWICE)
+    monkeypatch.setattr(graph_module, "NAMES_UPDATE_SHARE", 0.0)
+    loaded: list[str] = []
+    load = cypher.load
+    monkeypatch.setattr(cypher, "load", lambda name: loaded.append(name) or load(name))
+    second = build(example_copy, project_name).build_id
+    assert "write/update_build_names" in loaded and "write/create_build_names" in loaded
+    assert stored_names(graph, project_name, second) == names_of_build(graph, project_name, second)
