@@ -299,8 +299,9 @@ def reached_models(starts: Iterable[str], feeds: Feeds, projects: tuple[DbtProje
 
 
 def columns_of(uid: str, projects: Iterable[DbtProject], sides: Iterable[dict[str, ModelLineage]]) -> set[str]:
-    """The column ids of a node on either side, as :class:`~catalog.lineage.records.LineageGraph`
-    makes them: its lineage's columns, else its record's."""
+    """The column ids of a node on either side: its lineages' columns and its records' (those
+    :class:`~catalog.lineage.records.LineageGraph` holds of it, its lineage's columns else its
+    record's, and perhaps more: a walk started from one more column only widens the region)."""
     out: set[str] = set()
     for project in projects:
         node = project.nodes.get(uid)
