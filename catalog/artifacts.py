@@ -299,7 +299,7 @@ def seed_checksums(path: Path) -> dict[str, str]:
     if msgspec is not None:
         decoded = _decode_keys(data, _SEED_KEYS)
         if decoded is not None:
-            nodes = {uid: {"resource_type": n.resource_type, "checksum": n.checksum} for uid, n in (decoded.nodes or {}).items()}
+            nodes = decoded.get("nodes") or {}
     if not nodes:
         nodes = parse_json(data).get("nodes", {})
     return {
@@ -309,30 +309,28 @@ def seed_checksums(path: Path) -> dict[str, str]:
     }
 
 
-if msgspec is not None:
+class _SeedNode(TypedDict, total=False):
+    resource_type: Any
+    checksum: Any
 
-    class _SeedNode(msgspec.Struct):
-        resource_type: Any = None
-        checksum: Any = None
 
-    class _SeedManifest(msgspec.Struct):
-        nodes: dict[str, _SeedNode] | None = None
+class _SeedManifest(TypedDict, total=False):
+    nodes: dict[str, _SeedNode] | None
 
-    _SEED_KEYS: Any = _SeedManifest
+
+_SEED_KEYS: Any = _SeedManifest
 
 
 def read_json(path: Path, data: bytes | None = None, keys: Any = None) -> tuple[dict[str, Any], str]:
     """The parsed JSON object and the sha256 of the file's bytes (``data``: the bytes, when
-    the caller has already read them, so no file is read twice). ``keys``: a msgspec Struct
-    type (see :func:`_keys_of`): only its keys are decoded when msgspec takes the text, and
-    the bytes are let go before the decoded values are made into dicts."""
+    the caller has already read them, so no file is read twice). ``keys``: a TypedDict
+    type (see :func:`_keys_of`): only its keys are decoded when msgspec takes the text."""
     if data is None:
         data = read_bytes(path)
     digest = hashlib.sha256(data).hexdigest()
     decoded = _decode_keys(data, keys)
     if decoded is not None:
-        del data  # this function's reference: a caller that read the bytes keeps its own
-        return _plain(decoded), digest
+        return decoded, digest
     try:
         obj = parse_json(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
@@ -370,12 +368,12 @@ def load_manifest(path: Path, data: bytes | None = None) -> tuple[Manifest, str]
 
 
 def _decode_keys(data: bytes, shape: Any) -> Any:
-    """The JSON object in ``data`` with only the keys of ``shape`` (a msgspec Struct type, see
-    :func:`_keys_of`), as Structs (:func:`_plain` makes them dicts): every other key is
-    skipped by the decoder and never made into Python values. A 20,000-model manifest.json
-    (322 MB) is read this way in two thirds of the time of a whole parse, at 0.75 GB of peak
-    memory instead of 1.7 GB (macros, parent and child maps, each node's unrendered config and
-    each declared column's config are most of what is skipped).
+    """The JSON object in ``data`` with only the keys of ``shape`` (a TypedDict type, see
+    :func:`_keys_of`), as dicts: every other key is skipped by the decoder and never made into
+    Python values. A 20,000-model manifest.json (322 MB) is read this way in two thirds of the
+    time of a whole parse, at 0.75 GB of peak memory instead of 1.7 GB (macros, parent and
+    child maps, each node's unrendered config and each declared column's config are most of
+    what is skipped).
 
     None when msgspec is not installed, or it refuses the text (not valid JSON or UTF-8, NaN,
     a lone surrogate, a number too large for a float), or a kept part has another shape than
@@ -390,37 +388,24 @@ def _decode_keys(data: bytes, shape: Any) -> Any:
         return None
 
 
-def _plain(value: Any) -> Any:
-    """A decoded Struct as a dict of the keys it had in the file (absent keys stay absent)."""
-    if isinstance(value, msgspec.Struct):
-        out = {}
-        for key in value.__struct_fields__:
-            item = getattr(value, key)
-            if item is not msgspec.UNSET:
-                out[key] = _plain(item) if isinstance(item, (msgspec.Struct, dict)) else item
-        return out
-    if isinstance(value, dict):  # a section of records: {unique_id: Struct}
-        return {k: _plain(v) for k, v in value.items()} if value and isinstance(next(iter(value.values())), msgspec.Struct) else value
-    return value
-
-
 def _keys_of(model: type[BaseModel], seen: dict[type, Any]) -> Any:
-    """A msgspec Struct type with a field for each key pydantic reads for ``model`` (its
-    names, aliases and alias choices), typed Any except for nested records and sections of
-    records, and absent (UNSET) by default. Made from the records, so it cannot fall behind them."""
+    """A TypedDict type (every key optional: absent keys stay absent) with a key for each key
+    pydantic reads for ``model`` (its names, aliases and alias choices), typed Any except for
+    nested records and sections of records. msgspec decodes into it plain dicts of those keys
+    alone. Made from the records, so it cannot fall behind them."""
     if model in seen:
         return seen[model]
     fields: dict[str, Any] = {}
     for name, info in model.model_fields.items():
         annotation, kind = info.annotation, Any
         if (model, name) in _MAPPINGS_OF:
-            kind = dict[str, _typed_dict_keys(_MAPPINGS_OF[model, name], seen)] | msgspec.UnsetType  # type: ignore[misc]
+            kind = dict[str, _typed_dict_keys(_MAPPINGS_OF[model, name], seen)]  # type: ignore[misc]
         elif isinstance(annotation, type) and issubclass(annotation, _Record):
-            kind = _keys_of(annotation, seen) | msgspec.UnsetType
+            kind = _keys_of(annotation, seen)
         elif getattr(annotation, "__origin__", None) is dict:
             value = annotation.__args__[1]
             if isinstance(value, type) and issubclass(value, _Record):
-                kind = dict[str, _keys_of(value, seen)] | msgspec.UnsetType  # type: ignore[valid-type]
+                kind = dict[str, _keys_of(value, seen)]  # type: ignore[misc]
         keys = [name]
         if info.alias:
             keys.append(info.alias)
@@ -430,14 +415,14 @@ def _keys_of(model: type[BaseModel], seen: dict[type, Any]) -> Any:
             keys += [c for c in info.validation_alias.choices if isinstance(c, str)]
         for key in keys:
             fields[key] = kind
-    seen[model] = msgspec.defstruct(f"{model.__name__}Keys", [(k, t, msgspec.UNSET) for k, t in fields.items()])
+    seen[model] = TypedDict(f"{model.__name__}Keys", fields, total=False)  # type: ignore[operator]
     return seen[model]
 
 
 def _typed_dict_keys(shape: type, seen: dict[type, Any]) -> Any:
-    """A msgspec Struct type with a field (Any, absent by default) for each key of a TypedDict."""
+    """A TypedDict type with the keys of ``shape`` (a TypedDict), each typed Any and optional."""
     if shape not in seen:
-        seen[shape] = msgspec.defstruct(f"{shape.__name__}Keys", [(k, Any, msgspec.UNSET) for k in shape.__annotations__])
+        seen[shape] = TypedDict(f"{shape.__name__}Keys", dict.fromkeys(shape.__annotations__, Any), total=False)  # type: ignore[operator]
     return seen[shape]
 
 
