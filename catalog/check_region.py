@@ -47,6 +47,7 @@ from catalog.extract import DbtProject, is_pii
 from catalog.walks import COPY_TYPES, descendants, reached, reached_by_layer
 
 if TYPE_CHECKING:
+    from catalog.builds.fingerprints import ColumnDigests
     from catalog.check import CheckReport
     from catalog.compare import StateDiff
     from catalog.store.graph import Graph
@@ -126,11 +127,13 @@ def check_in_region(old: DbtProject, new: DbtProject, source: BaseLineages, base
 
 
 def _check_region(old: DbtProject, new: DbtProject, region: Region, source: BaseLineages, base: str, jobs: int | None, by_column: bool) -> CheckReport | None:
+    from catalog.builds.fingerprints import ColumnDigests
     from catalog.check import check_states, policy_changes
     from catalog.compare import analyze_states, diff_state
 
+    columns = ColumnDigests()
     if by_column:  # what the change is, what it is made from, and the models analyzed again, with theirs
-        again = analyzed_again(within(old, region.kept()), within(new, region.kept()))
+        again = analyzed_again(within(old, region.kept()), within(new, region.kept()), columns=columns)
         kept = set(region.changed | region.upstream | again) | ancestors(old, new, again)
     else:
         kept = set(region.kept())
@@ -138,7 +141,7 @@ def _check_region(old: DbtProject, new: DbtProject, region: Region, source: Base
     if not by_column and not _stands(lineages, old, region.read):
         return None
     # the models analyzed again read their parents' columns
-    parents = {p for uid in analyzed_again(within(old, kept), within(new, kept), lineages) for p in (*depends_on_of(old, uid), *depends_on_of(new, uid))}
+    parents = {p for uid in analyzed_again(within(old, kept), within(new, kept), lineages, columns) for p in (*depends_on_of(old, uid), *depends_on_of(new, uid))}
     if needed := parents - kept:
         more = source.of(needed)
         if not _stands(more, old, needed):
@@ -331,18 +334,20 @@ def tests_read(old: DbtProject, new: DbtProject, kept: Collection[str]) -> set[s
     return {d for project in (old, new) for t in project.tests.values() if any(d in kept for d in t.depends_on) for d in t.depends_on}
 
 
-def analyzed_again(old: DbtProject, new: DbtProject, base: dict[str, ModelLineage] | None = None) -> set[str]:
+def analyzed_again(old: DbtProject, new: DbtProject, base: dict[str, ModelLineage] | None = None, columns: ColumnDigests | None = None) -> set[str]:
     """The models :func:`~catalog.compare.analyze_states` may analyze again on either side, given
     the base's lineages ``base``: those whose SQL changed, the ones the base has no lineage of
     or a failed one, and the ones whose lineage may differ in the change. Without ``base``, the
     base's failures aside: a model failed in the base whose inputs are the same fails the same
-    way on both sides, and its lineage differs in nothing."""
-    from catalog.builds.fingerprints import fingerprints
+    way on both sides, and its lineage differs in nothing. ``columns``: the nodes' column
+    digests, kept from an earlier call."""
+    from catalog.builds.fingerprints import ColumnDigests, fingerprints
     from catalog.compare import inputs_changed_models, lineage_changed_models, sql_changed_models
 
-    before = fingerprints(old, meta=False)
+    columns = ColumnDigests() if columns is None else columns
+    before = fingerprints(old, meta=False, columns=columns)
     same = {uid: f for uid, f in before.items() if old.nodes[uid] == new.nodes.get(uid)}
-    after = fingerprints(new, same, meta=False)
+    after = fingerprints(new, same, meta=False, columns=columns)
     again = sql_changed_models(old, new)
     if base is None:
         return again | inputs_changed_models(old, new, before, after)

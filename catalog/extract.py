@@ -14,7 +14,7 @@ import difflib
 import json
 import operator
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -120,6 +120,12 @@ class DbtColumn:
         """The column's one name (:mod:`catalog.idents`): catalog.json's as the database stores
         it, a YAML name as SQL reads it (unquoted, unless ``quote: true``)."""
         return column_name(self.name, dialect, quoted=self.in_catalog or self.quoted)
+
+
+def key_names(columns: Iterable[DbtColumn], dialect: str | None) -> list[str]:
+    """Each column's :meth:`DbtColumn.key_name`, in order (one name rule looked up for all)."""
+    name_of = namer(dialect)
+    return [name_of(c.name, c.in_catalog or c.quoted) for c in columns]
 
 
 class DbtConstraint(BaseModel):

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from catalog import __version__
 from catalog.analyze.project import topological_models
 from catalog.builds.rows import model_props
-from catalog.extract import DbtNode, DbtProject, lineage_declaration
+from catalog.extract import DbtNode, DbtProject, key_names, lineage_declaration
 
 ANALYZER_VERSION = "5"  # bump when the analyzer's output changes for the same input
 
@@ -45,7 +45,26 @@ class Fingerprint(BaseModel, frozen=True):
     meta_hash: str
 
 
-def fingerprints(project: DbtProject, known: dict[str, Fingerprint] | None = None, meta: bool = True) -> dict[str, Fingerprint]:
+class ColumnDigests:
+    """Each node's column digests, (of its catalog.json columns or None, of all its column
+    names), by node object: kept across the :func:`fingerprints` of two sides of a comparison,
+    which share the objects of the nodes alike, so that those are digested once."""
+
+    def __init__(self) -> None:
+        self._of: dict[int, tuple[DbtNode, str | None, str]] = {}  # id -> (the node, kept alive so its id is its own, digests)
+
+    def of(self, node: DbtNode, dialect: str | None) -> tuple[str | None, str]:
+        found = self._of.get(id(node))
+        if found is None or found[0] is not node:
+            names = key_names(node.columns, dialect)
+            real = [(name, c.data_type) for name, c in zip(names, node.columns) if c.in_catalog]
+            found = self._of[id(node)] = (node, digest(real) if real else None, digest(names))
+        return found[1], found[2]
+
+
+def fingerprints(
+    project: DbtProject, known: dict[str, Fingerprint] | None = None, meta: bool = True, columns: ColumnDigests | None = None
+) -> dict[str, Fingerprint]:
     """Per dbt node: what its lineage depends on, and what its documentation is.
 
     ``known``: fingerprints computed before (by the same catalog, analyzer, sqlglot and
@@ -55,9 +74,11 @@ def fingerprints(project: DbtProject, known: dict[str, Fingerprint] | None = Non
     record the same, what its record alone says (catalog.json's columns, a foreign node's
     producer); the others are computed. The result is the same either way; ``known`` only saves
     hashing what did not change. ``meta=False``: the lineage and SQL hashes only (``meta_hash``
-    left empty), for a comparison of lineages.
+    left empty), for a comparison of lineages. ``columns``: the column digests made before, of
+    the same dialect's nodes (see :class:`ColumnDigests`).
     """
     known = known or {}
+    columns = ColumnDigests() if columns is None else columns
     out: dict[str, Fingerprint] = {}
     # each node's real columns (catalog.json) and all its columns, digested once (and only
     # for the nodes whose fingerprint is computed, or read by one that is): a model's hash
@@ -66,13 +87,8 @@ def fingerprints(project: DbtProject, known: dict[str, Fingerprint] | None = Non
     all_cols: dict[str, str] = {}
 
     def digest_columns(uid: str) -> None:
-        if uid in all_cols:
-            return
-        n = project.nodes[uid]
-        names = [c.key_name(project.dialect) for c in n.columns]
-        real = [(name, c.data_type) for name, c in zip(names, n.columns) if c.in_catalog]
-        catalog_cols[uid] = digest(real) if real else None
-        all_cols[uid] = digest(names)
+        if uid not in all_cols:
+            catalog_cols[uid], all_cols[uid] = columns.of(project.nodes[uid], project.dialect)
 
     # the project's masking functions decide the columns' masked flags: a new list, new hashes
     base = (ANALYZER_VERSION, sqlglot.__version__, project.dialect) + ((project.masking_functions,) if project.masking_functions else ())
