@@ -519,7 +519,31 @@ def _column_problem(col: Any) -> tuple[str, str | None]:
     return "", None
 
 
+class _UsualColumn(TypedDict, total=False):  # the usual shape of a catalog.json column, as _usual_catalog tells it
+    name: Required[str]
+    type: str | None
+    index: int
+    comment: str | None
+
+
+class _UsualTable(TypedDict, total=False):
+    unique_id: str | None
+    columns: dict[str, _UsualColumn]
+
+
+class _UsualCatalog(TypedDict, total=False):
+    metadata: dict[str, Any]
+    nodes: dict[str, _UsualTable]
+    sources: dict[str, _UsualTable]
+
+
 def load_catalog(path: Path, data: bytes | None = None) -> tuple[Catalog, str]:
+    if data is None:
+        data = read_bytes(path)
+    # the usual shape (see _usual_catalog), checked by msgspec as it decodes, strictly (no coercion)
+    usual = _decode_keys(data, _UsualCatalog if msgspec is not None else None)
+    if usual is not None and "/catalog/" in str((usual.get("metadata") or {}).get("dbt_schema_version", "")):
+        return _catalog_of(usual), hashlib.sha256(data).hexdigest()
     obj, digest = read_json(path, data, _keys(Catalog))
     version_url = (obj.get("metadata") or {}).get("dbt_schema_version", "")
     if "/catalog/" not in str(version_url):
@@ -538,14 +562,14 @@ def _usual_catalog(obj: dict[str, Any]) -> Catalog | None:
     dict with a text ``unique_id`` and a dict of columns, every column a dict with a text
     name, type and comment and a whole-number index. None when anything else is there: then
     pydantic reads it (and coerces, or names the first problem). Validating its hundreds of
-    thousands of columns took longer than parsing the file."""
-    sections: dict[str, dict[str, CatalogTable]] = {}
+    thousands of columns took longer than parsing the file. (With msgspec, :func:`load_catalog`
+    has the decoder check the same shape, :class:`_UsualCatalog`, and comes here only when
+    the file has another.)"""
     for section in ("nodes", "sources"):
         entries = obj.get(section, {})
         if type(entries) is not dict:
             return None
-        tables: dict[str, CatalogTable] = {}
-        for key, table in entries.items():
+        for table in entries.values():
             if type(table) is not dict or type(table.get("unique_id")) not in _TEXT:
                 return None
             columns = table.get("columns", {})
@@ -560,6 +584,13 @@ def _usual_catalog(obj: dict[str, Any]) -> Catalog | None:
                     and ("index" not in col or type(col["index"]) is int)
                 ):
                     return None
-            tables[key] = CatalogTable.model_construct(unique_id=table.get("unique_id"), columns=columns)
-        sections[section] = tables
+    return _catalog_of(obj)
+
+
+def _catalog_of(obj: dict[str, Any]) -> Catalog:
+    """The catalog of a catalog.json of the usual shape, its column dicts kept as they are."""
+    sections = {
+        section: {key: CatalogTable.model_construct(unique_id=table.get("unique_id"), columns=table.get("columns", {})) for key, table in obj.get(section, {}).items()}
+        for section in ("nodes", "sources")
+    }
     return Catalog.model_construct(**sections)

@@ -39,7 +39,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from catalog.analyze.records import ColumnKind, ColumnLineage, ModelLineage, column_key, column_names
-from catalog.extract import DbtColumn, DbtNode, DbtProject, is_pii
+from catalog.extract import DbtColumn, DbtNode, DbtProject, is_pii, key_names
 from catalog.idents import typed
 from catalog.compare import ClauseChange, ColumnChange, StateDiff, diff_state, sql_changed_models
 from catalog.contract import ContractBreak, contract_breaks
@@ -283,7 +283,7 @@ class Named:
 
     def node_column(self, node: DbtNode, name: str, dialect: str | None) -> DbtColumn | None:
         """``node.column(name, dialect)``."""
-        return self._map(node, lambda: ((c.key_name(dialect), c) for c in node.columns)).get(typed(name))
+        return self._map(node, lambda: zip(key_names(node.columns, dialect), node.columns)).get(typed(name))
 
     def lineage_column(self, lin: ModelLineage | None, name: str) -> ColumnLineage | None:
         """``lin.column(name)``; None without a lineage."""

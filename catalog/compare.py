@@ -249,6 +249,8 @@ def _read_seed_checksums(target_dir: str) -> dict[str, str]:
 def _sql_changed(before: DbtNode, node: DbtNode, dialect: str) -> bool:
     """Whether a model's own SQL changed (whitespace aside): the ephemeral models dbt inlines
     as ``__dbt__cte__`` CTEs are models of their own, compared as such."""
+    if before.sql == node.sql:
+        return False
     a, b = _sql_text(before.sql), _sql_text(node.sql)
     if a == b:
         return False

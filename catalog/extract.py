@@ -69,9 +69,9 @@ PII_META_KEYS = ("contains_pii", "pii", "is_pii")
 
 
 def is_pii(tags: tuple[str, ...] | list[str], meta: dict[str, Any]) -> bool:
-    if any(str(t).lower() in PII_TAGS for t in tags):
+    if tags and any(str(t).lower() in PII_TAGS for t in tags):
         return True
-    return any(str(k).lower() in PII_META_KEYS and bool(v) for k, v in meta.items())
+    return bool(meta) and any(str(k).lower() in PII_META_KEYS and bool(v) for k, v in meta.items())
 
 
 def dialect_for(adapter_type: str) -> str:

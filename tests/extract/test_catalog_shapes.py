@@ -95,3 +95,19 @@ def test_columns_that_are_not_a_mapping_get_one_error_line(tmp_path: Path) -> No
     obj["nodes"]["model.p.m"]["columns"] = ["ID"]
     with pytest.raises(ArtifactError, match=r"unexpected catalog shape at nodes\.model\.p\.m\.columns: Input should be a valid dictionary"):
         load_catalog(_written(tmp_path, obj))
+
+
+def test_with_msgspec_the_usual_shape_is_checked_by_the_decoder_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No second pass over every column of a usual catalog: the decoder checks its shape, and
+    what it reads is what pydantic reads."""
+    from catalog import artifacts
+
+    if artifacts.msgspec is None:
+        pytest.skip("msgspec (the `fast` extra) is not installed")
+
+    def second_pass(obj: dict) -> None:
+        raise AssertionError("a usual catalog was checked column by column")
+
+    monkeypatch.setattr(artifacts, "_usual_catalog", second_pass)
+    for path in _catalogs(None):
+        _same_both_ways(path)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import catalog.artifacts as artifacts
-from catalog.artifacts import Manifest, ManifestColumn, load_catalog, load_manifest
+from catalog.artifacts import Catalog, CatalogColumn, Manifest, ManifestColumn, load_catalog, load_manifest
 from catalog.errors import ArtifactError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -45,6 +45,12 @@ def _both_ways(load, path: Path, monkeypatch: pytest.MonkeyPatch, json_module: b
 def _as_read(result: object) -> object:
     """A loaded manifest as catalog reads it: its declared columns by the keys of
     :class:`ManifestColumn` (the only ones decoded; a whole parse keeps the others too)."""
+    if isinstance(result, tuple) and isinstance(result[0], Catalog):  # its columns by the keys of CatalogColumn, as pydantic reads them
+        catalog, digest = result
+        return {
+            section: {k: (t.unique_id, {c: {f: v for f, v in col.items() if f in CatalogColumn.__annotations__} for c, col in t.columns.items()}) for k, t in tables.items()}
+            for section, tables in (("nodes", catalog.nodes), ("sources", catalog.sources))
+        }, digest
     if not (isinstance(result, tuple) and isinstance(result[0], Manifest)):
         return result
     manifest, digest = result
