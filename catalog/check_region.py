@@ -341,18 +341,13 @@ def analyzed_again(old: DbtProject, new: DbtProject, base: dict[str, ModelLineag
     base's failures aside: a model failed in the base whose inputs are the same fails the same
     way on both sides, and its lineage differs in nothing. ``columns``: the nodes' column
     digests, kept from an earlier call."""
-    from catalog.builds.fingerprints import ColumnDigests, fingerprints
-    from catalog.compare import inputs_changed_models, lineage_changed_models, sql_changed_models
+    from catalog.builds.fingerprints import lineage_changes
+    from catalog.compare import sql_changed_models
 
-    columns = ColumnDigests() if columns is None else columns
-    before = fingerprints(old, meta=False, columns=columns)
-    same = {uid: f for uid, f in before.items() if old.nodes[uid] == new.nodes.get(uid)}
-    after = fingerprints(new, same, meta=False, columns=columns)
-    again = sql_changed_models(old, new)
-    if base is None:
-        return again | inputs_changed_models(old, new, before, after)
-    again |= {n.unique_id for n in old.models() if n.unique_id not in base or base[n.unique_id].status == ModelStatus.FAILED}
-    return again | lineage_changed_models(old, new, base, before, after)
+    again = sql_changed_models(old, new) | lineage_changes(old, new, columns)
+    if base is not None:
+        again |= {n.unique_id for p in (old, new) for n in p.models() if n.unique_id not in base or base[n.unique_id].status == ModelStatus.FAILED}
+    return again
 
 
 def depends_on_of(project: DbtProject, uid: str) -> tuple[str, ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from collections.abc import Callable, Container, Iterator, Mapping
 from typing import Any
 
 import sqlglot
@@ -63,7 +64,7 @@ class ColumnDigests:
 
 
 def fingerprints(
-    project: DbtProject, known: dict[str, Fingerprint] | None = None, meta: bool = True, columns: ColumnDigests | None = None
+    project: DbtProject, known: Mapping[str, Fingerprint] | None = None, meta: bool = True, columns: ColumnDigests | None = None
 ) -> dict[str, Fingerprint]:
     """Per dbt node: what its lineage depends on, and what its documentation is.
 
@@ -78,64 +79,173 @@ def fingerprints(
     the same dialect's nodes (see :class:`ColumnDigests`).
     """
     known = known or {}
+    return {uid: known[uid] if f is None else f for uid, f in _hashed(project, known, meta, columns).items()}
+
+
+def lineage_changes(old: DbtProject, new: DbtProject, columns: ColumnDigests | None = None) -> set[str]:
+    """The models and snapshots of ``new`` whose fingerprint's lineage part is not the one they
+    have in ``old`` (or that ``old`` has not), and those whose record changed: what
+    :func:`fingerprints` of ``old`` and of ``new`` (given ``old``'s of the nodes alike) tell
+    apart. ``old``'s are computed only for the models whose fingerprint ``new`` computes again,
+    and for what those read: below a change, not the whole project."""
     columns = ColumnDigests() if columns is None else columns
-    out: dict[str, Fingerprint] = {}
-    # each node's real columns (catalog.json) and all its columns, digested once (and only
-    # for the nodes whose fingerprint is computed, or read by one that is): a model's hash
-    # names its upstream nodes' digests, not their column lists again for every reader
-    catalog_cols: dict[str, str | None] = {}
-    all_cols: dict[str, str] = {}
+    before = _Lazy(old, columns)
+    alike = {uid for uid, node in old.nodes.items() if node == new.nodes.get(uid)}
+    after = _hashed(new, _Among(before, alike), False, columns, old.nodes)
+    return {
+        n.unique_id
+        for n in new.models()
+        if (f := after[n.unique_id]) is not None  # None: the known one kept, the record the same
+        and (n.unique_id not in alike or before[n.unique_id].lineage_hash != f.lineage_hash)
+    }
 
-    def digest_columns(uid: str) -> None:
-        if uid not in all_cols:
-            catalog_cols[uid], all_cols[uid] = columns.of(project.nodes[uid], project.dialect)
 
-    # the project's masking functions decide the columns' masked flags: a new list, new hashes
-    base = (ANALYZER_VERSION, sqlglot.__version__, project.dialect) + ((project.masking_functions,) if project.masking_functions else ())
-    for node in project.nodes.values():
-        if node.resource_type in ("source", "seed"):
-            uid = node.unique_id
-            if uid in known:
-                out[uid] = known[uid]
-                continue
-            digest_columns(uid)
-            out[uid] = Fingerprint(lineage_hash=digest(base, catalog_cols[uid], all_cols[uid]), sql_hash=None, meta_hash=meta_hash(node) if meta else "")
-    kept = set(out) & set(known)
+class _Hasher:
+    """The hashes of one project's nodes, given what each node it reads hands on."""
 
-    def hands_on_record(dep: str) -> bool:  # a reader's hash names dep's record, not its lineage hash (below)
-        node = project.nodes.get(dep)
-        return dep in known and (node is None or node.upstream_key is not None or any(c.in_catalog for c in node.columns))
+    def __init__(self, project: DbtProject, meta: bool, columns: ColumnDigests | None):
+        self.project, self.meta = project, meta
+        self.columns = ColumnDigests() if columns is None else columns
+        # the project's masking functions decide the columns' masked flags: a new list, new hashes
+        self.base = (ANALYZER_VERSION, sqlglot.__version__, project.dialect) + ((project.masking_functions,) if project.masking_functions else ())
 
-    for node in topological_models(project):
-        uid = node.unique_id
-        if uid in known and all(dep in kept or hands_on_record(dep) for dep in node.depends_on):
-            out[uid] = known[uid]
-            kept.add(uid)
-            continue
+    def digests(self, uid: str) -> tuple[str | None, str]:
+        """(its catalog.json columns' digest or None, its column names' digest) of a node:
+        a model's hash names its upstream nodes' digests, not their column lists again."""
+        return self.columns.of(self.project.nodes[uid], self.project.dialect)
+
+    def hands_on_lineage(self, dep: str) -> bool:
+        """Whether a reader of ``dep`` names its lineage hash (see :meth:`model`), not its record's columns."""
+        node = self.project.nodes.get(dep)
+        return node is not None and node.upstream_key is None and not self.digests(dep)[0]
+
+    def leaf(self, node: DbtNode) -> Fingerprint:
+        """A source's or a seed's."""
+        real, names = self.digests(node.unique_id)
+        return Fingerprint(lineage_hash=digest(self.base, real, names), sql_hash=None, meta_hash=meta_hash(node) if self.meta else "")
+
+    def model(self, node: DbtNode, lineage_of: Callable[[str], str | None]) -> Fingerprint:
+        """A model's or a snapshot's; ``lineage_of(dep)``: the lineage hash of a node it reads,
+        None for one not hashed before it (not upstream of it in the project's order)."""
+        nodes = self.project.nodes
         sql_hash = digest(node.sql, node.language)
         upstream = []
         for dep in sorted(node.depends_on):
-            if dep in project.nodes:
-                digest_columns(dep)
-            producer = project.nodes[dep].upstream_key if dep in project.nodes else None
+            real, names = self.digests(dep) if dep in nodes else (None, "")
+            producer = nodes[dep].upstream_key if dep in nodes else None
             if producer is not None:  # dbt Mesh: fed by that producer's columns
-                upstream.append((dep, catalog_cols[dep], producer))
-            elif catalog_cols.get(dep):
-                upstream.append((dep, catalog_cols[dep]))
-            elif dep in out:
-                upstream.append((dep, out[dep].lineage_hash))
-            elif dep in project.nodes:
-                upstream.append((dep, all_cols[dep]))
-        digest_columns(uid)
+                upstream.append((dep, real, producer))
+            elif real:
+                upstream.append((dep, real))
+            elif (lineage := lineage_of(dep)) is not None:
+                upstream.append((dep, lineage))
+            elif dep in nodes:
+                upstream.append((dep, names))
         # a model without SQL has the lineage its YAML declares
         declared = () if node.language == "sql" else (repr(lineage_declaration(node)),)
-        lineage_hash = digest(base, sql_hash, upstream, catalog_cols[uid], node.resource_type, *declared)
+        lineage_hash = digest(self.base, sql_hash, upstream, self.digests(node.unique_id)[0], node.resource_type, *declared)
         if node.upstream_key is not None:  # a foreign node: which producer build it is read from
             lineage_hash = digest(lineage_hash, node.upstream_key, node.upstream_build)
-        out[uid] = Fingerprint(lineage_hash=lineage_hash, sql_hash=sql_hash, meta_hash=meta_hash(node) if meta else "")
-        if uid in known and known[uid].lineage_hash == lineage_hash:
+        return Fingerprint(lineage_hash=lineage_hash, sql_hash=sql_hash, meta_hash=meta_hash(node) if self.meta else "")
+
+
+def _hashed(
+    project: DbtProject, known: Mapping[str, Fingerprint], meta: bool, columns: ColumnDigests | None, known_nodes: Container[str] | None = None
+) -> dict[str, Fingerprint | None]:
+    """:func:`fingerprints`, in its order, with None for each known fingerprint kept (``known``
+    is read only where a node is computed again, or reads one kept). ``known_nodes``: the
+    nodes of the project ``known`` was computed for, when the caller has them; a node read
+    that neither project has hands on nothing either time (a region's project leaves out
+    what lies outside it)."""
+    hasher = _Hasher(project, meta, columns)
+    out: dict[str, Fingerprint | None] = {}
+    for node in project.nodes.values():
+        if node.resource_type in ("source", "seed"):
+            out[node.unique_id] = None if node.unique_id in known else hasher.leaf(node)
+    kept = {uid for uid, f in out.items() if f is None}
+
+    def lineage_of(dep: str) -> str | None:
+        if dep not in out:
+            return None
+        f = out[dep]
+        return (known[dep] if f is None else f).lineage_hash
+
+    for node in topological_models(project):
+        uid = node.unique_id
+        if uid in known and all(
+            dep in kept or dep in known and not hasher.hands_on_lineage(dep) or known_nodes is not None and dep not in known_nodes and dep not in project.nodes
+            for dep in node.depends_on
+        ):
+            out[uid] = None
+            kept.add(uid)
+            continue
+        out[uid] = f = hasher.model(node, lineage_of)
+        if uid in known and known[uid].lineage_hash == f.lineage_hash:
             kept.add(uid)  # its readers read the same of it
     return out
+
+
+class _Lazy(Mapping[str, Fingerprint]):
+    """:func:`fingerprints` of a project (lineage and SQL hashes), each computed when first
+    asked for, with the ones it reads (each as the whole pass would have made it)."""
+
+    def __init__(self, project: DbtProject, columns: ColumnDigests):
+        self.project, self.hasher = project, _Hasher(project, False, columns)
+        self.order = {n.unique_id: i for i, n in enumerate(topological_models(project))}  # models; sources and seeds come first
+        self.made: dict[str, Fingerprint] = {}
+
+    def _before(self, dep: str, uid: str) -> bool:
+        """Whether ``dep`` is hashed before the model ``uid`` in the whole pass."""
+        return dep in self.project.nodes and (dep not in self.order or self.order[dep] < self.order[uid])
+
+    def __getitem__(self, uid: str) -> Fingerprint:
+        if uid in self.made:
+            return self.made[uid]
+        node = self.project.nodes[uid]  # KeyError: not a node of the project
+        needed, stack = {uid}, [uid]  # the models whose lineage hash it needs, any depth up
+        while stack:
+            u = stack.pop()
+            for dep in self.project.nodes[u].depends_on if u in self.order else ():
+                if dep not in needed and dep not in self.made and self._before(dep, u) and self.hasher.hands_on_lineage(dep):
+                    needed.add(dep)
+                    stack.append(dep)
+        for u in sorted(needed, key=lambda u: self.order.get(u, -1)):
+            node = self.project.nodes[u]
+            if u in self.order:
+                self.made[u] = self.hasher.model(node, lambda dep, u=u: self[dep].lineage_hash if self._before(dep, u) else None)
+            else:
+                self.made[u] = self.hasher.leaf(node)
+        return self.made[uid]
+
+    def __contains__(self, uid: object) -> bool:
+        return uid in self.project.nodes
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.project.nodes)
+
+    def __len__(self) -> int:
+        return len(self.project.nodes)
+
+
+class _Among(Mapping[str, Fingerprint]):
+    """The fingerprints of ``of`` for the nodes ``among`` only."""
+
+    def __init__(self, of: Mapping[str, Fingerprint], among: set[str]):
+        self.of, self.among = of, among
+
+    def __getitem__(self, uid: str) -> Fingerprint:
+        if uid not in self.among:
+            raise KeyError(uid)
+        return self.of[uid]
+
+    def __contains__(self, uid: object) -> bool:
+        return uid in self.among
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.among)
+
+    def __len__(self) -> int:
+        return len(self.among)
 
 
 def meta_hash(node: DbtNode) -> str:

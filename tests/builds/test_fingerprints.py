@@ -10,6 +10,9 @@ import pytest
 
 from catalog.analyze.project import topological_models
 from catalog.builds import Fingerprint, fingerprints
+from catalog.builds.fingerprints import lineage_changes
+from catalog.check_region import check_region, within
+from catalog.compare import inputs_changed_models
 from catalog.extract import DbtProject, load_project
 from catalog.store.records import node_records
 from test_corpus_lineage import CORPUS_PROJECTS
@@ -86,3 +89,40 @@ def test_a_known_fingerprint_is_used_only_where_what_it_reads_is_the_same(shared
                 assert (k in taken) == all(p in taken or (p in listed and p != uid) for p in parents), k
             exercised += bool(taken & below)
     assert exercised, "no node below a change read only records: the case is not exercised"
+
+
+def _eager_changes(old: DbtProject, new: DbtProject) -> set[str]:
+    """The models whose fingerprints tell them apart, every fingerprint of both sides computed."""
+    before = fingerprints(old, meta=False)
+    after = fingerprints(new, {uid: f for uid, f in before.items() if old.nodes[uid] == new.nodes.get(uid)}, meta=False)
+    return inputs_changed_models(old, new, before, after)
+
+
+def _without(project: DbtProject, uid: str) -> DbtProject:
+    return project.model_copy(update={"nodes": {k: n for k, n in project.nodes.items() if k != uid}})
+
+
+@pytest.mark.corpus
+def test_lineage_changes_tell_apart_what_every_fingerprint_would(shared_dir: Path) -> None:
+    """``lineage_changes`` hashes the base only below a change, and a region's projects leave
+    out what lies outside it: on whole projects, on regions, and with a parent gone from one
+    side, it names the models that comparing every fingerprint of both sides names."""
+    compared = 0
+    for project in _projects(shared_dir):
+        models = [n for n in topological_models(project) if n.sql]
+        readers = [n.unique_id for n in models if any(n.unique_id in m.depends_on for m in models)]
+        for uid in readers[:: max(1, len(readers) // 4)]:
+            edited = _edited(project, uid)
+            cases = [(project, edited)]
+            region = check_region(project, edited)
+            assert region is not None
+            cases.append((within(project, region.kept()), within(edited, region.kept())))
+            # a parent of a reader gone from the change: the reader's own record is the same
+            reader = next(n for n in models if uid in n.depends_on)
+            cases.append((project, _without(project, uid)))
+            for old, new in cases:
+                want = _eager_changes(old, new)
+                assert lineage_changes(old, new) == want, (project.name, uid)
+                compared += 1
+            assert reader.unique_id in _eager_changes(project, _without(project, uid))
+    assert compared >= 3 * (len(CORPUS_PROJECTS) + 1)
