@@ -7,6 +7,7 @@ A compiled model says ``"db"."schema"."orders"``; the graph must say
 from __future__ import annotations
 
 import re
+import weakref
 from collections import defaultdict
 
 from catalog.extract import DbtNode, DbtProject
@@ -40,27 +41,27 @@ def normal_path(path: str) -> str:
     return path[2:] if path.startswith("./") else path
 
 
+# one piece of a relation name: a quoted part (to its closing quote, or the end), a run of
+# unquoted characters, or a dot between parts
+_RELATION_PIECE = re.compile(r'"([^"]*)"?|`([^`]*)`?|\[([^\]]*)\]?|([^."`\[]+)|(\.)')
+
+
 def split_relation(name: str) -> tuple[str, ...]:
-    """``"DB"."sch".tbl`` -> ``("db", "sch", "tbl")``; quotes of ", ` and [] removed, lower-cased."""
+    """``"DB"."sch".tbl`` -> ``("db", "sch", "tbl")``; quotes of ", ` and [] removed (a dot
+    inside them is part of the name; an unclosed one runs to the end), lower-cased."""
     parts: list[str] = []
-    buf: list[str] = []
-    quote: str | None = None
-    closing = {'"': '"', "`": "`", "[": "]"}
-    for ch in name.strip():
-        if quote:
-            if ch == closing[quote]:
-                quote = None
-            else:
-                buf.append(ch)
-        elif ch in closing:
-            quote = ch
-        elif ch == ".":
-            parts.append("".join(buf))
-            buf = []
+    part = ""
+    for double, back, bracket, bare, dot in _RELATION_PIECE.findall(name.strip()):
+        if dot:
+            parts.append(part)
+            part = ""
         else:
-            buf.append(ch)
-    parts.append("".join(buf))
+            part += double or back or bracket or bare
+    parts.append(part)
     return tuple(p.strip().lower() for p in parts if p.strip() != "")
+
+
+_LAST_INDEX: list[tuple[weakref.ReferenceType[DbtProject], RelationIndex] | None] = [None]
 
 
 class RelationIndex:
@@ -97,7 +98,14 @@ class RelationIndex:
 
     @classmethod
     def for_project(cls, project: DbtProject) -> "RelationIndex":
-        return cls(list(project.nodes.values()))
+        """The index of ``project``'s nodes; the last one made is kept while its project lives
+        (a check's base is analyzed a few models at a time, each time against the whole project)."""
+        last = _LAST_INDEX[0]
+        if last is not None and last[0]() is project:
+            return last[1]
+        index = cls(list(project.nodes.values()))
+        _LAST_INDEX[0] = (weakref.ref(project), index)
+        return index
 
     def ephemeral(self, name: str) -> str | None:
         return self._ephemeral.get(name.lower())
