@@ -15,6 +15,7 @@ from catalog import __version__
 from catalog.analyze.project import topological_models
 from catalog.builds.rows import model_props
 from catalog.extract import DbtNode, DbtProject, key_names, lineage_declaration
+from catalog.walks import reached
 
 ANALYZER_VERSION = "5"  # bump when the analyzer's output changes for the same input
 
@@ -201,14 +202,14 @@ class _Lazy(Mapping[str, Fingerprint]):
     def __getitem__(self, uid: str) -> Fingerprint:
         if uid in self.made:
             return self.made[uid]
-        node = self.project.nodes[uid]  # KeyError: not a node of the project
-        needed, stack = {uid}, [uid]  # the models whose lineage hash it needs, any depth up
-        while stack:
-            u = stack.pop()
-            for dep in self.project.nodes[u].depends_on if u in self.order else ():
-                if dep not in needed and dep not in self.made and self._before(dep, u) and self.hasher.hands_on_lineage(dep):
-                    needed.add(dep)
-                    stack.append(dep)
+        if uid not in self.project.nodes:
+            raise KeyError(uid)
+
+        def lineages_read(u: str) -> list[str]:  # the nodes whose lineage hash u's names, not hashed yet
+            deps = self.project.nodes[u].depends_on if u in self.order else ()
+            return [dep for dep in deps if dep not in self.made and self._before(dep, u) and self.hasher.hands_on_lineage(dep)]
+
+        needed = {uid} | reached([uid], lineages_read)
         for u in sorted(needed, key=lambda u: self.order.get(u, -1)):
             node = self.project.nodes[u]
             if u in self.order:
