@@ -21,6 +21,7 @@ from catalog.builds import Builder
 from catalog.errors import NotFound
 from catalog.history import collect_garbage, forget_project
 from catalog.lineage.names import suggest, suggest_read
+from catalog import query as query_module
 from catalog.query import StoredNames
 from catalog.store import cypher
 from catalog.store import graph as graph_module
@@ -65,7 +66,7 @@ def names_nodes(graph, project: str) -> list[int]:
         return sorted(r["id"] for r in session.run("MATCH (n:BuildNames {project: $p}) RETURN n.build_id AS id", p=project))
 
 
-def test_a_stored_builds_suggestions_are_those_of_every_label(build, ask, graph, project_name, shared_dir: Path, tmp_path: Path):
+def test_a_stored_builds_suggestions_are_those_of_every_label(build, ask, graph, project_name, shared_dir: Path, tmp_path: Path, monkeypatch):
     """From the build's names node, and from every column name of the project as a build
     without one is read: the suggestions of every label either way."""
     tool = shared_dir / "tools" / "synth_dbt.py"
@@ -78,10 +79,20 @@ def test_a_stored_builds_suggestions_are_those_of_every_label(build, ask, graph,
     words = _typos(labels, 25, seed=3) + ["x", "nothing.at_all", "device", f"{model}.zzzzzzzzzzzzzzzzzzzzzzzz"]
     expected = [suggest(w, every) for w in words]
     assert stored_names(graph, project_name, build_id) == names_of_build(graph, project_name, build_id)
+    read: list[str] = []
+    load = cypher.load
+    monkeypatch.setattr(cypher, "load", lambda name: read.append(name) or load(name))
     said = [suggest_read(w, StoredNames(catalog.graph, catalog.project, catalog.build_id)) for w in words]
     assert said == expected
     assert sum(1 for s in said if "did you mean" in s) > len(words) // 2
     assert said[-1].startswith(f"; {model} has: ")
+    # the labels that may reach the bar looked up by key, and read by name or model instead
+    assert "read/list_column_labels_of_keys" in read
+    monkeypatch.setattr(query_module, "PAIRS_BY_KEY", 0)
+    read.clear()
+    assert [suggest_read(w, StoredNames(catalog.graph, catalog.project, catalog.build_id)) for w in words] == expected
+    assert "read/list_column_labels_of_keys" not in read and {"read/list_column_keys_named", "read/list_column_keys_of_models"} & set(read)
+    monkeypatch.undo()
     # the same build without its names node, as a build stored before builds kept them
     graph.write("write/delete_build_names", build_id=build_id)
     assert stored_names(graph, project_name, build_id) is None
