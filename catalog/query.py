@@ -152,25 +152,25 @@ class StoredNames:
         return list(self._unique_ids()), lambda: names.result()[0][0]
 
     def named(self, names: Collection[str], pairs: Pairs | None = None) -> list[Candidate]:
-        if pairs is not None and (keys := self._pair_keys(pairs)) is not None:
-            rows = self.graph.read_values("read/list_column_labels_of_keys", keys=keys)
-        else:
-            rows = self.graph.read_values("read/list_column_keys_named", project=self.project, names=sorted(names), **self._pairs(pairs))
-        return self._forms(rows[0][0])
+        rows = self._by_key(pairs)
+        if rows is None:
+            rows = self.graph.read_values("read/list_column_keys_named", project=self.project, names=sorted(names), **self._pairs(pairs))[0][0]
+        return self._forms(rows)
 
     def of_models(self, models: Collection[str], pairs: Pairs | None = None) -> list[Candidate]:
-        if pairs is not None and (keys := self._pair_keys(pairs)) is not None:
-            rows = self.graph.read_values("read/list_column_labels_of_keys", keys=keys)
-        else:
+        rows = self._by_key(pairs)
+        if rows is None:
             ids = sorted({uid for form in models for uid in self._unique_ids().get(form, ())})
-            rows = self.graph.read_values("read/list_column_keys_of_models", project=self.project, unique_ids=ids, **self._pairs(pairs))
-        return self._forms(rows[0][0])
+            rows = self.graph.read_values("read/list_column_keys_of_models", project=self.project, unique_ids=ids, **self._pairs(pairs))[0][0]
+        return self._forms(rows)
 
-    def _pair_keys(self, pairs: Pairs) -> list[str] | None:
-        """The keys of the columns ``pairs`` keeps, a column name of its needs in a model whose
-        value is at least that need (whether the build holds such a column or not), when they
-        are at most :data:`PAIRS_BY_KEY`; else None (they are read by name or by model, the
-        filter in Neo4j). A few thousand looked up by key cost half the filter's time."""
+    def _by_key(self, pairs: Pairs | None) -> list[list[str]] | None:
+        """The (unique id, name, key) of the columns ``pairs`` keeps (a column name of its needs,
+        in a model whose value is at least that need), looked up by key when there are at most
+        :data:`PAIRS_BY_KEY` such pairs; else None: they are read by name or by model, with the
+        filter in Neo4j (a few thousand looked up by key cost half the filter's time)."""
+        if pairs is None:
+            return None
         ranked = sorted(self._pairs(pairs)["values"].items(), key=lambda item: -item[1])
         keys: list[str] = []
         for name, need in pairs.needs.items():
@@ -180,7 +180,7 @@ class StoredNames:
                 keys.append(column_node_key(self.project, uid, name))
             if len(keys) > PAIRS_BY_KEY:
                 return None
-        return keys
+        return self.graph.read_values("read/list_column_labels_of_keys", keys=keys)[0][0]
 
     def _pairs(self, pairs: Pairs | None) -> dict[str, Any]:
         """The parameters $needs and $values of ``pairs``, the values by unique id (of its forms, the most)."""

@@ -88,7 +88,10 @@ def lineage_changes(old: DbtProject, new: DbtProject, columns: ColumnDigests | N
     have in ``old`` (or that ``old`` has not), and those whose record changed: what
     :func:`fingerprints` of ``old`` and of ``new`` (given ``old``'s of the nodes alike) tell
     apart. ``old``'s are computed only for the models whose fingerprint ``new`` computes again,
-    and for what those read: below a change, not the whole project."""
+    and for what those read: below a change, not the whole project. Every model when the two
+    differ in dialect or masking functions (which every hash names)."""
+    if old.dialect != new.dialect or old.masking_functions != new.masking_functions:
+        return {n.unique_id for n in new.models()}
     columns = ColumnDigests() if columns is None else columns
     before = _Lazy(old, columns)
     alike = {uid for uid, node in old.nodes.items() if node == new.nodes.get(uid)}
