@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from catalog.analyze.records import ModelLineage, ModelStatus, column_key
 from catalog.extract import DbtProject, is_pii
+from catalog.store.keys import scoped_key, unscoped_key
 from catalog.walks import COPY_TYPES, descendants, reached, reached_by_layer
 
 if TYPE_CHECKING:
@@ -100,11 +101,10 @@ class StoredBase:
         return _feeds_out(self.graph, self.project, self.build_id, sorted(keys))
 
     def conditions_out(self, keys: Collection[str]) -> Iterable[tuple[str, str]]:
-        prefix = f"{self.project}/"
-        rows = self.graph.read_values("read/list_column_conditions_out", project=self.project, build_id=self.build_id, column_keys=[prefix + k for k in sorted(keys)])
+        rows = self.graph.read_values("read/list_column_conditions_out", project=self.project, build_id=self.build_id, column_keys=[scoped_key(k, self.project) for k in sorted(keys)])
         for up, model, uid, _clause in rows:
-            if model.startswith(prefix):  # not another project's model (dbt Mesh)
-                yield up[len(prefix) :], uid
+            if model.startswith(f"{self.project}/"):  # not another project's model (dbt Mesh)
+                yield unscoped_key(up, self.project), uid
 
 
 def check_against_build(graph: Graph, project: str, build_id: int, old: DbtProject, new: DbtProject, jobs: int | None) -> CheckReport | None:
@@ -392,12 +392,10 @@ def pii_reach(old: DbtProject, starts: Collection[str], feeds_out: Callable[[Col
 def _feeds_out(graph: Graph, project: str, build_id: int, keys: list[str]) -> Iterable[tuple[str, str, str, str]]:
     """(upstream column, column, its unique id, the edge's type) of each FEEDS edge out of
     ``keys`` in the build, within the project."""
-    prefix = f"{project}/"
-    rows = graph.read_values("read/list_column_feeds_out", project=project, build_id=build_id, column_keys=[prefix + k for k in keys])
+    rows = graph.read_values("read/list_column_feeds_out", project=project, build_id=build_id, column_keys=[scoped_key(k, project) for k in keys])
     for up, down, uid, _column, kind in rows:
-        if not down.startswith(prefix):
-            continue  # another project's column (dbt Mesh): nothing in this one downstream of it
-        yield up[len(prefix) :], down[len(prefix) :], uid, kind
+        if down.startswith(f"{project}/"):  # not another project's column (dbt Mesh): nothing in this one downstream of it
+            yield unscoped_key(up, project), unscoped_key(down, project), uid, kind
 
 
 def tagged_pii(project: DbtProject, keys: Iterable[str]) -> set[str]:
