@@ -148,9 +148,10 @@ def _check_region(old: DbtProject, new: DbtProject, region: Region, source: Base
             return None
         kept |= needed
         lineages |= more
-    old_lineages, new_lineages = analyze_states(within(old, kept), within(new, kept), jobs=jobs, base=lineages)
+    old_kept, new_kept = within(old, kept), within(new, kept)
+    old_lineages, new_lineages = analyze_states(old_kept, new_kept, jobs=jobs, base=lineages)
     sides = (old_lineages, new_lineages)
-    changes = policy_changes(within(old, kept), within(new, kept), old_lineages, new_lineages)
+    changes = policy_changes(old_kept, new_kept, old_lineages, new_lineages)
     starts = changes | columns_upstream(changes, sides)
     if any((owner := owner_of(new, key) or owner_of(old, key)) is not None and owner not in kept for key in starts):
         return None  # a lineage upstream reads a node its depends_on does not name: the whole project
@@ -158,7 +159,7 @@ def _check_region(old: DbtProject, new: DbtProject, region: Region, source: Base
     more = pii_reach(old, starts, feeds.out)
     whole: set[str] = set()  # the models read whole, not only the columns the walks reached
     if by_column:
-        diff = diff_state(within(old, kept), old_lineages, within(new, kept), new_lineages)
+        diff = diff_state(old_kept, old_lineages, new_kept, new_lineages)
         if diff.opaque_models:
             return None  # a changed model whose columns are unknown: what reads it, at the model level
         more |= reached_models(hits_from(old, new, diff, sides), feeds, (old, new))
