@@ -34,3 +34,12 @@ def one_error(result: Result, code: int = 1) -> str:
     assert len(lines) == 1 and lines[0].startswith("Error: "), lines
     assert result.stdout == ""
     return lines[0]
+
+
+def unknown_project_hint(line: str, wanted: str) -> list[str]:
+    """The names an unknown project's error line suggests, nearest first; the line is checked
+    word for word around them. Other tests' projects (``test_<hex>``) may be near the asked one
+    too, so a test checks its own project comes first rather than alone."""
+    head = f"Error: no project {wanted!r} in this database; did you mean "
+    assert line.startswith(head) and line.endswith("?"), line
+    return line[len(head) : -1].split(", ")
