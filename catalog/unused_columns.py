@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from catalog.errors import Ambiguous, NotFound
-from catalog.lineage.unused import ReadNode, UnusedModel, node_from_row, unused_columns
+from catalog.lineage.unused import ReadNode, UnusedModel, nodes_from_rows, unused_columns
 from catalog.memory import paused_gc
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def read_nodes(reads: BuildReads, unique_ids: list[str] | None = None) -> list[R
     """Every model, seed and snapshot of the build (or those of ``unique_ids``) with what reads
     each of its columns."""
     with paused_gc():  # a tuple per column and per reader, no cycles
-        return [node_from_row(row) for row in reads.column_readers(unique_ids)]
+        return list(nodes_from_rows(reads.column_readers(unique_ids)))
 
 
 def find_unused(view: BuildView, models: list[str] | None = None, end_models: bool = False) -> UnusedAnswer:

@@ -32,10 +32,11 @@ import itertools
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar, get_args
+from typing import Any, NamedTuple, TypeVar, get_args
 
 from catalog.lineage import graph as column_graph
 from catalog.lineage.graph import ColumnGraph
+from catalog.lineage.unused import nodes_from_rows, unused_columns
 from catalog.query import BuildView
 from catalog.report import governance_reach as reach
 from catalog.report import governance_sections as sections
@@ -134,7 +135,7 @@ def report_parts(
         # while the lineage is walked in memory below (a few rows per model; the walk takes
         # longer), so that the report is written without waiting for Neo4j
         undocumented = stream("report_undocumented_columns", reads.undocumented_columns(public_only=public > 0), ahead=0)
-        unused = stream("list_column_readers", reads.column_readers(), "models", ahead=0)
+        unused = stream("list_column_readers", nodes_from_rows(reads.column_readers()), "models", ahead=0)
         t0 = time.perf_counter()
         walked_rows = reach.walked_rows(walked, max(top, PICTURE_CANDIDATES), reads.column_details)
         tested = reach.tested_columns(model_rows.result(), test_rows.result(), walked)
@@ -145,14 +146,15 @@ def report_parts(
         t0 = time.perf_counter()
         drawn = pictures(reads.feeds_of_columns, depended_all)
         say(f"report_feeds_of_columns: {len(drawn)} pictures in {time.perf_counter() - t0:.2f}s")
-        trends = collect_trends(catalog, history, say) if history else ()
+        unread = unused_columns(unused)  # before the trends: every column's readers let go first
+        trends = collect_trends(catalog, history, say, BuildRead(model_rows.result(), walked, test_rows.result())) if history else ()
         yield {
             "project": catalog.project,
             "build": build,
             "coverage": coverage,
             "pii": reach.pii_section(walked_rows["pii"]),
             "undocumented": sections.undocumented(undocumented, coverage["models"], public),
-            "unused": sections.unused(unused),
+            "unused": sections.unused(unread),
             "depended_on": tuple(depended_all[:top]),
             "inheritable": reach.inheritable_stream(walked, inheritable),
             "pictures": drawn,
@@ -166,28 +168,48 @@ def report_parts(
 TREND_STATUSES = ("active", "superseded")  # builds that completed
 
 
-def collect_trends(catalog: BuildView, count: int, say: Callable[[str], None] = lambda _msg: None) -> tuple[TrendPoint, ...]:
+def collect_trends(
+    catalog: BuildView, count: int, say: Callable[[str], None] = lambda _msg: None, read: BuildRead | None = None
+) -> tuple[TrendPoint, ...]:
     """The figures of the last ``count`` completed builds of ``catalog``'s project up to its
     build, oldest first, each read as that build (``report_model_coverage``,
-    ``report_build_columns`` and ``list_build_tests`` with its id)."""
+    ``report_build_columns`` and ``list_build_tests`` with its id); ``read``: those of
+    ``catalog``'s build, when the caller holds them already (not read a second time)."""
     builds = BuildReads(catalog.graph, catalog.project, catalog.build_id).builds()
     chosen = [b for b in builds if b.get("status") in TREND_STATUSES and b["id"] <= catalog.build_id][:count]
     points = []
     for b in reversed(chosen):
         t0 = time.perf_counter()
-        reads = BuildReads(catalog.graph, catalog.project, b["id"])
-        model_rows = reads.model_coverage()
-        totals: CoverageTotals = sections.coverage(model_rows, ())["totals"]
-        walked = ColumnGraph(reads.build_columns())
-        analyzed = [i for i in range(len(walked.keys)) if walked.in_build[i] and walked.resource_type[i] in ANALYZED]
-        reached = set().union(*(column_graph.unmasked_reach(walked, k) for k in walked.pii_columns()))
-        tests = reach.tested_columns(model_rows, reads.build_tests(), walked)
-        tested = sum(m.tested for m in tests.models if m.resource_type in ANALYZED)
-        points.append(TrendPoint(
-            build=b["id"], finished_at=None if b.get("finished_at") is None else str(b["finished_at"]),
-            models=totals.models, columns=totals.columns, resolved=totals.resolved + totals.no_upstream,
-            documented=sum(1 for i in analyzed if walked.documented[i]), tested=tested,
-            pii_reached=len(reached), pii_untagged=sum(1 for k in reached if not walked.pii[walked.index[k]]),
-        ))  # fmt: skip
+        held = read is not None and b["id"] == catalog.build_id
+        points.append(_trend_point(b, read if held else _read_build(catalog, b["id"])))
         say(f"trends: build {b['id']} in {time.perf_counter() - t0:.2f}s")
     return tuple(points)
+
+
+class BuildRead(NamedTuple):
+    """What a build's trend point is made of: its ``report_model_coverage``, its column graph
+    (``report_build_columns``) and its ``list_build_tests``."""
+
+    model_rows: list[dict[str, Any]]
+    walked: ColumnGraph
+    test_rows: list[dict[str, Any]]
+
+
+def _read_build(catalog: BuildView, build_id: int) -> BuildRead:
+    reads = BuildReads(catalog.graph, catalog.project, build_id)
+    return BuildRead(reads.model_coverage(), ColumnGraph(reads.build_columns()), reads.build_tests())
+
+
+def _trend_point(build: dict[str, Any], read: BuildRead) -> TrendPoint:
+    model_rows, walked, test_rows = read
+    totals: CoverageTotals = sections.coverage(model_rows, ())["totals"]
+    analyzed = [i for i in range(len(walked.keys)) if walked.in_build[i] and walked.resource_type[i] in ANALYZED]
+    reached = set().union(*(column_graph.unmasked_reach(walked, k) for k in walked.pii_columns()))
+    tests = reach.tested_columns(model_rows, test_rows, walked)
+    tested = sum(m.tested for m in tests.models if m.resource_type in ANALYZED)
+    return TrendPoint(
+        build=build["id"], finished_at=None if build.get("finished_at") is None else str(build["finished_at"]),
+        models=totals.models, columns=totals.columns, resolved=totals.resolved + totals.no_upstream,
+        documented=sum(1 for i in analyzed if walked.documented[i]), tested=tested,
+        pii_reached=len(reached), pii_untagged=sum(1 for k in reached if not walked.pii[walked.index[k]]),
+    )  # fmt: skip

@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from catalog.lineage.unused import node_from_row, unused_columns
+from catalog.lineage.unused import UnusedModel
 from catalog.report.governance_model import (
     ANALYZED,
     BIFields,
@@ -111,11 +111,10 @@ def undocumented(rows: Iterable[Sequence[Any]], models: Sequence[ModelCoverage],
     }
 
 
-def unused(rows: Iterable[Sequence[Any]]) -> Iterator[dict[str, Any]]:
-    """From ``list_column_readers``'s rows, the answer of ``catalog unused``
-    (:func:`catalog.lineage.unused.unused_columns`, end models left out): each
-    :class:`UnusedColumn`'s JSON."""
-    for m in unused_columns(map(node_from_row, rows)):
+def unused(models: Iterable[UnusedModel]) -> Iterator[dict[str, Any]]:
+    """From the answer of ``catalog unused`` (:func:`catalog.lineage.unused.unused_columns`
+    of ``list_column_readers``'s rows, end models left out): each :class:`UnusedColumn`'s JSON."""
+    for m in models:
         for c in m.columns:
             yield {"column": col_json(m.model, m.unique_id, c.column), "resource_type": m.resource_type, "data_type": c.data_type,
                    "dependents": len(m.dependents), "incomplete_dependents": list(m.incomplete_dependents),
