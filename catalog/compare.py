@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import BaseModel
 from sqlglot.dialects.dialect import Dialect
@@ -28,9 +28,6 @@ from catalog.analyze.relations import EPHEMERAL_PREFIX
 from catalog.artifacts import seed_checksums
 from catalog.analyze.records import ModelLineage, ModelStatus, column_key
 from catalog.extract import DbtNode, DbtProject
-
-if TYPE_CHECKING:
-    from catalog.builds.fingerprints import Fingerprint
 
 
 class ColumnChange(BaseModel, frozen=True):
@@ -151,15 +148,16 @@ def analyze_states(
     ``stored()`` gives them (the analysis a stored build kept of the base; None when it cannot
     stand for this analyzer's), then kept in the cache. The
     change is analyzed only where its lineage can differ from the base's
-    (:func:`lineage_changed_models`): the other models have the base's lineage. Models whose
+    (the failed ones, and :func:`~catalog.builds.fingerprints.lineage_changes`): the other
+    models have the base's lineage. Models whose
     SQL changed also get, on both sides, the definitions of their columns and rows, from the
     analysis's own parse."""
-    from catalog.builds.fingerprints import fingerprints
+    from catalog.builds.fingerprints import fingerprints, lineage_changes
     from catalog.state_cache import cache_key, read_cached, write_cached
 
     changed = sql_changed_models(old, new)
-    before = fingerprints(old, meta=False)
-    key = cache_key(old, before) if cache and base is None else None
+    before = fingerprints(old, meta=False) if cache and base is None else None  # the cache's key
+    key = cache_key(old, before) if before is not None else None
     if key is not None:
         base = read_cached(key)
     if base is None and stored is not None and (base := stored()) is not None and key is not None:
@@ -174,38 +172,11 @@ def analyze_states(
         known = analyzed_columns({uid: lin for uid, lin in base.items() if uid not in again})
         redone = analyze_project(old, jobs=jobs, only=again, known_columns=known, fingerprints=changed) if again else {}
         old_lineages = dict(sorted(({uid: base[uid] for uid in models if uid in base} | redone).items()))
-    # the change's fingerprints: the base's kept for the nodes whose record is the same
-    comparable = old.dialect == new.dialect and old.masking_functions == new.masking_functions
-    same = {uid: f for uid, f in before.items() if comparable and old.nodes[uid] == new.nodes.get(uid)}
-    redo = lineage_changed_models(old, new, old_lineages, before, fingerprints(new, same, meta=False))
+    failed = {uid for uid in _analyzed_uids(new) if uid not in old_lineages or old_lineages[uid].status == ModelStatus.FAILED}
+    redo = failed | lineage_changes(old, new, before=before)
     kept = {uid: old_lineages[uid] for uid in _analyzed_uids(new) if uid not in redo}
     redone = analyze_project(new, jobs=jobs, only=redo, known_columns=analyzed_columns(kept), fingerprints=changed) if redo else {}
     return old_lineages, dict(sorted((kept | redone).items()))
-
-
-def lineage_changed_models(
-    old: DbtProject, new: DbtProject, old_lineages: dict[str, ModelLineage], before: dict[str, Fingerprint], after: dict[str, Fingerprint]
-) -> set[str]:
-    """The models and snapshots of ``new`` whose lineage may differ from their lineage in
-    ``old``: new ones, ones whose record changed (SQL, columns, types, configuration), ones
-    failed in the base, and downstream of those only where what the analysis reads changes:
-    the columns and types of a relation catalog.json lists, else its analyzed lineage (the
-    fingerprints ``before`` and ``after`` of :mod:`catalog.builds.fingerprints`, by which a
-    build reuses a model's lineage)."""
-    if old.dialect != new.dialect or old.masking_functions != new.masking_functions:
-        return _analyzed_uids(new)
-    failed = {uid for uid in _analyzed_uids(new) if uid not in old_lineages or old_lineages[uid].status == ModelStatus.FAILED}
-    return failed | inputs_changed_models(old, new, before, after)
-
-
-def inputs_changed_models(old: DbtProject, new: DbtProject, before: dict[str, Fingerprint], after: dict[str, Fingerprint]) -> set[str]:
-    """The models and snapshots of ``new`` whose analysis reads something else than in ``old``:
-    new ones, ones whose record changed, and ones whose fingerprint's lineage part differs."""
-    return {
-        uid
-        for uid in _analyzed_uids(new)
-        if old.nodes.get(uid) != new.nodes[uid] or uid not in before or before[uid].lineage_hash != after[uid].lineage_hash
-    }
 
 
 def _analyzed_uids(project: DbtProject) -> set[str]:

@@ -83,17 +83,20 @@ def fingerprints(
     return {uid: known[uid] if f is None else f for uid, f in _hashed(project, known, meta, columns).items()}
 
 
-def lineage_changes(old: DbtProject, new: DbtProject, columns: ColumnDigests | None = None) -> set[str]:
+def lineage_changes(
+    old: DbtProject, new: DbtProject, columns: ColumnDigests | None = None, before: Mapping[str, Fingerprint] | None = None
+) -> set[str]:
     """The models and snapshots of ``new`` whose fingerprint's lineage part is not the one they
     have in ``old`` (or that ``old`` has not), and those whose record changed: what
     :func:`fingerprints` of ``old`` and of ``new`` (given ``old``'s of the nodes alike) tell
     apart. ``old``'s are computed only for the models whose fingerprint ``new`` computes again,
-    and for what those read: below a change, not the whole project. Every model when the two
-    differ in dialect or masking functions (which every hash names)."""
+    and for what those read: below a change, not the whole project (``before``: ``old``'s
+    fingerprints, when the caller made them all). Every model when the two differ in dialect
+    or masking functions (which every hash names)."""
     if old.dialect != new.dialect or old.masking_functions != new.masking_functions:
         return {n.unique_id for n in new.models()}
     columns = ColumnDigests() if columns is None else columns
-    before = _Lazy(old, columns)
+    before = _Lazy(old, columns) if before is None else before
     alike = {uid for uid, node in old.nodes.items() if node == new.nodes.get(uid)}
     after = _hashed(new, _Among(before, alike), False, columns, old.nodes)
     return {

@@ -12,7 +12,6 @@ from catalog.analyze.project import topological_models
 from catalog.builds import Fingerprint, fingerprints
 from catalog.builds.fingerprints import lineage_changes
 from catalog.check_region import check_region, within
-from catalog.compare import inputs_changed_models
 from catalog.extract import DbtProject, load_project
 from catalog.store.records import node_records
 from test_corpus_lineage import CORPUS_PROJECTS
@@ -92,10 +91,15 @@ def test_a_known_fingerprint_is_used_only_where_what_it_reads_is_the_same(shared
 
 
 def _eager_changes(old: DbtProject, new: DbtProject) -> set[str]:
-    """The models whose fingerprints tell them apart, every fingerprint of both sides computed."""
+    """The models whose fingerprints tell them apart, every fingerprint of both sides computed:
+    new ones, ones whose record changed, and ones whose fingerprint's lineage part differs."""
     before = fingerprints(old, meta=False)
     after = fingerprints(new, {uid: f for uid, f in before.items() if old.nodes[uid] == new.nodes.get(uid)}, meta=False)
-    return inputs_changed_models(old, new, before, after)
+    return {
+        n.unique_id
+        for n in new.models()
+        if old.nodes.get(n.unique_id) != n or n.unique_id not in before or before[n.unique_id].lineage_hash != after[n.unique_id].lineage_hash
+    }
 
 
 def _without(project: DbtProject, uid: str) -> DbtProject:
@@ -123,6 +127,7 @@ def test_lineage_changes_tell_apart_what_every_fingerprint_would(shared_dir: Pat
             for old, new in cases:
                 want = _eager_changes(old, new)
                 assert lineage_changes(old, new) == want, (project.name, uid)
+                assert lineage_changes(old, new, before=fingerprints(old, meta=False)) == want, (project.name, uid)
                 compared += 1
             assert reader.unique_id in _eager_changes(project, _without(project, uid))
     assert compared >= 3 * (len(CORPUS_PROJECTS) + 1)
